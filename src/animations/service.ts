@@ -1,0 +1,41 @@
+import { notFound } from '../errors.ts';
+import { pageToken, type PageCursor } from '../http/pagination.ts';
+import { ANIMATION_COST, type AnimationDeps } from './deps.ts';
+import { presentAnimation, type AnimationView } from './present.ts';
+import { deleteAnimationRow, getAnimation, listAnimations, refundCredits } from './store.ts';
+
+export function fetchAnimation(deps: AnimationDeps, userId: string, id: string): AnimationView {
+  const row = getAnimation(deps.store, userId, id);
+  if (!row) throw notFound('Animation');
+  return presentAnimation(row, deps.media);
+}
+
+export function pageAnimations(deps: AnimationDeps, userId: string, limit: number, cursor: PageCursor | null) {
+  const rows = listAnimations(deps.store, userId, limit + 1, cursor);
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    animations: page.map((r) => presentAnimation(r, deps.media)),
+    ...(rows.length > limit && last ? { token: pageToken({ createdAt: last.createdAt, id: last.id }) } : {}),
+  };
+}
+
+/**
+ * DELETE /animations/{id}: cancels its job, removes the record and its stored media, and
+ * refunds the credit when no result was produced. Returns the record as it was.
+ */
+export async function removeAnimation(deps: AnimationDeps, userId: string, id: string): Promise<AnimationView> {
+  const row = getAnimation(deps.store, userId, id);
+  if (!row) throw notFound('Animation');
+  const view = presentAnimation(row, deps.media);
+  deps.store.sqlite.transaction(() => {
+    const current = getAnimation(deps.store, userId, id);
+    if (!current) throw notFound('Animation');
+    deps.queue.cancelFor(id);
+    deleteAnimationRow(deps.store, id);
+    if (current.status === 'created' || current.status === 'started') refundCredits(deps.store, userId, ANIMATION_COST);
+  })();
+  await deps.media.removePrefix(userId, `animations/${id}/`);
+  return view;
+}
+

@@ -1,0 +1,79 @@
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { randomBytes } from 'node:crypto';
+import type { AppEnv, AuthUser } from './http/env.ts';
+import { errorHandler, notFoundHandler } from './http/errors.ts';
+import { requireAuth } from './http/auth.ts';
+import { animationRoutes } from './http/routes/animations.ts';
+import { buildOpenApi } from './http/openapi.ts';
+import { renderDocsPage } from './http/docs-page.ts';
+import { ApiError } from './errors.ts';
+import type { Logger } from './log.ts';
+import type { AnimationDeps } from './animations/deps.ts';
+
+export interface AppDeps {
+  animations: AnimationDeps;
+  verifyKey: (apiKey: string) => AuthUser | null;
+  log: Logger;
+  /** Routes served without an API key (signed media URLs). */
+  publicRoutes: Hono<AppEnv>[];
+  /** Further authenticated routes (webhook settings, ...). */
+  privateRoutes: Hono<AppEnv>[];
+  isReady: () => boolean;
+}
+
+const PUBLIC_PATHS = new Set(['/health', '/openapi.json', '/docs']);
+
+/** Builds the HTTP app: request ids, logs, body limit, the error boundary, then the routes. */
+export function createApp(deps: AppDeps): Hono<AppEnv> {
+  const { config } = deps.animations;
+  const app = new Hono<AppEnv>();
+  const openapi = buildOpenApi(deps.animations.schemas, config.publicUrl);
+  const docsPage = renderDocsPage(openapi as Parameters<typeof renderDocsPage>[0]);
+
+  app.use(async (c, next) => {
+    const requestId = `req_${randomBytes(8).toString('hex')}`;
+    c.set('requestId', requestId);
+    const started = performance.now();
+    await next();
+    c.header('x-request-id', requestId);
+    if (config.logRequests) {
+      deps.log.info('request', {
+        request_id: requestId,
+        method: c.req.method,
+        // The path only: query strings carry signatures and tokens.
+        path: c.req.path,
+        status: c.res.status,
+        duration_ms: Math.round((performance.now() - started) * 100) / 100,
+        user_id: c.get('user')?.id,
+      });
+    }
+  });
+  app.use(
+    bodyLimit({
+      maxSize: config.maxBodyBytes,
+      onError: () => {
+        throw new ApiError('PayloadTooLargeError', `The request body is larger than the limit of ${config.maxBodyBytes} bytes`);
+      },
+    }),
+  );
+  app.onError(errorHandler(deps.log));
+  app.notFound(notFoundHandler);
+
+  // Default deny: every route needs an API key except these few public ones.
+  const auth = requireAuth(deps.verifyKey);
+  const isPublic = (path: string) => PUBLIC_PATHS.has(path) || path.startsWith('/media/');
+  app.use((c, next) => (isPublic(c.req.path) ? next() : auth(c, next)));
+
+  app.get('/health', (c) => {
+    if (!deps.isReady()) return c.json({ kind: 'ServiceUnavailableError', description: 'starting' }, 503);
+    return c.json({ status: 'ok', version: '0.1.0' });
+  });
+  app.get('/openapi.json', (c) => c.json(openapi));
+  app.get('/docs', (c) => c.html(docsPage));
+  for (const r of deps.publicRoutes) app.route('/', r);
+
+  app.route('/', animationRoutes(deps.animations));
+  for (const r of deps.privateRoutes) app.route('/', r);
+  return app;
+}

@@ -1,0 +1,81 @@
+/**
+ * The compute adapter's backend interface. The API and the job runner only ever talk to a
+ * `ComputeBackend`; the local CPU renderer (`local/`) is one implementation, GPU workers
+ * are another. Inputs arrive as local files: fetching, storage and signing are the
+ * caller's job, so a backend needs no network and no database.
+ */
+
+export type ResultFormat = 'mp4' | 'mov';
+
+/** A face the caller asks for, in source-image pixels (FaceSquare of the API). */
+export interface FaceRequest {
+  size: number;
+  top_left: [number, number];
+}
+
+/** One detected face, in the shape of `metadata.faces[]` of the animation record. */
+export interface DetectedFace {
+  face_id: number;
+  /** [left, top, right, bottom] in source-image pixels. */
+  detection: [number, number, number, number];
+  top_left: [number, number];
+  size: number;
+  detect_confidence: number;
+  mask_confidence: number;
+  /** Overlap of the face square with the image border: no, partial, yes, unknown. */
+  overlap: 'no' | 'partial' | 'yes' | 'unknown';
+}
+
+export type DriverInput =
+  /** A driver of the bank, already resolved to one name (see src/animations/driver-bank.ts). */
+  | { kind: 'bank'; category: string; name: string }
+  /** A driver video the caller fetched to a local file. */
+  | { kind: 'video'; path: string };
+
+export interface RenderRequest {
+  jobId: string;
+  sourcePath: string;
+  driver: DriverInput;
+  face?: FaceRequest;
+  resultFormat: ResultFormat;
+  /** true: no audio track in the result. false: the driver's sound is carried over. */
+  mute: boolean;
+  stitch: boolean;
+  maxAnimatedFaces: number;
+  /** The backend writes the finished video here (the caller creates the folder). */
+  outputPath: string;
+  /** Scratch folder for the backend; the caller removes it afterwards. */
+  workDir: string;
+  signal: AbortSignal;
+  onProgress?: (framesDone: number, framesTotal: number) => void;
+}
+
+export interface RenderMetadata {
+  num_frames: number;
+  processing_fps: number;
+  /** [width, height] of the result as strings, as the hosted service reports it. */
+  resolution: [string, string];
+  size_kib: number;
+  /** Head pose of the animated face in the source image, degrees: [yaw, pitch, roll]. */
+  source_pose: [number, number, number];
+  video_fps: number;
+  faces: DetectedFace[];
+}
+
+export interface RenderResult {
+  metadata: RenderMetadata;
+  /** face_id of every animated face. */
+  faceIds: number[];
+}
+
+export interface ComputeBackend {
+  readonly name: string;
+  /**
+   * Renders one animation. Fails with `RenderError` (src/errors.ts) for a reason that lies
+   * in the inputs (FaceError, SourceError, DriverError, LogoError); any other error is a
+   * fault of the backend, and the job may be retried.
+   * Must not block the caller's event loop: heavy work runs in another thread or process.
+   */
+  render(req: RenderRequest): Promise<RenderResult>;
+  close(): Promise<void>;
+}

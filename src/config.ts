@@ -1,0 +1,165 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { join, resolve } from 'node:path';
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir: string;
+  readonly publicUrl: string;
+  readonly databaseFile: string;
+  readonly mediaDir: string;
+  /** Scheme of object-storage URLs (`s3://bucket/key`), resolved in the local media store. */
+  readonly storageScheme: string;
+  /** Host names or addresses that outbound requests may reach although private or loopback. */
+  readonly egressAllow: readonly string[];
+  readonly masterKey: Buffer;
+  readonly masterKeySource: 'env' | 'file' | 'generated';
+  readonly maxBodyBytes: number;
+  readonly signedUrlTtlSeconds: number;
+  readonly worker: {
+    readonly enabled: boolean;
+    readonly concurrency: number;
+    readonly leaseMs: number;
+    readonly pollMs: number;
+    readonly maxAttempts: number;
+    readonly shutdownGraceMs: number;
+  };
+  readonly webhooks: {
+    readonly enabled: boolean;
+    /** Delay before each retry; its length is the number of retries after the first attempt. */
+    readonly retryScheduleMs: readonly number[];
+    readonly timeoutMs: number;
+    readonly pollMs: number;
+  };
+  readonly fetch: {
+    readonly timeoutMs: number;
+    readonly maxImageBytes: number;
+    readonly maxVideoBytes: number;
+  };
+  readonly computeBackend: 'local';
+  readonly logRequests: boolean;
+}
+
+export class ConfigurationError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+const MiB = 1024 * 1024;
+/** Standard Webhooks' schedule: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h after the first try. */
+const DEFAULT_WEBHOOK_SCHEDULE_MS = [5e3, 300e3, 1800e3, 7200e3, 18000e3, 36000e3, 36000e3];
+
+function int(env: Env, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigurationError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
+  throw new ConfigurationError(`${name} must be true or false, got "${raw}"`);
+}
+
+function list(env: Env, name: string): string[] {
+  return (env[name] ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+function msList(env: Env, name: string, fallback: number[]): number[] {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const values = raw.split(',').map((s) => Number(s.trim()));
+  if (values.some((v) => !Number.isFinite(v) || v < 0)) {
+    throw new ConfigurationError(`${name} must be a comma list of milliseconds, got "${raw}"`);
+  }
+  return values;
+}
+
+export interface MasterKey {
+  key: Buffer;
+  source: Config['masterKeySource'];
+}
+
+/**
+ * The master key comes from MIMIC_MASTER_KEY (64 hex chars or base64 of 32 bytes), else from
+ * the file MIMIC_MASTER_KEY_FILE (default `<data>/master.key`). When neither exists and
+ * generation is allowed, a development key is generated into the data directory.
+ */
+export function loadMasterKey(env: Env, dataDir: string, allowGenerate: boolean): MasterKey {
+  const parse = (raw: string, where: string): Buffer => {
+    const text = raw.trim();
+    const key = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
+    if (key.length !== 32) throw new ConfigurationError(`${where} must hold 32 bytes as 64 hex characters or base64`);
+    return key;
+  };
+  if (env.MIMIC_MASTER_KEY) return { key: parse(env.MIMIC_MASTER_KEY, 'MIMIC_MASTER_KEY'), source: 'env' };
+  const file = env.MIMIC_MASTER_KEY_FILE ? resolve(env.MIMIC_MASTER_KEY_FILE) : join(dataDir, 'master.key');
+  if (existsSync(file)) return { key: parse(readFileSync(file, 'utf8'), file), source: 'file' };
+  if (!allowGenerate) throw new ConfigurationError(`no master key: set MIMIC_MASTER_KEY or create ${file}`);
+  const key = randomBytes(32);
+  writeFileSync(file, key.toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
+  return { key, source: 'generated' };
+}
+
+export function loadConfig(env: Env = process.env, opts: { generateKey?: boolean } = {}): Config {
+  const port = int(env, 'PORT', 8080, 0, 65535);
+  const dataDir = resolve(env.MIMIC_DATA_DIR || '.mimic');
+  mkdirSync(join(dataDir, 'media'), { recursive: true });
+  const publicUrl = (env.MIMIC_PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, '');
+  try {
+    new URL(publicUrl);
+  } catch {
+    throw new ConfigurationError(`MIMIC_PUBLIC_URL must be an absolute URL, got "${publicUrl}"`);
+  }
+  const storageScheme = (env.MIMIC_STORAGE_SCHEME || 's3').toLowerCase();
+  if (!/^[a-z][a-z0-9+.-]*$/.test(storageScheme) || ['https', 'http', 'bank'].includes(storageScheme)) {
+    throw new ConfigurationError(`MIMIC_STORAGE_SCHEME must be a URL scheme other than http, https and bank`);
+  }
+  const master = loadMasterKey(env, dataDir, opts.generateKey ?? true);
+  const backend = env.MIMIC_COMPUTE_BACKEND || 'local';
+  if (backend !== 'local') throw new ConfigurationError(`MIMIC_COMPUTE_BACKEND must be "local", got "${backend}"`);
+  return Object.freeze({
+    port,
+    host: env.HOST || '0.0.0.0',
+    dataDir,
+    publicUrl,
+    databaseFile: join(dataDir, 'mimic.db'),
+    mediaDir: join(dataDir, 'media'),
+    storageScheme,
+    egressAllow: list(env, 'MIMIC_EGRESS_ALLOW'),
+    masterKey: master.key,
+    masterKeySource: master.source,
+    maxBodyBytes: int(env, 'MIMIC_MAX_BODY_BYTES', 1 * MiB, 1024),
+    signedUrlTtlSeconds: int(env, 'MIMIC_SIGNED_URL_TTL_SECONDS', 3600, 1),
+    worker: {
+      enabled: bool(env, 'MIMIC_WORKER', true),
+      concurrency: int(env, 'MIMIC_WORKER_CONCURRENCY', 1, 1, 64),
+      leaseMs: int(env, 'MIMIC_JOB_LEASE_MS', 30_000, 200),
+      pollMs: int(env, 'MIMIC_JOB_POLL_MS', 500, 10),
+      maxAttempts: int(env, 'MIMIC_JOB_MAX_ATTEMPTS', 3, 1, 100),
+      shutdownGraceMs: int(env, 'MIMIC_SHUTDOWN_GRACE_MS', 10_000, 0),
+    },
+    webhooks: {
+      enabled: bool(env, 'MIMIC_WEBHOOKS', true),
+      retryScheduleMs: msList(env, 'MIMIC_WEBHOOK_RETRY_SCHEDULE_MS', DEFAULT_WEBHOOK_SCHEDULE_MS),
+      timeoutMs: int(env, 'MIMIC_WEBHOOK_TIMEOUT_MS', 15_000, 100),
+      pollMs: int(env, 'MIMIC_WEBHOOK_POLL_MS', 1000, 10),
+    },
+    fetch: {
+      timeoutMs: int(env, 'MIMIC_FETCH_TIMEOUT_MS', 30_000, 100),
+      maxImageBytes: int(env, 'MIMIC_MAX_IMAGE_BYTES', 10 * MiB, 1024),
+      maxVideoBytes: int(env, 'MIMIC_MAX_VIDEO_BYTES', 100 * MiB, 1024),
+    },
+    computeBackend: 'local',
+    logRequests: bool(env, 'MIMIC_LOG_REQUESTS', true),
+  });
+}

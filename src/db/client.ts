@@ -1,0 +1,32 @@
+import Database from 'better-sqlite3';
+import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { fileURLToPath } from 'node:url';
+import * as schema from './schema.ts';
+
+export type Db = BetterSQLite3Database<typeof schema>;
+
+export interface Store {
+  /** Raw handle: for transactions (`sqlite.transaction`) and pragmas only. */
+  sqlite: Database.Database;
+  db: Db;
+  close(): void;
+}
+
+const migrationsFolder = fileURLToPath(new URL('../../drizzle', import.meta.url));
+
+/**
+ * Opens the SQLite file in WAL mode and applies pending migrations. Several processes
+ * (the server, CLI commands, remote workers) may open the same file at once: WAL plus a
+ * busy timeout lets them take turns instead of failing with SQLITE_BUSY.
+ */
+export function openStore(file: string): Store {
+  const sqlite = new Database(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('synchronous = NORMAL');
+  const db = drizzle(sqlite, { schema });
+  migrate(db, { migrationsFolder });
+  return { sqlite, db, close: () => sqlite.close() };
+}

@@ -1,0 +1,69 @@
+import { sqliteTable, text, integer, index } from 'drizzle-orm/sqlite-core';
+import { users } from './core.ts';
+
+/** Times are integer milliseconds since the epoch. */
+
+/** One Standard Webhooks signing secret per user, sealed under deriveKey(master, 'webhook-secrets'). */
+export const webhookSecrets = sqliteTable('webhook_secrets', {
+  userId: text('user_id')
+    .primaryKey()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  /** seal(key, 'whsec_...', aad = `webhook-secret:${userId}`) */
+  current: text('current').notNull(),
+  /** The secret replaced by the last rotation; it keeps signing until previous_expires_at. */
+  previous: text('previous'),
+  previousExpiresAt: integer('previous_expires_at'),
+  createdAt: integer('created_at').notNull(),
+  rotatedAt: integer('rotated_at'),
+});
+
+/** The outbox: one row per event to deliver; its id is the stable `webhook-id`. */
+export const webhookMessages = sqliteTable(
+  'webhook_messages',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** e.g. 'animation.done' */
+    event: text('event').notNull(),
+    resourceId: text('resource_id').notNull(),
+    url: text('url').notNull(),
+    status: text('status', { enum: ['pending', 'delivered', 'failed', 'disabled'] }).notNull(),
+    /** Attempts made so far. */
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: integer('next_attempt_at').notNull(),
+    /** A dispatcher owns the message until then (claim lease); null when unclaimed. */
+    leaseUntil: integer('lease_until'),
+    lastStatus: integer('last_status'),
+    lastError: text('last_error'),
+    createdAt: integer('created_at').notNull(),
+    deliveredAt: integer('delivered_at'),
+  },
+  (t) => [
+    index('webhook_messages_due_idx').on(t.status, t.nextAttemptAt),
+    index('webhook_messages_user_idx').on(t.userId, t.createdAt, t.id),
+    index('webhook_messages_resource_idx').on(t.resourceId),
+  ],
+);
+
+/** One row per delivery attempt. `error` never holds a credential or a full URL. */
+export const webhookAttempts = sqliteTable(
+  'webhook_attempts',
+  {
+    id: text('id').primaryKey(),
+    messageId: text('message_id')
+      .notNull()
+      .references(() => webhookMessages.id, { onDelete: 'cascade' }),
+    attempt: integer('attempt').notNull(),
+    startedAt: integer('started_at').notNull(),
+    durationMs: integer('duration_ms').notNull(),
+    statusCode: integer('status_code'),
+    error: text('error'),
+    outcome: text('outcome', { enum: ['success', 'failure'] }).notNull(),
+  },
+  (t) => [index('webhook_attempts_message_idx').on(t.messageId, t.attempt)],
+);
+
+export type WebhookMessageRow = typeof webhookMessages.$inferSelect;
+export type WebhookAttemptRow = typeof webhookAttempts.$inferSelect;

@@ -1,0 +1,65 @@
+/**
+ * The one error catalogue. Every error a client can see has a kind from this table, and
+ * the table alone decides its HTTP status. Domain code throws `ApiError`; the HTTP boundary
+ * renders `{kind, description, details?}` (a JsonError) and never anything else.
+ */
+export const ERROR_STATUS = {
+  BadRequestError: 400,
+  ValidationError: 400,
+  InvalidFileSizeError: 400,
+  InvalidImageResolutionError: 400,
+  ConfigError: 400,
+  InvalidFaceError: 400,
+  AuthorizationError: 401,
+  InsufficientCreditsError: 402,
+  PermissionError: 403,
+  NotFoundError: 404,
+  MethodNotAllowedError: 405,
+  ConflictError: 409,
+  PayloadTooLargeError: 413,
+  UnsupportedMediaTypeError: 415,
+  TooManyRequestsError: 429,
+  InternalServerError: 500,
+  ServiceUnavailableError: 503,
+} as const;
+
+export type ErrorKind = keyof typeof ERROR_STATUS;
+
+/** Kinds that end an animation (or other render) in `error`; they live on the record, not in a response. */
+export const RENDER_ERROR_KINDS = [
+  'FaceError',
+  'SourceError',
+  'DriverError',
+  'LogoError',
+  'VideoEnhanceError',
+  'UnknownError',
+] as const;
+export type RenderErrorKind = (typeof RENDER_ERROR_KINDS)[number];
+
+export class ApiError extends Error {
+  constructor(
+    readonly kind: ErrorKind,
+    readonly description: string,
+    readonly details?: unknown,
+  ) {
+    super(description);
+    this.name = 'ApiError';
+  }
+
+  get status(): number {
+    return ERROR_STATUS[this.kind];
+  }
+}
+
+/** A failure of a render job, recorded on the record as `error: {kind, description}`. */
+export class RenderError extends Error {
+  constructor(
+    readonly kind: RenderErrorKind,
+    readonly description: string,
+  ) {
+    super(description);
+    this.name = 'RenderError';
+  }
+}
+
+export const notFound = (what: string): ApiError => new ApiError('NotFoundError', `${what} not found`);

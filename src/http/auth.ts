@@ -1,0 +1,25 @@
+import type { MiddlewareHandler } from 'hono';
+import { ApiError } from '../errors.ts';
+import type { AppEnv, AuthUser } from './env.ts';
+import { keysFromAuthorization } from '../users/api-keys.ts';
+
+/** Authenticates `Authorization: Basic <API_KEY>` (and its RFC 7617 and Bearer forms). */
+export function requireAuth(verify: (apiKey: string) => AuthUser | null): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    for (const key of keysFromAuthorization(c.req.header('authorization'))) {
+      const user = verify(key);
+      if (user) {
+        c.set('user', user);
+        return next();
+      }
+    }
+    c.header('WWW-Authenticate', 'Basic realm="mimic"');
+    throw new ApiError('AuthorizationError', 'Missing or invalid credentials: send Authorization: Basic <API_KEY>');
+  };
+}
+
+export function requirePermission(user: AuthUser, permission: string, feature: string): void {
+  if (!user.permissions.includes(permission)) {
+    throw new ApiError('PermissionError', `Your account lacks the "${permission}" permission required for ${feature}`);
+  }
+}

@@ -1,0 +1,26 @@
+import type { Context } from 'hono';
+import { ApiError } from '../errors.ts';
+
+/**
+ * Reads a required JSON object body. An absent or empty body, a body that is not JSON, or
+ * JSON that is not an object is a 400 that says which. (Size is capped by the bodyLimit
+ * middleware before this runs.)
+ */
+export async function jsonBody(c: Context): Promise<Record<string, unknown>> {
+  const type = c.req.header('content-type') ?? '';
+  const text = await c.req.text();
+  if (text.trim() === '') throw new ApiError('BadRequestError', 'A request body is required (it may be an empty object {})');
+  if (type && !/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) {
+    throw new ApiError('BadRequestError', 'The request body must be JSON (Content-Type: application/json)');
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new ApiError('BadRequestError', 'The request body is not valid JSON');
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new ApiError('BadRequestError', 'The request body must be a JSON object');
+  }
+  return value as Record<string, unknown>;
+}

@@ -1,0 +1,30 @@
+import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import { ApiError } from '../errors.ts';
+import type { AppEnv } from './env.ts';
+import type { Logger } from '../log.ts';
+
+/** The one place where an error becomes a response: always exactly a JsonError body. */
+export function errorHandler(log: Logger) {
+  return (err: Error, c: Context<AppEnv>): Response => {
+    if (err instanceof ApiError) {
+      const body: Record<string, unknown> = { kind: err.kind, description: err.description };
+      if (err.details !== undefined) body.details = err.details;
+      return c.json(body, err.status as 400);
+    }
+    if (err instanceof HTTPException && err.status < 500) {
+      const kind = err.status === 413 ? 'PayloadTooLargeError' : err.status === 401 ? 'AuthorizationError' : 'BadRequestError';
+      return c.json({ kind, description: err.message || 'bad request' }, err.status);
+    }
+    const requestId = c.get('requestId');
+    // The stack goes to the log (redacted), never to the client.
+    log.error('unhandled error', { request_id: requestId, error: err.message, stack: err.stack });
+    return c.json(
+      { kind: 'InternalServerError', description: 'An unexpected error occurred; quote the request id when you report it.', details: { request_id: requestId } },
+      500,
+    );
+  };
+}
+
+export const notFoundHandler = (c: Context<AppEnv>): Response =>
+  c.json({ kind: 'NotFoundError', description: `no route for ${c.req.method} ${c.req.path}` }, 404);

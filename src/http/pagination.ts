@@ -1,0 +1,29 @@
+import { ApiError } from '../errors.ts';
+
+/** Keyset pagination over (created_at, id), newest first. The token is opaque to clients. */
+export interface PageCursor {
+  createdAt: number;
+  id: string;
+}
+
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+
+export function parsePage(query: { limit?: string; token?: string }): { limit: number; cursor: PageCursor | null } {
+  let limit = DEFAULT_PAGE_SIZE;
+  if (query.limit !== undefined) {
+    const n = Number(query.limit);
+    if (!Number.isInteger(n) || n < 1 || n > MAX_PAGE_SIZE) {
+      throw new ApiError('BadRequestError', `limit must be an integer from 1 to ${MAX_PAGE_SIZE}`, [
+        { field: 'limit', message: `must be an integer from 1 to ${MAX_PAGE_SIZE}` },
+      ]);
+    }
+    limit = n;
+  }
+  if (query.token === undefined || query.token === '') return { limit, cursor: null };
+  const m = /^(\d{1,15}):([A-Za-z0-9_]{1,80})$/.exec(Buffer.from(query.token, 'base64url').toString('utf8'));
+  if (!m) throw new ApiError('BadRequestError', 'token is not a valid page token', [{ field: 'token', message: 'is not a page token of this list' }]);
+  return { limit, cursor: { createdAt: Number(m[1]), id: m[2]! } };
+}
+
+export const pageToken = (c: PageCursor): string => Buffer.from(`${c.createdAt}:${c.id}`).toString('base64url');

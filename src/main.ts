@@ -1,0 +1,83 @@
+#!/usr/bin/env node
+/** The one entry point: `serve` and the operator commands (`users`, `keys`, `migrate`). */
+import { loadConfig, ConfigurationError, type Config } from './config.ts';
+import { COMMANDS, UsageError, findCommand, parseCommandArgs } from './cli/commands.ts';
+
+const out = (line: string) => process.stdout.write(line + '\n');
+const err = (line: string) => process.stderr.write(line + '\n');
+
+function topHelp(): string {
+  const lines = Object.values(COMMANDS).map((c) => `  ${c.usage}`);
+  return [
+    'usage: npm run -s mimic -- <command> [options]',
+    '',
+    'commands:',
+    '  serve                        runs the HTTP service (npm start does this)',
+    ...lines,
+    '',
+    'Every command takes --help. Configuration comes from the environment (see README).',
+  ].join('\n');
+}
+
+function warnDevKey(config: Config): void {
+  if (config.masterKeySource !== 'generated') return;
+  err(
+    [
+      '',
+      '!!! WARNING: generated a DEVELOPMENT master key at ' + `${config.dataDir}/master.key`,
+      '!!! Everything encrypted by this service depends on it. Back it up, keep it secret, and in',
+      '!!! production set MIMIC_MASTER_KEY (or MIMIC_MASTER_KEY_FILE) from your secret manager.',
+      '',
+    ].join('\n'),
+  );
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [first] = argv;
+  if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
+    out(topHelp());
+    return first === undefined ? 2 : 0;
+  }
+  if (first === 'serve') {
+    if (argv.includes('--help') || argv.includes('-h')) {
+      out('usage: npm start   (or: npm run -s mimic -- serve)\nServes HTTP on PORT (default 8080) with data in MIMIC_DATA_DIR (default .mimic).');
+      return 0;
+    }
+    const config = loadConfig();
+    warnDevKey(config);
+    const { runServer } = await import('./server.ts');
+    await runServer(config);
+    return -1; // keeps running; exits from the signal handler
+  }
+  const found = findCommand(argv);
+  if (!found) {
+    err(`unknown command: ${argv.join(' ')}\n\n${topHelp()}`);
+    return 2;
+  }
+  try {
+    const { values, positionals } = parseCommandArgs(found.command, found.rest);
+    if (values.help) {
+      out(`usage: npm run -s mimic -- ${found.command.usage}\n\n${found.command.help}`);
+      return 0;
+    }
+    const config = loadConfig();
+    warnDevKey(config);
+    return await found.command.run({ config, out, err }, values, positionals);
+  } catch (e) {
+    if (e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      err(`${(e as Error).message}\nusage: npm run -s mimic -- ${found.command.usage}`);
+      return 2;
+    }
+    throw e;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exitCode = code;
+  },
+  (e: unknown) => {
+    err(e instanceof ConfigurationError ? `configuration error: ${e.message}` : `error: ${(e as Error).message}`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,92 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { TSchema, Static } from '@sinclair/typebox';
+import { ApiError } from '../errors.ts';
+
+/**
+ * One Ajv instance validates every request body with the same JSON Schemas that the
+ * OpenAPI document publishes. No coercion: "5" is not an integer, 1.5 is not an int32.
+ */
+const ajv = new Ajv({ allErrors: true, strict: true, coerceTypes: false, useDefaults: false });
+ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31 });
+ajv.addFormat('double', { type: 'number', validate: (n: number) => Number.isFinite(n) });
+ajv.addKeyword('example');
+
+const cache = new WeakMap<object, ValidateFunction>();
+
+function compiled(schema: TSchema): ValidateFunction {
+  let fn = cache.get(schema);
+  if (!fn) {
+    fn = ajv.compile(schema);
+    cache.set(schema, fn);
+  }
+  return fn;
+}
+
+export interface FieldError {
+  /** Dotted path of the offending field, e.g. `config.max_animated_faces`; empty for the body itself. */
+  field: string;
+  message: string;
+}
+
+function fieldOf(e: ErrorObject): string {
+  const base = e.instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~'))
+    .join('.');
+  const extra =
+    e.keyword === 'additionalProperties'
+      ? (e.params as { additionalProperty: string }).additionalProperty
+      : e.keyword === 'required'
+        ? (e.params as { missingProperty: string }).missingProperty
+        : '';
+  return [base, extra].filter(Boolean).join('.');
+}
+
+function messageOf(e: ErrorObject): string {
+  switch (e.keyword) {
+    case 'additionalProperties':
+      return 'is not an allowed field';
+    case 'required':
+      return 'is required';
+    case 'pattern':
+      return `does not have the required form (${e.parentSchema?.description ?? `pattern ${(e.params as { pattern: string }).pattern}`})`;
+    case 'format':
+      return `must be a ${(e.params as { format: string }).format} number`;
+    default:
+      return e.message ?? 'is invalid';
+  }
+}
+
+export function toFieldErrors(errors: readonly ErrorObject[]): FieldError[] {
+  const seen = new Set<string>();
+  const out: FieldError[] = [];
+  for (const e of errors) {
+    // anyOf reports each failed branch and then a summary; the branch errors say why.
+    if (e.keyword === 'anyOf' && errors.length > 1) continue;
+    const item = { field: fieldOf(e), message: messageOf(e) };
+    const key = `${item.field}\u0000${item.message}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      out.push(item);
+    }
+  }
+  return out;
+}
+
+/** Validates `value` against `schema`, or throws a 400 `kind` error naming each field and why. */
+export function validate<S extends TSchema>(
+  schema: S,
+  value: unknown,
+  what = 'request body',
+  kind: 'BadRequestError' | 'ValidationError' = 'BadRequestError',
+): Static<S> {
+  const fn = compiled(schema);
+  if (fn(value)) return value as Static<S>;
+  const details = toFieldErrors(fn.errors ?? []);
+  const first = details[0];
+  const summary = first ? `${first.field || what} ${first.message}` : 'is invalid';
+  throw new ApiError(kind, `Invalid ${what}: ${summary}`, details);
+}
+
+export { ajv };

@@ -1,0 +1,132 @@
+import type { Config } from './config.ts';
+import { openStore, type Store } from './db/client.ts';
+import { deriveKey } from './keys.ts';
+import { systemClock, randomId, type Clock, type IdFactory } from './clock.ts';
+import { createLogger, type Logger } from './log.ts';
+import { createJobQueue, type JobQueue } from './jobs/queue.ts';
+import { createWorker, type Worker } from './jobs/worker.ts';
+import { animationSchemas } from './schemas/animations.ts';
+import type { AnimationDeps, MediaAccess } from './animations/deps.ts';
+import { RENDER_JOB } from './animations/deps.ts';
+import { renderAnimation, finishWithError, type RenderDeps } from './animations/render.ts';
+import { presentAnimation } from './animations/present.ts';
+import { getAnimationById } from './animations/store.ts';
+import { makeKeyVerifier } from './users/store.ts';
+import type { ComputeBackend } from './compute/interface.ts';
+import { createComputeBackend } from './compute/adapter.ts';
+import { createGuardedClient, type GuardedClient, type Resolver } from './egress/client.ts';
+import { createLocalMediaStore, createMediaAccess, type LocalMediaStore } from './media/index.ts';
+import { createWebhookDispatcher, enqueueWebhook, type WebhookDispatcher } from './webhooks/index.ts';
+import type { AuthUser } from './http/env.ts';
+
+export interface ServiceOptions {
+  clock?: Clock;
+  newId?: IdFactory;
+  log?: Logger;
+  backend?: ComputeBackend;
+  /** Extra trusted CA certificates for outbound TLS (tests trust their loopback server this way). */
+  ca?: string[];
+  resolve?: Resolver;
+}
+
+/** Everything the process runs, wired once: the composition root. */
+export interface Services {
+  config: Config;
+  store: Store;
+  log: Logger;
+  clock: Clock;
+  animations: AnimationDeps;
+  render: RenderDeps;
+  client: GuardedClient;
+  backend: ComputeBackend;
+  mediaStore: LocalMediaStore;
+  media: MediaAccess;
+  queue: JobQueue;
+  worker: Worker;
+  dispatcher: WebhookDispatcher;
+  verifyKey: (apiKey: string) => AuthUser | null;
+  urlKey: Buffer;
+  close(): Promise<void>;
+}
+
+export function createServices(config: Config, opts: ServiceOptions = {}): Services {
+  const clock = opts.clock ?? systemClock;
+  const newId = opts.newId ?? randomId;
+  const log = opts.log ?? createLogger();
+  const store = openStore(config.databaseFile);
+  const urlKey = deriveKey(config.masterKey, 'signed-url');
+  const mediaStore = createLocalMediaStore(config.mediaDir);
+  const media = createMediaAccess({
+    store: mediaStore,
+    publicUrl: config.publicUrl,
+    urlKey,
+    ttlSeconds: config.signedUrlTtlSeconds,
+    scheme: config.storageScheme,
+    clock,
+  });
+  const queue = createJobQueue(store.sqlite, clock, newId);
+  const client = createGuardedClient({
+    allow: config.egressAllow,
+    defaultTimeoutMs: config.fetch.timeoutMs,
+    defaultMaxBytes: config.fetch.maxVideoBytes,
+    ...(opts.ca ? { ca: opts.ca } : {}),
+    ...(opts.resolve ? { resolve: opts.resolve } : {}),
+  });
+  const backend = opts.backend ?? createComputeBackend(config);
+  const animations: AnimationDeps = { config, store, clock, newId, schemas: animationSchemas(config.storageScheme), queue, media };
+
+  const onFinished: RenderDeps['onFinished'] = (row) => {
+    const req = JSON.parse(row.request) as { webhook?: string };
+    if (!req.webhook) return;
+    enqueueWebhook(store.db, {
+      userId: row.userId,
+      event: `animation.${row.status}`,
+      resourceId: row.id,
+      url: req.webhook,
+      now: clock.now(),
+    });
+  };
+  const render: RenderDeps = { ...animations, backend, client, log, onFinished };
+
+  const worker = createWorker({
+    queue,
+    handlers: { [RENDER_JOB]: (job, ctx) => renderAnimation(render, job, ctx) },
+    onExhausted: (job, reason) => {
+      log.error('job gave up', { job_id: job.id, kind: job.kind, reason });
+      if (job.kind === RENDER_JOB) {
+        finishWithError(render, job.resourceId, 'UnknownError', 'The animation could not be rendered after several attempts');
+      }
+    },
+    concurrency: config.worker.concurrency,
+    leaseMs: config.worker.leaseMs,
+    pollMs: config.worker.pollMs,
+    log,
+  });
+
+  const dispatcher = createWebhookDispatcher({
+    store,
+    client,
+    clock,
+    masterKey: config.masterKey,
+    schedule: config.webhooks.retryScheduleMs,
+    timeoutMs: config.webhooks.timeoutMs,
+    pollMs: config.webhooks.pollMs,
+    log,
+    buildBody: async (event, resourceId) => {
+      if (!event.startsWith('animation.')) return null;
+      const row = getAnimationById(store, resourceId);
+      return row ? presentAnimation(row, media) : null;
+    },
+  });
+
+  const verifyKey = makeKeyVerifier({ store, clock, newId, apiKeyHashKey: deriveKey(config.masterKey, 'api-key-hash') });
+
+  return {
+    config, store, log, clock, animations, render, client, backend, mediaStore, media, queue, worker, dispatcher, verifyKey, urlKey,
+    async close() {
+      await backend.close();
+      await client.close();
+      store.close();
+    },
+  };
+}

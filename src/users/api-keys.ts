@@ -1,0 +1,39 @@
+import { createHmac, randomBytes } from 'node:crypto';
+
+/**
+ * API keys: 32 random bytes (256 bits), shown once, stored only as HMAC-SHA256 under a
+ * key derived from the master key. With that much entropy a fast keyed hash is as safe as
+ * a slow one, and verifying costs microseconds, so no cache is needed and a revoked key
+ * stops working on the next request in every process.
+ */
+export const API_KEY_PATTERN = /^mimic_[A-Za-z0-9_-]{43}$/;
+
+export function generateApiKey(): string {
+  return `mimic_${randomBytes(32).toString('base64url')}`;
+}
+
+export function hashApiKey(hashKey: Buffer, apiKey: string): string {
+  return createHmac('sha256', hashKey).update(apiKey).digest('base64url');
+}
+
+export const keyPrefix = (apiKey: string): string => apiKey.slice(0, 12);
+
+/**
+ * The key candidates an Authorization header carries. `Basic <API_KEY>` is the documented
+ * form; RFC 7617 clients send `Basic base64(user:key)` (the key as password, or as user
+ * with an empty password); `Bearer <API_KEY>` is accepted too.
+ */
+export function keysFromAuthorization(header: string | undefined): string[] {
+  if (!header) return [];
+  const m = /^(Basic|Bearer)\s+(\S+)\s*$/i.exec(header);
+  if (!m) return [];
+  const token = m[2]!;
+  const candidates = [token];
+  if (m[1]!.toLowerCase() === 'basic' && !API_KEY_PATTERN.test(token)) {
+    const decoded = Buffer.from(token, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon >= 0) candidates.push(decoded.slice(colon + 1), decoded.slice(0, colon));
+    else candidates.push(decoded);
+  }
+  return candidates.filter((k) => API_KEY_PATTERN.test(k));
+}

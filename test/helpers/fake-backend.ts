@@ -1,0 +1,44 @@
+import { spawn } from 'node:child_process';
+import ffmpeg from '@ffmpeg-installer/ffmpeg';
+import type { ComputeBackend, RenderRequest, RenderResult } from '../../src/compute/interface.ts';
+import { RenderError } from '../../src/errors.ts';
+
+/**
+ * A test double of the compute backend: writes a real (tiny) test-pattern video quickly, so
+ * API and lifecycle tests do not pay for face rendering. The real renderer is tested in
+ * test/compute and end to end in test/e2e.
+ */
+export function createFakeBackend(opts: { delayMs?: number; failWith?: RenderError; fault?: Error } = {}): ComputeBackend & {
+  calls: RenderRequest[];
+} {
+  const calls: RenderRequest[] = [];
+  return {
+    name: 'fake',
+    calls,
+    async render(req: RenderRequest): Promise<RenderResult> {
+      calls.push(req);
+      if (opts.delayMs) {
+        await new Promise<void>((resolve, reject) => {
+          const t = setTimeout(resolve, opts.delayMs);
+          req.signal.addEventListener('abort', () => {
+            clearTimeout(t);
+            reject(req.signal.reason ?? new Error('aborted'));
+          });
+        });
+      }
+      if (opts.failWith) throw opts.failWith;
+      if (opts.fault) throw opts.fault;
+      await new Promise<void>((resolve, reject) => {
+        const p = spawn(ffmpeg.path, ['-y', '-v', 'error', '-f', 'lavfi', '-i', 'testsrc=size=64x64:rate=25:duration=0.4', '-pix_fmt', 'yuv420p', '-f', req.resultFormat, req.outputPath]);
+        p.on('error', reject);
+        p.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`ffmpeg exited ${code}`))));
+      });
+      req.onProgress?.(10, 10);
+      return {
+        metadata: { num_frames: 10, processing_fps: 100, resolution: ['64', '64'], size_kib: 1, source_pose: [0, 0, 0], video_fps: 25, faces: [] },
+        faceIds: [0],
+      };
+    },
+    async close() {},
+  };
+}

@@ -1,0 +1,75 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { createServices, type ServiceOptions, type Services } from '../../src/services.ts';
+import { buildApp } from '../../src/server.ts';
+import { createUser } from '../../src/users/store.ts';
+import { deriveKey } from '../../src/keys.ts';
+import { randomId } from '../../src/clock.ts';
+import { createLogger } from '../../src/log.ts';
+import type { Permission } from '../../src/users/permissions.ts';
+import { createFakeBackend } from './fake-backend.ts';
+
+export interface Harness {
+  config: Config;
+  services: Services;
+  app: ReturnType<typeof buildApp>;
+  logs: string[];
+  user(opts?: { credits?: number; permissions?: Permission[] }): { id: string; key: string };
+  call(method: string, path: string, opts?: { key?: string; body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
+  close(): Promise<void>;
+}
+
+/** The real app over a real SQLite file in a temp folder; the worker is driven by the test. */
+export function harness(env: Record<string, string> = {}, opts: ServiceOptions = {}): Harness {
+  const dataDir = mkdtempSync(join(tmpdir(), 'mimic-test-'));
+  const config = loadConfig({
+    MIMIC_DATA_DIR: dataDir,
+    PORT: '8080',
+    MIMIC_PUBLIC_URL: 'http://mimic.test',
+    MIMIC_JOB_POLL_MS: '20',
+    MIMIC_WEBHOOK_POLL_MS: '20',
+    ...env,
+  });
+  const logs: string[] = [];
+  const services = createServices(config, { backend: createFakeBackend(), log: createLogger((l) => logs.push(l)), ...opts });
+  const app = buildApp(services);
+  return {
+    config,
+    services,
+    app,
+    logs,
+    user({ credits = 10, permissions = [] } = {}) {
+      const { user, apiKey } = createUser(
+        { store: services.store, clock: services.clock, newId: randomId, apiKeyHashKey: deriveKey(config.masterKey, 'api-key-hash') },
+        { credits, permissions },
+      );
+      return { id: user.id, key: apiKey };
+    },
+    async call(method, path, { key, body, raw, headers = {} } = {}) {
+      const h: Record<string, string> = { ...headers };
+      if (key) h.authorization = `Basic ${key}`;
+      let payload: string | undefined = raw;
+      if (body !== undefined) {
+        payload = JSON.stringify(body);
+        h['content-type'] ??= 'application/json';
+      }
+      const res = await app.request(path, { method, headers: h, ...(payload !== undefined ? { body: payload } : {}) });
+      const text = await res.text();
+      let parsed: unknown = text;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        /* not JSON */
+      }
+      return { status: res.status, body: parsed, headers: res.headers };
+    },
+    async close() {
+      await services.worker.stop(0);
+      await services.dispatcher.stop();
+      await services.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
