@@ -56,3 +56,46 @@ CREATE TABLE `users` (
 	`permissions` text DEFAULT '[]' NOT NULL,
 	`created_at` integer NOT NULL
 );
+--> statement-breakpoint
+CREATE TABLE `webhook_attempts` (
+	`id` text PRIMARY KEY NOT NULL,
+	`message_id` text NOT NULL,
+	`attempt` integer NOT NULL,
+	`started_at` integer NOT NULL,
+	`duration_ms` integer NOT NULL,
+	`status_code` integer,
+	`error` text,
+	`outcome` text NOT NULL,
+	FOREIGN KEY (`message_id`) REFERENCES `webhook_messages`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `webhook_attempts_message_idx` ON `webhook_attempts` (`message_id`,`attempt`);--> statement-breakpoint
+CREATE TABLE `webhook_messages` (
+	`id` text PRIMARY KEY NOT NULL,
+	`user_id` text NOT NULL,
+	`event` text NOT NULL,
+	`resource_id` text NOT NULL,
+	`url` text NOT NULL,
+	`status` text NOT NULL,
+	`attempts` integer DEFAULT 0 NOT NULL,
+	`next_attempt_at` integer NOT NULL,
+	`lease_until` integer,
+	`last_status` integer,
+	`last_error` text,
+	`created_at` integer NOT NULL,
+	`delivered_at` integer,
+	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `webhook_messages_due_idx` ON `webhook_messages` (`status`,`next_attempt_at`);--> statement-breakpoint
+CREATE INDEX `webhook_messages_user_idx` ON `webhook_messages` (`user_id`,`created_at`,`id`);--> statement-breakpoint
+CREATE INDEX `webhook_messages_resource_idx` ON `webhook_messages` (`resource_id`);--> statement-breakpoint
+CREATE TABLE `webhook_secrets` (
+	`user_id` text PRIMARY KEY NOT NULL,
+	`current` text NOT NULL,
+	`previous` text,
+	`previous_expires_at` integer,
+	`created_at` integer NOT NULL,
+	`rotated_at` integer,
+	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
+);

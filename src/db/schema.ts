@@ -1,1 +1,2 @@
 export * from './schema/core.ts';
+export * from './schema/webhooks.ts';

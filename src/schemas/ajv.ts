@@ -13,10 +13,17 @@ ajv.addKeyword('example');
 
 const cache = new WeakMap<object, ValidateFunction>();
 
+/** `$id`s name schemas in the OpenAPI document; Ajv would treat them as global keys, so they go. */
+function withoutIds(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutIds);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).filter(([k]) => k !== '$id').map(([k, v]) => [k, withoutIds(v)]));
+}
+
 function compiled(schema: TSchema): ValidateFunction {
   let fn = cache.get(schema);
   if (!fn) {
-    fn = ajv.compile(schema);
+    fn = ajv.compile(withoutIds(schema) as object);
     cache.set(schema, fn);
   }
   return fn;

@@ -38,7 +38,6 @@ const valid: [string, unknown][] = [
   ['logo true', { config: { logo: true } }],
   ['logo false', { config: { logo: false } }],
   ['a custom logo with a negative position', { config: { logo: { url: 'https://example.com/logo.png', position: [0, -10] } } }],
-  ['a storage logo URL', { config: { logo: { url: 's3://b/logo.png', position: [1, 2] } } }],
   ['mute false', { config: { mute: false } }],
   ['stitch false', { config: { stitch: false } }],
   ['max_animated_faces 1', { config: { max_animated_faces: 1 } }],
@@ -178,8 +177,14 @@ describe('POST /animations validation', () => {
   it('accepts a storage source that exists in the caller’s media store', async () => {
     const user = h.user();
     await h.services.mediaStore.put(user.id, 'bucket/me.png', Buffer.from('x'), 'image/png');
-    const ok = await h.call('POST', '/animations', { key: user.key, body: { source_url: 's3://bucket/me.png' } });
+    const ok = await h.call('POST', '/animations', {
+      key: user.key,
+      body: { source_url: 's3://bucket/me.png', config: { logo: { url: 's3://bucket/me.png', position: [1, 2] } } },
+    });
     expect(ok.status).toBe(201);
+    const noLogo = await h.call('POST', '/animations', { key: user.key, body: { config: { logo: { url: 's3://bucket/none.png', position: [1, 2] } } } });
+    expect(noLogo.status).toBe(400);
+    expect(noLogo.body.details[0].field).toBe('config.logo.url');
     // The same URL from another user names that user's (missing) object: tenant isolation.
     const other = await h.call('POST', '/animations', { key, body: { source_url: 's3://bucket/me.png' } });
     expect(other.status).toBe(400);

@@ -1,0 +1,12 @@
+export { EgressError, isEgressError, type EgressReason } from './errors.ts';
+export { createEgressPolicy, parseEgressUrl, refusalOf, canonicalIp, type EgressPolicy, type EgressTarget } from './policy.ts';
+export {
+  createGuardedClient,
+  type GuardedClient,
+  type GuardedClientOptions,
+  type GuardedResponse,
+  type RequestInit,
+  type DownloadOptions,
+  type UploadOptions,
+  type Resolver,
+} from './client.ts';

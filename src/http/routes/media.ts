@@ -1,0 +1,96 @@
+import { createReadStream } from 'node:fs';
+import { Readable } from 'node:stream';
+import { Hono, type Context } from 'hono';
+import type { Clock } from '../../clock.ts';
+import type { AppEnv } from '../env.ts';
+import type { LocalMediaStore } from '../../media/store.ts';
+import { verifyMediaSignature } from '../../media/signing.ts';
+
+export interface MediaRouteDeps {
+  store: LocalMediaStore;
+  /** deriveKey(config.masterKey, 'signed-url') */
+  urlKey: Buffer;
+  clock: Clock;
+}
+
+type ByteRange = { start: number; end: number } | 'unsatisfiable' | null;
+
+/** One `bytes=` range; null (serve everything) for anything else, as RFC 9110 permits. */
+export function parseRange(header: string | undefined, size: number): ByteRange {
+  const m = header?.trim().match(/^bytes=(\d*)-(\d*)$/);
+  if (!m || (m[1] === '' && m[2] === '')) return null;
+  if (m[1] === '') {
+    const suffix = Number(m[2]);
+    if (suffix === 0) return 'unsatisfiable';
+    return size === 0 ? 'unsatisfiable' : { start: Math.max(0, size - suffix), end: size - 1 };
+  }
+  const start = Number(m[1]);
+  const end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+  if (m[2] !== '' && Number(m[2]) < start) return null;
+  if (start >= size) return 'unsatisfiable';
+  return { start, end };
+}
+
+const denied = (c: Context<AppEnv>, description: string) => c.json({ kind: 'PermissionError', description }, 403);
+const notFound = (c: Context<AppEnv>) => c.json({ kind: 'NotFoundError', description: 'The media object was not found' }, 404);
+
+/**
+ * GET and HEAD /media/<owner>/<key...>?expires=&signature=: no API key, the signature is the
+ * authorization. Serves the stored file with Range support (players seek with it).
+ */
+export function mediaRoutes(deps: MediaRouteDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+
+  // Hono answers HEAD with the GET handler (then drops the body): no file is opened for HEAD.
+  app.get('/media/*', (c) => {
+    const url = new URL(c.req.url);
+    let segments: string[];
+    try {
+      segments = url.pathname.slice('/media/'.length).split('/').map((s) => decodeURIComponent(s));
+    } catch {
+      return denied(c, 'The media URL signature is missing or invalid');
+    }
+    const [owner, ...rest] = segments;
+    const objectKey = rest.join('/');
+    const check = verifyMediaSignature({
+      key: deps.urlKey,
+      owner: owner ?? '',
+      objectKey,
+      expires: url.searchParams.get('expires') ?? undefined,
+      signature: url.searchParams.get('signature') ?? undefined,
+      now: deps.clock.now(),
+    });
+    if (check === 'expired') return denied(c, 'The media URL has expired; fetch the resource again for a fresh URL');
+    if (check !== 'ok') return denied(c, 'The media URL signature is missing or invalid');
+
+    const object = deps.store.stat(owner!, objectKey);
+    if (!object) return notFound(c);
+
+    const etag = `"${object.size.toString(16)}-${object.modifiedAt.toString(16)}"`;
+    const headers: Record<string, string> = {
+      'content-type': object.contentType,
+      'accept-ranges': 'bytes',
+      'cache-control': 'private',
+      etag,
+      'last-modified': new Date(object.modifiedAt).toUTCString(),
+      'x-content-type-options': 'nosniff',
+      // Stored objects are user content served from our origin: never let them run as a page.
+      'content-security-policy': "sandbox; default-src 'none'; media-src 'self'; img-src 'self'",
+    };
+    const ifRange = c.req.header('if-range');
+    const range = ifRange && ifRange !== etag ? null : parseRange(c.req.header('range'), object.size);
+    if (range === 'unsatisfiable') {
+      return c.body(null, 416, { ...headers, 'content-range': `bytes */${object.size}` });
+    }
+    const { start, end } = range ?? { start: 0, end: object.size - 1 };
+    const length = Math.max(0, end - start + 1);
+    headers['content-length'] = String(length);
+    if (range) headers['content-range'] = `bytes ${start}-${end}/${object.size}`;
+    const status = range ? 206 : 200;
+    if (c.req.method === 'HEAD' || length === 0) return c.body(null, status, headers);
+    const stream = Readable.toWeb(createReadStream(object.path, { start, end })) as ReadableStream<Uint8Array>;
+    return c.body(stream, status, headers);
+  });
+
+  return app;
+}

@@ -1,0 +1,69 @@
+import { Hono } from 'hono';
+import type { Clock } from '../../clock.ts';
+import { ApiError } from '../../errors.ts';
+import type { AppEnv } from '../env.ts';
+import type { WebhookDb } from '../../webhooks/db.ts';
+import { listMessages } from '../../webhooks/outbox.ts';
+import { createWebhookSecrets, type WebhookSecrets } from '../../webhooks/secrets.ts';
+
+export interface WebhookRouteDeps {
+  store: { db: WebhookDb };
+  clock: Clock;
+  /** Either the secrets service or the master key to build one. */
+  secrets?: WebhookSecrets;
+  masterKey?: Buffer;
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+function encodeToken(after: { createdAt: number; id: string }): string {
+  return Buffer.from(JSON.stringify([after.createdAt, after.id])).toString('base64url');
+}
+
+function decodeToken(token: string): { createdAt: number; id: string } {
+  try {
+    const [createdAt, id] = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as unknown[];
+    if (typeof createdAt === 'number' && Number.isSafeInteger(createdAt) && typeof id === 'string') return { createdAt, id };
+  } catch {
+    // fall through
+  }
+  throw new ApiError('ValidationError', 'The token is not a valid page token');
+}
+
+/**
+ * The owner's view of webhooks (mounted under auth): the signing secret to verify our
+ * deliveries with, its rotation, and the delivery log. Only the caller's own rows.
+ */
+export function webhookRoutes(deps: WebhookRouteDeps): Hono<AppEnv> {
+  const { db } = deps.store;
+  const secrets = deps.secrets ?? (deps.masterKey ? createWebhookSecrets({ db, clock: deps.clock, masterKey: deps.masterKey }) : undefined);
+  if (!secrets) throw new Error('webhookRoutes needs secrets or masterKey');
+  const app = new Hono<AppEnv>();
+
+  app.get('/webhooks/secret', (c) => {
+    const s = secrets.getOrCreateSigningSecret(c.var.user.id);
+    return c.json({ secret: s.secret, created_at: iso(s.createdAt), previous_expires_at: iso(s.previousExpiresAt) });
+  });
+
+  app.post('/webhooks/secret/rotate', (c) => {
+    const s = secrets.rotateSigningSecret(c.var.user.id);
+    return c.json({ secret: s.secret, created_at: iso(s.createdAt), previous_expires_at: iso(s.previousExpiresAt) });
+  });
+
+  app.get('/webhooks/messages', (c) => {
+    const rawLimit = c.req.query('limit');
+    const limit = rawLimit === undefined || rawLimit === '' ? 20 : Number(rawLimit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new ApiError('ValidationError', 'limit must be an integer from 1 to 100');
+    const token = c.req.query('token');
+    const resourceId = c.req.query('resource_id');
+    const page = listMessages(db, {
+      userId: c.var.user.id,
+      limit,
+      ...(resourceId ? { resourceId } : {}),
+      ...(token ? { after: decodeToken(token) } : {}),
+    });
+    return c.json({ messages: page.messages, ...(page.next ? { token: encodeToken(page.next) } : {}) });
+  });
+
+  return app;
+}

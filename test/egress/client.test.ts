@@ -1,0 +1,217 @@
+import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createGuardedClient, type GuardedClient, type GuardedClientOptions } from '../../src/egress/client.ts';
+import { EgressError } from '../../src/egress/errors.ts';
+import { startHttpServer, startTlsServer, type TestServer } from '../helpers/tls.ts';
+
+let http: TestServer;
+let https: TestServer;
+const clients: GuardedClient[] = [];
+const dir = mkdtempSync(join(tmpdir(), 'mimic-egress-'));
+
+function client(opts: Partial<GuardedClientOptions> = {}): GuardedClient {
+  const c = createGuardedClient({ allow: [], defaultTimeoutMs: 2000, defaultMaxBytes: 1024 * 1024, ...opts });
+  clients.push(c);
+  return c;
+}
+
+async function failure(p: Promise<unknown>): Promise<EgressError> {
+  try {
+    await p;
+  } catch (err) {
+    expect(err).toBeInstanceOf(EgressError);
+    return err as EgressError;
+  }
+  throw new Error('expected the request to fail');
+}
+
+beforeAll(async () => {
+  http = await startHttpServer();
+  https = await startTlsServer();
+});
+afterEach(() => {
+  http.received.length = 0;
+  http.handle((_req, res) => void res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'));
+});
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close()));
+  await http.close();
+  await https.close();
+});
+
+describe('default policy', () => {
+  it('refuses a loopback server reached as localhost, and reaches it when allowed by name', async () => {
+    const refused = await failure(client().request(`${http.url}/x?signature=SECRET`));
+    expect(refused.reason).toBe('refused_address');
+    expect(refused.message).toContain('localhost');
+    expect(refused.message).not.toContain('SECRET');
+    expect(http.received).toHaveLength(0);
+
+    const res = await client({ allow: ['localhost'] }).request(`${http.url}/x`);
+    expect(res.status).toBe(200);
+    expect(res.body.toString()).toBe('ok');
+    expect(http.received[0]?.headers['user-agent']).toBe('mimic/0.1');
+  });
+
+  it('refuses address literals and numeric forms before connecting', async () => {
+    for (const host of ['127.0.0.1', '2130706433', '0177.0.0.1', '0x7f.1', '127.0.0.1.', '[::1]', '[::ffff:127.0.0.1]']) {
+      const err = await failure(client().request(`http://${host}:${http.port}/`));
+      expect(err.reason, host).toBe('refused_address');
+    }
+    expect(http.received).toHaveLength(0);
+  });
+
+  it('an allowed literal permits that address only', async () => {
+    const c = client({ allow: ['127.0.0.1'] });
+    expect((await c.request(`http://127.0.0.1:${http.port}/`)).status).toBe(200);
+    expect((await failure(c.request(`http://127.0.0.2:${http.port}/`))).reason).toBe('refused_address');
+  });
+
+  it('refuses bad schemes and credentials in URLs', async () => {
+    expect((await failure(client().request('file:///etc/passwd'))).reason).toBe('scheme');
+    expect((await failure(client({ allow: ['localhost'] }).request(`http://u:p@localhost:${http.port}/`))).reason).toBe('credentials_in_url');
+  });
+
+  it('reports unresolvable names as dns', async () => {
+    const err = await failure(client({ resolve: async () => Promise.reject(new Error('ENOTFOUND')) }).request('http://nowhere.test/'));
+    expect(err.reason).toBe('dns');
+  });
+});
+
+describe('pinning', () => {
+  it('a name that resolves to loopback is refused unless allowed, and lands on the checked address', async () => {
+    let lookups = 0;
+    const resolve = async (host: string) => {
+      lookups++;
+      return host === 'pinned.test' ? ['127.0.0.1'] : [];
+    };
+    expect((await failure(client({ resolve }).request(`http://pinned.test:${http.port}/`))).reason).toBe('refused_address');
+
+    const res = await client({ resolve, allow: ['pinned.test'] }).request(`http://pinned.test:${http.port}/p`);
+    expect(res.status).toBe(200);
+    expect(http.received[0]?.headers.host).toBe(`pinned.test:${http.port}`);
+    expect(lookups).toBe(2);
+  });
+
+  it('refuses when any resolved address is refused (no picking the public one)', async () => {
+    const resolve = async () => ['93.184.216.34', '127.0.0.1'];
+    expect((await failure(client({ resolve }).request(`http://mixed.test:${http.port}/`))).reason).toBe('refused_address');
+  });
+
+  it('DNS rebinding: the connection uses the answer that was checked', async () => {
+    // First answer public (passes), a later answer loopback: only one lookup happens per
+    // connection, so the connect goes to the checked public address, never to loopback.
+    const answers = [['192.0.2.1'], ['127.0.0.1']];
+    const resolve = async () => answers.shift() ?? ['127.0.0.1'];
+    const err = await failure(client({ resolve, allow: ['192.0.2.1'], defaultTimeoutMs: 300 }).request(`http://rebind.test:${http.port}/`));
+    expect(['timeout', 'network']).toContain(err.reason);
+    expect(http.received).toHaveLength(0);
+  });
+
+  it('https keeps SNI and certificate checks on the host name while pinned', async () => {
+    const resolve = async () => ['127.0.0.1'];
+    const res = await client({ resolve, allow: ['pinned.test'], ca: [https.ca] }).request(`https://pinned.test:${https.port}/`);
+    expect(res.status).toBe(200);
+    // A name the certificate does not cover fails TLS although it lands on the same server.
+    const err = await failure(client({ resolve, allow: ['other.test'], ca: [https.ca] }).request(`https://other.test:${https.port}/`));
+    expect(err.reason).toBe('tls');
+  });
+});
+
+describe('responses', () => {
+  const c = () => client({ allow: ['localhost'] });
+
+  it('does not follow redirects', async () => {
+    http.handle((_req, res) => void res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data' }).end());
+    const res = await c().request(`${http.url}/`);
+    expect(res.status).toBe(302);
+    expect(res.headers.location).toBe('http://169.254.169.254/latest/meta-data');
+    expect(http.received).toHaveLength(1);
+  });
+
+  it('times out slow headers and slow bodies', async () => {
+    http.handle(() => undefined);
+    expect((await failure(c().request(`${http.url}/`, { timeoutMs: 200 }))).reason).toBe('timeout');
+    http.handle((_req, res) => {
+      res.writeHead(200);
+      res.write('partial');
+    });
+    expect((await failure(c().request(`${http.url}/`, { timeoutMs: 200 }))).reason).toBe('timeout');
+  });
+
+  it('caps response size while streaming, with or without Content-Length', async () => {
+    http.handle((_req, res) => void res.writeHead(200, { 'content-length': '5000' }).end(Buffer.alloc(5000)));
+    expect((await failure(c().request(`${http.url}/`, { maxBytes: 1000 }))).reason).toBe('too_large');
+    http.handle((_req, res) => {
+      res.writeHead(200);
+      for (let i = 0; i < 10; i++) res.write(Buffer.alloc(500));
+      res.end();
+    });
+    expect((await failure(c().request(`${http.url}/`, { maxBytes: 1000 }))).reason).toBe('too_large');
+    const truncated = await c().request(`${http.url}/`, { maxBytes: 1000, truncate: true });
+    expect(truncated.status).toBe(200);
+    expect(truncated.body.length).toBe(1000);
+  });
+
+  it('sends method, headers and body', async () => {
+    await c().request(`${http.url}/hook`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-A': '1' }, body: '{"a":1}' });
+    expect(http.received[0]).toMatchObject({ method: 'POST', path: '/hook', headers: { 'content-type': 'application/json', 'x-a': '1' } });
+    expect(http.received[0]?.body.toString()).toBe('{"a":1}');
+  });
+
+  it('https with the self-signed CA passes; without it fails as tls', async () => {
+    const res = await client({ allow: ['localhost'], ca: [https.ca] }).request(`${https.url}/`);
+    expect(res.status).toBe(200);
+    expect((await failure(client({ allow: ['localhost'] }).request(`${https.url}/`))).reason).toBe('tls');
+  });
+});
+
+describe('download and upload', () => {
+  const c = () => client({ allow: ['localhost'] });
+  const image = (_req: unknown, res: import('node:http').ServerResponse) =>
+    void res.writeHead(200, { 'content-type': 'image/png; charset=binary' }).end(Buffer.alloc(3000, 7));
+
+  it('streams to a file and reports type and size', async () => {
+    http.handle(image);
+    const dest = join(dir, 'ok.png');
+    const got = await c().download(`${http.url}/a.png`, dest, { maxBytes: 10_000, accept: (t) => t.startsWith('image/') });
+    expect(got).toEqual({ contentType: 'image/png', bytes: 3000 });
+    expect(readFileSync(dest).length).toBe(3000);
+  });
+
+  it('removes the partial file when the cap is exceeded mid-stream', async () => {
+    http.handle((_req, res) => {
+      res.writeHead(200, { 'content-type': 'image/png' });
+      for (let i = 0; i < 10; i++) res.write(Buffer.alloc(1000));
+      res.end();
+    });
+    const dest = join(dir, 'big.png');
+    expect((await failure(c().download(`${http.url}/`, dest, { maxBytes: 2500, accept: () => true }))).reason).toBe('too_large');
+    expect(existsSync(dest)).toBe(false);
+  });
+
+  it('refuses unaccepted content types and error statuses', async () => {
+    http.handle(image);
+    const dest = join(dir, 'x');
+    expect((await failure(c().download(`${http.url}/`, dest, { maxBytes: 10_000, accept: (t) => t === 'video/mp4' }))).reason).toBe('content_type');
+    http.handle((_req, res) => void res.writeHead(404).end('nope'));
+    const err = await failure(c().download(`${http.url}/`, dest, { maxBytes: 10_000, accept: () => true }));
+    expect(err).toMatchObject({ reason: 'status', status: 404 });
+    expect(existsSync(dest)).toBe(false);
+  });
+
+  it('uploads a file with its length and type', async () => {
+    const file = join(dir, 'up.bin');
+    writeFileSync(file, Buffer.alloc(4096, 1));
+    const res = await c().upload(`${http.url}/bucket/key?X-Amz-Signature=abc`, file, { contentType: 'video/mp4' });
+    expect(res.status).toBe(200);
+    expect(http.received[0]).toMatchObject({ method: 'PUT', path: '/bucket/key?X-Amz-Signature=abc', headers: { 'content-type': 'video/mp4', 'content-length': '4096' } });
+    expect(http.received[0]?.body.length).toBe(4096);
+    http.handle((_req, res) => void res.writeHead(403).end('denied'));
+    const err = await failure(c().upload(`${http.url}/bucket/key?X-Amz-Signature=SECRET`, file, { contentType: 'video/mp4' }));
+    expect(err).toMatchObject({ reason: 'status', status: 403 });
+    expect(err.message).not.toContain('SECRET');
+  });
+});
