@@ -25,8 +25,8 @@ export interface JobQueue {
   /** Extends the lease; false when the job is no longer ours (cancelled, or reclaimed). */
   renew(jobId: string, owner: string, leaseMs: number): boolean;
   complete(jobId: string, owner: string): void;
-  /** Gives the job up; `retryAt` requeues it, otherwise it is failed for good. */
-  fail(jobId: string, owner: string, error: string, retryAt?: number): void;
+  /** Gives the job up; `retryInMs` requeues it after that delay, otherwise it is failed for good. */
+  fail(jobId: string, owner: string, error: string, retryInMs?: number): void;
   /** Puts a job back without counting the attempt (graceful shutdown). */
   release(jobId: string, owner: string): void;
   /** Releases jobs leased by processes of this host that no longer exist. */
@@ -117,10 +117,10 @@ export function createJobQueue(sqlite: Database.Database, clock: Clock, newId: I
     complete(jobId, owner) {
       complete.run(clock.now(), jobId, owner);
     },
-    fail(jobId, owner, error, retryAt) {
+    fail(jobId, owner, error, retryInMs) {
       const now = clock.now();
-      if (retryAt === undefined) failFinal.run(error, now, jobId, owner);
-      else retry.run(error, retryAt, now, jobId, owner);
+      if (retryInMs === undefined) failFinal.run(error, now, jobId, owner);
+      else retry.run(error, now + retryInMs, now, jobId, owner);
     },
     release(jobId, owner) {
       release.run(clock.now(), jobId, owner);

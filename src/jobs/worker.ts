@@ -90,7 +90,7 @@ export function createWorker(opts: WorkerOptions): Worker {
         opts.onExhausted(job, reason);
         queue.fail(job.id, owner, reason);
       } else {
-        queue.fail(job.id, owner, reason, Date.now() + backoff(job.attempts));
+        queue.fail(job.id, owner, reason, backoff(job.attempts));
       }
     } finally {
       clearInterval(heartbeat);

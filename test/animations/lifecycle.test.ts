@@ -2,6 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { harness, type Harness } from '../helpers/harness.ts';
 import { createFakeBackend } from '../helpers/fake-backend.ts';
 import { RenderError } from '../../src/errors.ts';
+import { Webhook } from 'standardwebhooks';
+import { startTlsServer } from '../helpers/tls.ts';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -146,5 +148,43 @@ describe('animation lifecycle', () => {
     const rec = (await h.call('GET', `/animations/${id}`, { key: u.key })).body;
     expect(rec.result_url).toContain('/out/clips/mine.mp4?');
     expect(h.services.mediaStore.find(u.id, 'out/clips/mine.mp4')).not.toBeNull();
+  });
+
+  it('sends the finished record to the webhook, signed, and retries until the receiver takes it', async () => {
+    const receiver = await startTlsServer();
+    try {
+      let answers = [500, 200];
+      receiver.handle((_req, res) => void res.writeHead(answers.shift() ?? 200).end());
+      h = harness({ MIMIC_EGRESS_ALLOW: 'localhost', MIMIC_WEBHOOK_RETRY_SCHEDULE_MS: '0' }, { ca: [receiver.ca] });
+      const u = h.user();
+      const id = (await h.call('POST', '/animations', { key: u.key, body: { webhook: `${receiver.url}/hook`, user_data: 'ud' } })).body.id;
+      await h.services.worker.drain();
+      await h.services.dispatcher.runOnce();
+      await h.services.dispatcher.runOnce();
+      expect(receiver.received).toHaveLength(2);
+      const [first, second] = receiver.received;
+      expect(first!.headers['webhook-id']).toBe(second!.headers['webhook-id']);
+      const { secret } = (await h.call('GET', '/webhooks/secret', { key: u.key })).body;
+      const body = new Webhook(secret).verify(second!.body.toString(), second!.headers as Record<string, string>) as any;
+      const record = (await h.call('GET', `/animations/${id}`, { key: u.key })).body;
+      expect(Object.keys(body).sort()).toEqual(Object.keys(record).sort());
+      expect(body).toMatchObject({ id, status: 'done', user_data: 'ud' });
+
+      const deliveries = (await h.call('GET', `/webhooks/messages?resource_id=${id}`, { key: u.key })).body.messages;
+      expect(deliveries).toHaveLength(1);
+      expect(deliveries[0]).toMatchObject({ status: 'delivered', attempts: 2 });
+      const other = h.user();
+      expect((await h.call('GET', `/webhooks/messages?resource_id=${id}`, { key: other.key })).body.messages).toEqual([]);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('sends no webhook when the field is empty', async () => {
+    h = harness();
+    const u = h.user();
+    const id = (await h.call('POST', '/animations', { key: u.key, body: { webhook: '' } })).body.id;
+    await h.services.worker.drain();
+    expect((await h.call('GET', `/webhooks/messages?resource_id=${id}`, { key: u.key })).body.messages).toEqual([]);
   });
 });
