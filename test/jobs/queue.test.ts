@@ -92,7 +92,12 @@ describe('worker', () => {
     const exhausted: string[] = [];
     const w = createWorker({
       queue: q,
-      handlers: { k: async () => void calls++ || Promise.reject(new Error('boom')) },
+      handlers: {
+        k: async () => {
+          calls++;
+          throw new Error('boom');
+        },
+      },
       onExhausted: (job, reason) => exhausted.push(`${job.resourceId}:${reason}`),
       concurrency: 1,
       leaseMs: 1000,
