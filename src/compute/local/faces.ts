@@ -1,0 +1,177 @@
+/**
+ * Face detection and the 468-point mesh with @vladmandic/human's wasm build. Models and wasm
+ * binaries load from node_modules on disk: nothing is fetched from the network.
+ */
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import sharp from 'sharp';
+import type { DetectedFace, FaceRequest } from '../interface.ts';
+import type { Point3 } from './rig.ts';
+import type { RgbImage } from './warp.ts';
+
+const require = createRequire(import.meta.url);
+
+/** The parts of human's API this backend uses. */
+interface HumanFace {
+  box: [number, number, number, number];
+  boxScore: number;
+  faceScore: number;
+  score: number;
+  mesh: Point3[];
+  rotation?: { angle: { yaw: number; pitch: number; roll: number } } | null;
+}
+interface HumanTensor { dispose(): void }
+interface Human {
+  load(): Promise<void>;
+  warmup(): Promise<unknown>;
+  detect(input: HumanTensor, config?: object): Promise<{ face: HumanFace[] }>;
+  tf: { tensor3d(data: Int32Array, shape: [number, number, number], dtype: 'int32'): HumanTensor };
+}
+
+export interface SourceFace {
+  face: DetectedFace;
+  mesh: Point3[];
+  /** Degrees: [yaw, pitch, roll]. */
+  pose: [number, number, number];
+}
+
+// human's exports map blocks subpath imports: resolve its folder from the main entry.
+const humanDir = dirname(dirname(require.resolve('@vladmandic/human')));
+const wasmDistDir = dirname(require.resolve('@tensorflow/tfjs-backend-wasm'));
+
+/** human fetches models by URL; Node's fetch cannot read file:// URLs, so serve those from disk. */
+function allowFileFetch(): void {
+  const original = globalThis.fetch;
+  if ((original as { fileAware?: boolean }).fileAware) return;
+  const patched = async (input: Parameters<typeof fetch>[0], init?: RequestInit): Promise<Response> => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    if (url.startsWith('file://')) return new Response(await readFile(fileURLToPath(url)), { status: 200 });
+    return original(input, init);
+  };
+  globalThis.fetch = Object.assign(patched, { fileAware: true }) as typeof fetch;
+}
+
+export function humanConfig(maxDetected: number): object {
+  return {
+    backend: 'wasm',
+    wasmPath: wasmDistDir + '/',
+    modelBasePath: pathToFileURL(join(humanDir, 'models')).href + '/',
+    debug: false,
+    async: true,
+    warmup: 'none',
+    cacheSensitivity: 0,
+    face: {
+      enabled: true,
+      detector: { rotation: true, maxDetected, minConfidence: 0.35, return: false },
+      mesh: { enabled: true },
+      iris: { enabled: true },
+      attention: { enabled: false },
+      emotion: { enabled: false },
+      description: { enabled: false },
+      antispoof: { enabled: false },
+      liveness: { enabled: false },
+    },
+    body: { enabled: false },
+    hand: { enabled: false },
+    object: { enabled: false },
+    gesture: { enabled: false },
+    segmentation: { enabled: false },
+    filter: { enabled: false },
+  };
+}
+
+let loading: Promise<Human> | undefined;
+
+/** Loads human and its models once per process. */
+export function loadHuman(): Promise<Human> {
+  loading ??= (async () => {
+    allowFileFetch();
+    const mod = require(join(humanDir, 'dist', 'human.node-wasm.js')) as { Human: new (c: object) => Human };
+    const human = new mod.Human(humanConfig(10));
+    await human.load();
+    return human;
+  })();
+  return loading;
+}
+
+const toTensor = (human: Human, img: RgbImage): HumanTensor =>
+  human.tf.tensor3d(Int32Array.from(img.data), [img.height, img.width, 3], 'int32');
+
+/** Raw human faces of `img`. */
+export async function detectRaw(human: Human, img: RgbImage, config?: object): Promise<HumanFace[]> {
+  const t = toTensor(human, img);
+  try {
+    return (await human.detect(t, config)).face;
+  } finally {
+    t.dispose();
+  }
+}
+
+const deg = (r: number | undefined) => ((r ?? 0) * 180) / Math.PI;
+
+export function posesOf(f: HumanFace): [number, number, number] {
+  const a = f.rotation?.angle;
+  return [deg(a?.yaw), deg(a?.pitch), deg(a?.roll)];
+}
+
+function overlapOf(left: number, top: number, size: number, w: number, h: number): DetectedFace['overlap'] {
+  const ix = Math.max(0, Math.min(left + size, w) - Math.max(left, 0));
+  const iy = Math.max(0, Math.min(top + size, h) - Math.max(top, 0));
+  const inside = (ix * iy) / (size * size);
+  return inside >= 0.999 ? 'no' : inside >= 0.5 ? 'partial' : 'yes';
+}
+
+const round2 = (n: number) => Math.round(n * 100) / 100;
+
+const DETECT_MAX_SIDE = 1920;
+
+async function downscale(img: RgbImage, scale: number): Promise<RgbImage> {
+  const width = Math.max(1, Math.round(img.width * scale)), height = Math.max(1, Math.round(img.height * scale));
+  const data = await sharp(Buffer.from(img.data.buffer, img.data.byteOffset, img.data.length), {
+    raw: { width: img.width, height: img.height, channels: 3 },
+  }).resize(width, height, { fit: 'fill' }).raw().toBuffer();
+  return { width, height, data: new Uint8Array(data.buffer, data.byteOffset, data.length) };
+}
+
+/** All faces of `img`, largest first, with their meshes. */
+export async function detectFaces(img: RgbImage): Promise<SourceFace[]> {
+  const human = await loadHuman();
+  // Big pictures are searched at a smaller size (the detector works at 256 px anyway).
+  const scale = Math.min(1, DETECT_MAX_SIDE / Math.max(img.width, img.height));
+  const input = scale < 1 ? await downscale(img, scale) : img;
+  const raw = (await detectRaw(human, input, humanConfig(10))).filter((f) => f.mesh.length >= 468);
+  raw.sort((a, b) => b.box[2] * b.box[3] - a.box[2] * a.box[3]);
+  return raw.map((f, i) => {
+    const [x, y, w, h] = f.box.map((v) => v / scale) as [number, number, number, number];
+    const size = Math.round(Math.max(w, h));
+    const left = Math.round(x + w / 2 - size / 2), top = Math.round(y + h / 2 - size / 2);
+    return {
+      face: {
+        face_id: i,
+        detection: [Math.round(x), Math.round(y), Math.round(x + w), Math.round(y + h)],
+        top_left: [left, top],
+        size,
+        detect_confidence: round2(f.boxScore),
+        mask_confidence: round2(f.faceScore),
+        overlap: overlapOf(left, top, size, img.width, img.height),
+      },
+      mesh: f.mesh.map((p) => [p[0] / scale, p[1] / scale, p[2] / scale] as Point3),
+      pose: posesOf(f).map(round2) as [number, number, number],
+    };
+  });
+}
+
+/** The face a request asks for: best overlap with its square, else the largest. */
+export function chooseFace(faces: SourceFace[], want?: FaceRequest): SourceFace | undefined {
+  if (!want || faces.length === 0) return faces[0];
+  const iou = (f: DetectedFace) => {
+    const [l, t] = f.top_left;
+    const ix = Math.max(0, Math.min(l + f.size, want.top_left[0] + want.size) - Math.max(l, want.top_left[0]));
+    const iy = Math.max(0, Math.min(t + f.size, want.top_left[1] + want.size) - Math.max(t, want.top_left[1]));
+    const inter = ix * iy;
+    return inter / (f.size ** 2 + want.size ** 2 - inter);
+  };
+  return faces.reduce((best, f) => (iou(f.face) > iou(best.face) ? f : best), faces[0]!);
+}

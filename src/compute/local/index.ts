@@ -1,0 +1,138 @@
+/**
+ * The local CPU backend. Renders run in one long-lived child process (so the caller's event
+ * loop never blocks and the face models load once), one render at a time, in arrival order.
+ * Aborting a render kills that process; the next render starts a fresh one.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { RenderError } from '../../errors.ts';
+import type { ComputeBackend, RenderRequest, RenderResult } from '../interface.ts';
+import type { ChildMessage, ParentMessage } from './protocol.ts';
+import type { RenderJob } from './render.ts';
+
+export interface LocalBackendOptions {
+  /**
+   * Node options for the render process. Default: none when running compiled JavaScript,
+   * tsx's loader when running from TypeScript sources (tsx, vitest).
+   */
+  execArgv?: string[];
+}
+
+const abortError = (): DOMException => new DOMException('the render was aborted', 'AbortError');
+
+function childEntry(): { file: string; execArgv: string[] } {
+  const fromTs = import.meta.url.endsWith('.ts');
+  const file = fileURLToPath(new URL(fromTs ? './child.ts' : './child.js', import.meta.url));
+  if (!fromTs) return { file, execArgv: [] };
+  const tsx = createRequire(import.meta.url).resolve('tsx');
+  return { file, execArgv: ['--import', pathToFileURL(tsx).href] };
+}
+
+export function createLocalBackend(opts: LocalBackendOptions = {}): ComputeBackend {
+  let child: ChildProcess | undefined;
+  let nextId = 1;
+  let tail: Promise<unknown> = Promise.resolve();
+  let closed = false;
+
+  const spawnChild = (): ChildProcess => {
+    const entry = childEntry();
+    const c = fork(entry.file, [], {
+      execArgv: opts.execArgv ?? entry.execArgv,
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      serialization: 'advanced',
+    });
+    c.on('exit', () => {
+      if (child === c) child = undefined;
+    });
+    return c;
+  };
+
+  /** SIGTERM lets the render process stop its ffmpeg processes; SIGKILL if it does not exit soon. */
+  const stopChild = (c: ChildProcess) => {
+    if (child === c) child = undefined;
+    if (c.exitCode !== null || c.signalCode !== null) return;
+    c.kill('SIGTERM');
+    const force = setTimeout(() => c.kill('SIGKILL'), 2000);
+    force.unref();
+    c.once('exit', () => clearTimeout(force));
+  };
+
+  const run = (req: RenderRequest): Promise<RenderResult> =>
+    new Promise<RenderResult>((resolve, reject) => {
+      if (closed) return reject(new Error('the local backend is closed'));
+      if (req.signal.aborted) return reject(abortError());
+      const c = (child ??= spawnChild());
+      const id = nextId++;
+      const cleanup = () => {
+        c.off('message', onMessage);
+        c.off('exit', onExit);
+        req.signal.removeEventListener('abort', onAbort);
+        // An idle render process must not keep the caller alive.
+        c.channel?.unref();
+        c.unref();
+      };
+      const onMessage = (raw: unknown) => {
+        const m = raw as ChildMessage;
+        if (!('id' in m) || m.id !== id) return;
+        if (m.type === 'progress') req.onProgress?.(m.done, m.total);
+        else if (m.type === 'result') { cleanup(); resolve(m.result); }
+        else if (m.type === 'error') {
+          cleanup();
+          if (m.error.renderKind) reject(new RenderError(m.error.renderKind, m.error.message));
+          else reject(Object.assign(new Error(`local render failed: ${m.error.message}`), { cause: m.error.stack }));
+        }
+      };
+      const onExit = (code: number | null, signal: string | null) => {
+        cleanup();
+        reject(new Error(`the render process exited (code ${code}, signal ${signal})`));
+      };
+      const onAbort = () => {
+        cleanup();
+        // A half-written output must not look like a result; remove it once ffmpeg is gone too.
+        const removeOutput = () => void rm(req.outputPath, { force: true }).catch(() => {});
+        c.once('exit', removeOutput);
+        stopChild(c);
+        removeOutput();
+        reject(abortError());
+      };
+      c.on('message', onMessage);
+      c.on('exit', onExit);
+      req.signal.addEventListener('abort', onAbort, { once: true });
+      c.ref();
+      c.channel?.ref();
+      const job: RenderJob = {
+        jobId: req.jobId, sourcePath: req.sourcePath, driver: req.driver, face: req.face,
+        resultFormat: req.resultFormat, mute: req.mute, stitch: req.stitch, maxAnimatedFaces: req.maxAnimatedFaces,
+        outputPath: req.outputPath, workDir: req.workDir,
+      };
+      c.send({ type: 'render', id, job } satisfies ParentMessage);
+    });
+
+  return {
+    name: 'local',
+    render(req) {
+      // A render aborted while it waits for its turn fails at once.
+      const turn = new Promise<void>((resolve, reject) => {
+        const onAbort = () => reject(abortError());
+        req.signal.addEventListener('abort', onAbort, { once: true });
+        void tail.then(() => {
+          req.signal.removeEventListener('abort', onAbort);
+          resolve();
+        });
+      });
+      const result = turn.then(() => run(req));
+      tail = result.catch(() => {});
+      return result;
+    },
+    async close() {
+      closed = true;
+      const c = child;
+      if (!c) return;
+      const exited = new Promise((r) => c.once('exit', r));
+      stopChild(c);
+      await exited;
+    },
+  };
+}

@@ -1,0 +1,130 @@
+/**
+ * One render, start to finish, inside the render process: decode the source, find faces,
+ * build the rig, drive it frame by frame, pipe raw frames into ffmpeg.
+ */
+import { once } from 'node:events';
+import { stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { RenderError } from '../../errors.ts';
+import type { RenderRequest, RenderResult } from '../interface.ts';
+import { videoDriverMotion } from './driver-video.ts';
+import { startEncoder } from './ffmpeg.ts';
+import { chooseFace, detectFaces, type SourceFace } from './faces.ts';
+import { cropSquare, decodeImage, evenSize } from './image.ts';
+import { bankMotion, type MotionTrack } from './motion.ts';
+import { buildRig, rigFrame, type Point3 } from './rig.ts';
+import { wavBytes } from './song.ts';
+import { fillMouth, warpTriangles, type RgbImage } from './warp.ts';
+
+/** A render request as it crosses into the render process (no signal, no callbacks). */
+export type RenderJob = Omit<RenderRequest, 'signal' | 'onProgress'>;
+
+export const CROP_SIZE = 512;
+/** The face crop spans this many face boxes (the hosted service crops about 1.6-2x). */
+const CROP_SCALE = 1.75;
+
+interface Canvas {
+  image: RgbImage;
+  meshes: Point3[][];
+}
+
+/** The square crop around `face` (clamped to the picture), scaled to 512x512. */
+export async function cropCanvas(src: RgbImage, face: SourceFace): Promise<Canvas> {
+  const [l, t, r, b] = face.face.detection;
+  const size = Math.min(src.width, src.height, Math.round(Math.max(r - l, b - t) * CROP_SCALE));
+  const cx = (l + r) / 2, cy = (t + b) / 2 - 0.04 * size;
+  const left = Math.round(Math.min(Math.max(0, cx - size / 2), src.width - size));
+  const top = Math.round(Math.min(Math.max(0, cy - size / 2), src.height - size));
+  const s = CROP_SIZE / size;
+  const image = await cropSquare(src, left, top, size, CROP_SIZE);
+  const mesh = face.mesh.map((p) => [(p[0] - left) * s, (p[1] - top) * s, p[2] * s] as Point3);
+  return { image, meshes: [mesh] };
+}
+
+/** Faces to animate on the full picture: the chosen one, then others that do not crowd it. */
+function stitchFaces(faces: SourceFace[], chosen: SourceFace, max: number): SourceFace[] {
+  const picked = [chosen];
+  const apart = (a: SourceFace, b: SourceFace) => {
+    const [al, at, ar, ab] = a.face.detection, [bl, bt, br, bb] = b.face.detection;
+    const gap = 0.6 * Math.max(ar - al, br - bl);
+    return al > br + gap || bl > ar + gap || at > bb + gap || bt > ab + gap;
+  };
+  for (const f of faces) {
+    if (picked.length >= Math.max(1, max)) break;
+    if (!picked.includes(f) && picked.every((p) => apart(p, f))) picked.push(f);
+  }
+  return picked;
+}
+
+async function motionFor(job: RenderJob): Promise<{ track: MotionTrack; audioPath?: string }> {
+  if (job.driver.kind === 'video') return videoDriverMotion(job.driver.path, job.workDir);
+  const track = bankMotion(job.driver.category, job.driver.name);
+  if (!track) throw new RenderError('DriverError', `no driver ${job.driver.category}/${job.driver.name} in the bank`);
+  let audioPath: string | undefined;
+  if (track.audio) {
+    audioPath = join(job.workDir, `${job.jobId}-driver.wav`);
+    await writeFile(audioPath, wavBytes(track.audio));
+  }
+  return { track, audioPath };
+}
+
+export async function renderJob(job: RenderJob, onProgress: (done: number, total: number) => void): Promise<RenderResult> {
+  const started = performance.now();
+  const source = await decodeImage(job.sourcePath);
+  const faces = await detectFaces(source);
+  const chosen = chooseFace(faces, job.face);
+  if (!chosen) throw new RenderError('FaceError', 'no face detected in the source image');
+  const { track, audioPath } = await motionFor(job);
+  if (track.frames.length === 0) throw new RenderError('DriverError', 'the driver has no frames');
+
+  const animated = job.stitch ? stitchFaces(faces, chosen, job.maxAnimatedFaces) : [chosen];
+  const canvas: Canvas = job.stitch
+    ? { image: evenSize(source), meshes: animated.map((f) => f.mesh) }
+    : await cropCanvas(source, chosen);
+  const { image } = canvas;
+  const rig = buildRig(canvas.meshes, image.width, image.height);
+
+  const total = track.frames.length;
+  const encoder = startEncoder({
+    width: image.width, height: image.height, fps: track.fps, format: job.resultFormat, outputPath: job.outputPath,
+    audioPath: job.mute ? undefined : audioPath, durationSec: total / track.fps,
+  });
+  let stderr = '';
+  encoder.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  encoder.stdin.on('error', () => {});
+  const exited = once(encoder, 'close') as Promise<[number | null]>;
+  try {
+    const frame: RgbImage = { width: image.width, height: image.height, data: new Uint8Array(image.data.length) };
+    for (let i = 0; i < total; i++) {
+      frame.data.set(image.data);
+      const { dst, mouths } = rigFrame(rig, track.frames[i]!);
+      warpTriangles(image, frame, rig.tris, rig.src, dst);
+      for (const m of mouths) fillMouth(frame, m.poly, m.depth);
+      if (!encoder.stdin.write(Buffer.from(frame.data))) {
+        await Promise.race([once(encoder.stdin, 'drain'), exited]);
+      }
+      if (encoder.exitCode !== null) break;
+      if (i % 5 === 4 || i === total - 1) onProgress(i + 1, total);
+    }
+    encoder.stdin.end();
+    const [code] = await exited;
+    if (code !== 0) throw new Error(`ffmpeg failed (${code}): ${stderr.slice(-500)}`);
+  } finally {
+    if (encoder.exitCode === null) encoder.kill('SIGKILL');
+  }
+
+  const seconds = (performance.now() - started) / 1000;
+  const { size } = await stat(job.outputPath);
+  return {
+    metadata: {
+      num_frames: total,
+      processing_fps: Math.round((total / seconds) * 100) / 100,
+      resolution: [String(image.width), String(image.height)],
+      size_kib: Math.round((size / 1024) * 100) / 100,
+      source_pose: chosen.pose,
+      video_fps: track.fps,
+      faces: faces.map((f) => f.face),
+    },
+    faceIds: animated.map((f) => f.face.face_id),
+  };
+}

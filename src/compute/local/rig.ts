@@ -1,0 +1,238 @@
+/**
+ * A face rig: control points over the picture (face mesh, a ring around the head that moves
+ * with it, a fixed outer ring, fixed picture border) and their Delaunay triangulation. Per
+ * frame it deforms the mesh (blink, brows, smile, mouth), applies the head pose in 3D with
+ * the mesh's depth, and returns where every control point goes.
+ */
+import {
+  CHEEK_L, CHEEK_R, CHIN, EYE_L, EYE_R, FOREHEAD, LIPS_LOWER_INNER, LIPS_NEAR_CORNERS, LIPS_UPPER_INNER,
+  LOWER_LIP_INNER_MID, MESH_POINTS, MOUTH_CORNER_INNER, MOUTH_CORNER_OUTER, SILHOUETTE, UPPER_LIP_INNER_MID,
+  type EyeRig,
+} from './landmarks.ts';
+import type { MotionFrame } from './motion.ts';
+import { delaunay } from './warp.ts';
+
+export type Point3 = [number, number, number];
+
+interface FaceRig {
+  /** Offset of this face's points in the control-point arrays. */
+  first: number;
+  /** Neutral mesh (x, y, z) in canvas pixels. */
+  mesh: Point3[];
+  ringFirst: number;
+  ring: Point3[];
+  pivot: Point3;
+  /** Unit vectors of the face: up (chin to forehead) and right (image left to right). */
+  up: [number, number];
+  right: [number, number];
+  width: number;
+  height: number;
+}
+
+export interface Rig {
+  /** Neutral positions of all control points, [x0, y0, x1, y1, ...]. */
+  src: Float64Array;
+  tris: Uint32Array;
+  faces: FaceRig[];
+}
+
+export interface RigFrame {
+  dst: Float64Array;
+  /** Polygons of open mouths to fill, with their opening in pixels. */
+  mouths: { poly: number[]; depth: number }[];
+}
+
+const dist = (a: Point3, b: Point3): number => Math.hypot(a[0] - b[0], a[1] - b[1]);
+
+function ellipse(center: [number, number], up: [number, number], right: [number, number], rx: number, rTop: number, rBottom: number, count: number): [number, number][] {
+  return Array.from({ length: count }, (_, i) => {
+    const a = (2 * Math.PI * i) / count;
+    const c = Math.cos(a), s = Math.sin(a);
+    const ry = s > 0 ? rTop : rBottom;
+    return [center[0] + right[0] * rx * c + up[0] * ry * s, center[1] + right[1] * rx * c + up[1] * ry * s];
+  });
+}
+
+/** Builds the rig of `meshes` (one 468+ point mesh per animated face) on a width x height picture. */
+export function buildRig(meshes: Point3[][], width: number, height: number): Rig {
+  const pts: number[] = [];
+  const faces: FaceRig[] = [];
+  const fixed: [number, number][] = [];
+  const inside = (x: number, y: number, margin: number) => x >= -margin && y >= -margin && x <= width + margin && y <= height + margin;
+
+  for (const full of meshes) {
+    // Depth is flattened: the warp cannot show parts of the face that turn out of view, so a
+    // full-depth rotation would fold the cheeks over the face outline.
+    let meanZ = 0;
+    for (let i = 0; i < MESH_POINTS; i++) meanZ += full[i]![2] / MESH_POINTS;
+    const mesh = full.slice(0, MESH_POINTS).map((p) => [p[0], p[1], (p[2] - meanZ) * DEPTH_SCALE] as Point3);
+    const top = mesh[FOREHEAD]!, chin = mesh[CHIN]!;
+    const h = Math.max(1, dist(top, chin));
+    const w = Math.max(1, dist(mesh[CHEEK_R]!, mesh[CHEEK_L]!));
+    const up: [number, number] = [(top[0] - chin[0]) / h, (top[1] - chin[1]) / h];
+    const right: [number, number] = [-up[1], up[0]];
+    let cx = 0, cy = 0;
+    for (const i of SILHOUETTE) { cx += mesh[i]![0]; cy += mesh[i]![1]; }
+    cx /= SILHOUETTE.length; cy /= SILHOUETTE.length;
+    const face: FaceRig = {
+      first: pts.length / 2, mesh, ringFirst: 0, ring: [], pivot: [cx, cy, 0],
+      up, right, width: w, height: h,
+    };
+    for (const p of mesh) pts.push(p[0], p[1]);
+    // The head ring (hair, ears, neck) moves with the head; the outer ring stays put.
+    face.ringFirst = pts.length / 2;
+    for (const [x, y] of ellipse([cx, cy], up, right, 0.72 * w, 0.95 * h, 0.62 * h, 20)) {
+      if (!inside(x, y, 0.1 * w)) continue;
+      face.ring.push([x, y, 0]);
+      pts.push(x, y);
+    }
+    fixed.push(...ellipse([cx, cy], up, right, 1.05 * w, 1.35 * h, 0.95 * h, 24));
+    faces.push(face);
+  }
+  // Outer-ring points that fall on another animated head would pin it: leave them out.
+  const onSomeHead = (x: number, y: number) => faces.some((f) => {
+    const dx = x - f.pivot[0], dy = y - f.pivot[1];
+    const a = (dx * f.right[0] + dy * f.right[1]) / (0.8 * f.width), b = (dx * f.up[0] + dy * f.up[1]) / (1.05 * f.height);
+    return a * a + b * b < 1;
+  });
+  for (const [x, y] of fixed) if (inside(x, y, -2) && !onSomeHead(x, y)) pts.push(x, y);
+  const steps = 6;
+  for (let i = 0; i < steps; i++) {
+    const fx = (width * i) / steps, fy = (height * i) / steps;
+    pts.push(fx, 0, width - fx, height, 0, height - fy, width, fy);
+  }
+  const src = Float64Array.from(pts);
+  return { src, tris: delaunay(src), faces };
+}
+
+const rad = Math.PI / 180;
+const DEPTH_SCALE = 0.45;
+/** The head turns about the neck, behind the face: the face shifts with yaw and pitch. */
+const NECK_SHIFT = 0.3;
+/** The head ring follows the face's shift this much. */
+const RING_FOLLOW = 0.7;
+
+/** Where every control point goes for one motion frame. */
+export function rigFrame(rig: Rig, m: MotionFrame): RigFrame {
+  const dst = Float64Array.from(rig.src);
+  const mouths: RigFrame['mouths'] = [];
+  for (const face of rig.faces) {
+    const { mesh, up, right, width: W, height: H, pivot } = face;
+    const down: [number, number] = [-up[0], -up[1]];
+    const deformed: Point3[] = mesh.map((p) => [p[0], p[1], p[2]]);
+    const move = (i: number, alongRight: number, alongUp: number) => {
+      const p = deformed[i]!;
+      p[0] += right[0] * alongRight + up[0] * alongUp;
+      p[1] += right[1] * alongRight + up[1] * alongUp;
+    };
+
+    // Eyes: the upper lid slides onto the lower lid; the skin above follows part way.
+    const eye = (rigEye: EyeRig, blink: number, brow: number) => {
+      if (blink > 0.001) {
+        rigEye.upper.forEach((ui, k) => {
+          const u = mesh[ui]!, l = mesh[rigEye.lower[k]!]!;
+          const dx = (l[0] - u[0]) * 0.92 * blink, dy = (l[1] - u[1]) * 0.92 * blink;
+          deformed[ui]![0] += dx; deformed[ui]![1] += dy;
+          const u1 = deformed[rigEye.upper1[k]!]!;
+          u1[0] += dx * 0.45; u1[1] += dy * 0.45;
+          const u2 = deformed[rigEye.upper2[k]!]!;
+          u2[0] += dx * 0.12; u2[1] += dy * 0.12;
+        });
+      }
+      if (brow > 0.001) {
+        const lift = brow * 0.055 * H;
+        for (const i of rigEye.brow) move(i, 0, lift);
+        for (const i of rigEye.upper2) move(i, 0, lift * 0.5);
+        for (const i of rigEye.upper1) move(i, 0, lift * 0.2);
+      }
+    };
+    eye(EYE_R, m.blinkR, m.brow);
+    eye(EYE_L, m.blinkL, m.brow);
+
+    // Smile: mouth corners out and up, their neighbours half as much.
+    if (m.smile > 0.001) {
+      const out = m.smile * 0.045 * W, lift = m.smile * 0.03 * H;
+      [0, 1].forEach((side) => {
+        const s = side === 0 ? -1 : 1;
+        move(MOUTH_CORNER_OUTER[side]!, s * out, lift);
+        move(MOUTH_CORNER_INNER[side]!, s * out * 0.9, lift * 0.9);
+        for (const i of LIPS_NEAR_CORNERS[side]!) move(i, s * out * 0.45, lift * 0.45);
+      });
+    }
+
+    // Mouth: the lower lip and jaw drop; the opening is filled dark.
+    const open = m.mouth * 0.12 * H;
+    const jaw: number[] = [];
+    const upperMid = mesh[UPPER_LIP_INNER_MID]!, lowerMid = mesh[LOWER_LIP_INNER_MID]!;
+    const mx = (upperMid[0] + lowerMid[0]) / 2, my = (upperMid[1] + lowerMid[1]) / 2;
+    if (open > 0.05) {
+      const along = (p: Point3) => (p[0] - mx) * down[0] + (p[1] - my) * down[1];
+      const across = (p: Point3) => (p[0] - mx) * right[0] + (p[1] - my) * right[1];
+      const lowerAlong = Math.max(1, along(lowerMid));
+      const upperAlong = along(upperMid);
+      for (let i = 0; i < mesh.length; i++) {
+        const p = mesh[i]!;
+        const a = along(p);
+        const wx = Math.max(0, 1 - (across(p) / (0.5 * W)) ** 2);
+        let k = 0;
+        if (a > 0) k = Math.min(1, Math.sqrt(a / lowerAlong));
+        else if (a > upperAlong - 0.08 * H) k = -0.08 * Math.max(0, 1 - (upperAlong - a) / (0.08 * H));
+        if (k === 0 || wx === 0) continue;
+        move(i, 0, -open * k * wx);
+      }
+      // The neck under the chin stretches with the jaw instead of tearing away from it.
+      for (const p of face.ring) {
+        const a = along(p);
+        if (a <= 0) continue;
+        const wx = Math.max(0, 1 - (across(p) / (0.75 * W)) ** 2);
+        jaw.push(open * 0.6 * wx);
+      }
+    }
+
+    // Head pose: rotate about a pivot inside the head, then translate.
+    const cy = Math.cos(m.yaw * rad), sy = Math.sin(m.yaw * rad);
+    const cp = Math.cos(m.pitch * rad), sp = Math.sin(m.pitch * rad);
+    const cr = Math.cos(m.roll * rad), sr = Math.sin(m.roll * rad);
+    const tx = m.tx * H - sy * NECK_SHIFT * W, ty = m.ty * H + sp * NECK_SHIFT * H;
+    const pose = (p: Point3, follow = 1): [number, number] => {
+      let x = p[0] - pivot[0], y = p[1] - pivot[1], z = p[2] - pivot[2];
+      // yaw about the vertical axis, pitch about the horizontal one, roll in the picture plane.
+      const x1 = x * cy + z * sy; z = -x * sy + z * cy; x = x1;
+      const y1 = y * cp - z * sp; y = y1;
+      const x2 = x * cr - y * sr, y2 = x * sr + y * cr;
+      return [x2 + pivot[0] + tx * follow, y2 + pivot[1] + ty * follow];
+    };
+    deformed.forEach((p, i) => {
+      const [x, y] = pose(p);
+      dst[2 * (face.first + i)] = x;
+      dst[2 * (face.first + i) + 1] = y;
+    });
+    let j = 0;
+    face.ring.forEach((p, i) => {
+      let q = p;
+      if (jaw.length > 0 && (p[0] - mx) * down[0] + (p[1] - my) * down[1] > 0) {
+        const d = jaw[j++]!;
+        q = [p[0] + down[0] * d, p[1] + down[1] * d, p[2]];
+      }
+      const [x, y] = pose(q, RING_FOLLOW);
+      dst[2 * (face.ringFirst + i)] = x;
+      dst[2 * (face.ringFirst + i) + 1] = y;
+    });
+
+    if (open > 0.5) {
+      // The dark opening spans from where the lower lip was (under the upper lip) to where it is now.
+      const top: number[] = [], bottom: number[] = [];
+      LIPS_UPPER_INNER.forEach((ui, k) => {
+        const li = LIPS_LOWER_INNER[k]!;
+        const u = deformed[ui]!, l0 = mesh[li]!, u0 = mesh[ui]!;
+        top.push(...pose([u[0] + l0[0] - u0[0], u[1] + l0[1] - u0[1], l0[2]]));
+        bottom.push(...pose(deformed[li]!));
+      });
+      const c0 = pose(deformed[MOUTH_CORNER_INNER[0]]!), c1 = pose(deformed[MOUTH_CORNER_INNER[1]]!);
+      const poly = [...c0, ...top, ...c1];
+      for (let k = bottom.length - 2; k >= 0; k -= 2) poly.push(bottom[k]!, bottom[k + 1]!);
+      mouths.push({ poly, depth: open / (0.12 * H) });
+    }
+  }
+  return { dst, mouths };
+}

@@ -1,0 +1,67 @@
+/** ffmpeg-based checks of rendered videos, for the compute tests. */
+import { spawnSync } from 'node:child_process';
+import { openSync, readSync, closeSync } from 'node:fs';
+import ffmpeg from '@ffmpeg-installer/ffmpeg';
+
+export interface VideoFacts {
+  /** The ftyp major brand: 'isom' for mp4, 'qt  ' for QuickTime mov. */
+  brand: string;
+  width: number;
+  height: number;
+  hasVideo: boolean;
+  hasAudio: boolean;
+  frames: number;
+  decodeErrors: string;
+}
+
+export function ftypBrand(file: string): string {
+  const fd = openSync(file, 'r');
+  const buf = Buffer.alloc(12);
+  readSync(fd, buf, 0, 12, 0);
+  closeSync(fd);
+  return buf.subarray(4, 8).toString('latin1') === 'ftyp' ? buf.subarray(8, 12).toString('latin1') : '';
+}
+
+export function videoFacts(file: string): VideoFacts {
+  const info = spawnSync(ffmpeg.path, ['-hide_banner', '-i', file], { encoding: 'utf8' }).stderr;
+  const size = /Video: h264[^\n]*?, (\d{2,5})x(\d{2,5})/.exec(info);
+  // Decode every frame, tiny, and count them: also proves the stream decodes cleanly.
+  const decode = spawnSync(
+    ffmpeg.path,
+    ['-hide_banner', '-v', 'error', '-i', file, '-map', '0:v:0', '-vf', 'scale=8:8', '-f', 'rawvideo', '-pix_fmt', 'gray', '-'],
+    { maxBuffer: 64 * 1024 * 1024 },
+  );
+  return {
+    brand: ftypBrand(file),
+    width: size ? Number(size[1]) : 0,
+    height: size ? Number(size[2]) : 0,
+    hasVideo: /Stream #\S+.*Video: h264/.test(info),
+    hasAudio: /Stream #\S+.*Audio:/.test(info),
+    frames: (decode.stdout as Buffer).length / 64,
+    decodeErrors: decode.status === 0 ? decode.stderr.toString() : `exit ${decode.status}: ${decode.stderr}`,
+  };
+}
+
+/** Frame `index` as raw rgb24 bytes. */
+export function rgbFrame(file: string, index: number, width: number, height: number): Buffer {
+  const res = spawnSync(
+    ffmpeg.path,
+    ['-v', 'error', '-i', file, '-vf', `select=eq(n\\,${index})`, '-vsync', '0', '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'],
+    { maxBuffer: 64 * 1024 * 1024 },
+  );
+  const buf = res.stdout as Buffer;
+  if (buf.length !== width * height * 3) throw new Error(`frame ${index}: got ${buf.length} bytes`);
+  return buf;
+}
+
+/** Mean absolute difference of two rgb frames inside a box, per channel value. */
+export function meanDiff(a: Buffer, b: Buffer, width: number, box: { x: number; y: number; w: number; h: number }): number {
+  let sum = 0;
+  for (let y = box.y; y < box.y + box.h; y++) {
+    for (let x = box.x; x < box.x + box.w; x++) {
+      const o = (y * width + x) * 3;
+      sum += Math.abs(a[o]! - b[o]!) + Math.abs(a[o + 1]! - b[o + 1]!) + Math.abs(a[o + 2]! - b[o + 2]!);
+    }
+  }
+  return sum / (box.w * box.h * 3);
+}
