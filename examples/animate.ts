@@ -54,8 +54,8 @@ const env = {
   MIMIC_EGRESS_ALLOW: 'localhost',
   NODE_EXTRA_CA_CERTS: join(dataDir, 'ca.pem'),
 };
-const tsx = join(root, 'node_modules/.bin/tsx');
-const service = spawn(tsx, ['src/main.ts', 'serve'], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
+const node = [process.execPath, '--import', 'tsx', 'src/main.ts'] as const;
+const service = spawn(node[0], [...node.slice(1), 'serve'], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
 const cleanup = () => {
   service.kill('SIGTERM');
   https.close();
@@ -70,7 +70,7 @@ try {
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  const user = JSON.parse(execFileSync(tsx, ['src/main.ts', 'users', 'create', '--name', 'example'], { cwd: root, env, encoding: 'utf8' }));
+  const user = JSON.parse(execFileSync(node[0], [...node.slice(1), 'users', 'create', '--name', 'example'], { cwd: root, env, encoding: 'utf8' }));
   const auth = { authorization: `Basic ${user.api_key}` };
 
   // 3. Create the animation.

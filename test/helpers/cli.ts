@@ -2,11 +2,12 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-export const TSX = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
+/** How `npm start` and `npm run mimic` run the entry point: one node process, TypeScript through tsx. */
+export const NODE_ARGS = ['--import', 'tsx', 'src/main.ts'];
 
 /** Runs `mimic <args>` the way `npm run -s mimic --` does, in its own process. */
 export function mimic(args: string[], env: Record<string, string>) {
-  const res = spawnSync(TSX, ['src/main.ts', ...args], {
+  const res = spawnSync(process.execPath, [...NODE_ARGS, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     encoding: 'utf8',
