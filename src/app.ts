@@ -49,14 +49,17 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       });
     }
   });
-  app.use(
+  // Uploads may be as large as an image may be; every other body is small JSON.
+  const limit = (maxSize: number) =>
     bodyLimit({
-      maxSize: config.maxBodyBytes,
+      maxSize,
       onError: () => {
-        throw new ApiError('PayloadTooLargeError', `The request body is larger than the limit of ${config.maxBodyBytes} bytes`);
+        throw new ApiError('PayloadTooLargeError', `The request body is larger than the limit of ${maxSize} bytes`);
       },
-    }),
-  );
+    });
+  const jsonLimit = limit(config.maxBodyBytes);
+  const uploadLimit = limit(config.fetch.maxImageBytes + 64 * 1024);
+  app.use((c, next) => (c.req.path === '/images' ? uploadLimit(c, next) : jsonLimit(c, next)));
   app.onError(errorHandler(deps.log));
   app.notFound(notFoundHandler);
 

@@ -4,6 +4,7 @@ import { createServices, type ServiceOptions, type Services } from './services.t
 import { createApp } from './app.ts';
 import { mediaRoutes } from './http/routes/media.ts';
 import { webhookRoutes } from './http/routes/webhooks.ts';
+import { imageRoutes } from './http/routes/images.ts';
 
 export interface RunningServer {
   services: Services;
@@ -19,7 +20,15 @@ export function buildApp(services: Services, isReady: () => boolean = () => true
     verifyKey: services.verifyKey,
     log: services.log,
     publicRoutes: [mediaRoutes({ store: services.mediaStore, urlKey: services.urlKey, clock: services.clock })],
-    privateRoutes: [webhookRoutes({ store: services.store, masterKey: services.config.masterKey, clock: services.clock })],
+    privateRoutes: [
+      webhookRoutes({ store: services.store, masterKey: services.config.masterKey, clock: services.clock }),
+      imageRoutes({
+        media: services.media,
+        newId: services.animations.newId,
+        storageScheme: services.config.storageScheme,
+        maxBytes: services.config.fetch.maxImageBytes,
+      }),
+    ],
     isReady,
   });
 }

@@ -6,7 +6,7 @@ import { createLogger, type Logger } from './log.ts';
 import { createJobQueue, type JobQueue } from './jobs/queue.ts';
 import { createWorker, type Worker } from './jobs/worker.ts';
 import { animationSchemas } from './schemas/animations.ts';
-import type { AnimationDeps, MediaAccess } from './animations/deps.ts';
+import type { AnimationDeps } from './animations/deps.ts';
 import { RENDER_JOB } from './animations/deps.ts';
 import { renderAnimation, finishWithError, type RenderDeps } from './animations/render.ts';
 import { presentAnimation } from './animations/present.ts';
@@ -15,7 +15,7 @@ import { makeKeyVerifier } from './users/store.ts';
 import type { ComputeBackend } from './compute/interface.ts';
 import { createComputeBackend } from './compute/adapter.ts';
 import { createGuardedClient, type GuardedClient, type Resolver } from './egress/client.ts';
-import { createLocalMediaStore, createMediaAccess, type LocalMediaStore } from './media/index.ts';
+import { createLocalMediaStore, createMediaAccess, type LocalMediaStore, type MediaAccess } from './media/index.ts';
 import { createWebhookDispatcher, enqueueWebhook, type WebhookDispatcher } from './webhooks/index.ts';
 import type { AuthUser } from './http/env.ts';
 

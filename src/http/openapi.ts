@@ -48,6 +48,10 @@ function operations(s: AnimationSchemas): Operation[] {
       ok: { status: 200, schema: Animation, description: 'the deleted record' }, errors: ['AuthorizationError', 'NotFoundError'],
     },
     {
+      method: 'post', path: '/images', summary: 'Upload a photo (multipart field "image"); answers {id, url} with a storage URL for source_url', tag: 'Media',
+      ok: { status: 201, description: '{id, url}' }, errors: ['BadRequestError', 'InvalidFileSizeError', 'AuthorizationError', 'PayloadTooLargeError'],
+    },
+    {
       method: 'get', path: '/webhooks/secret', summary: 'Your webhook signing secret (Standard Webhooks)', tag: 'Webhooks',
       ok: { status: 200, description: '{secret, created_at}' }, errors: ['AuthorizationError'],
     },

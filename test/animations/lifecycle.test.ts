@@ -187,4 +187,25 @@ describe('animation lifecycle', () => {
     await h.services.worker.drain();
     expect((await h.call('GET', `/webhooks/messages?resource_id=${id}`, { key: u.key })).body.messages).toEqual([]);
   });
+
+  it('uploads the result with PUT to an https result_url and hands that URL back', async () => {
+    const receiver = await startTlsServer();
+    try {
+      h = harness({ MIMIC_EGRESS_ALLOW: 'localhost' }, { ca: [receiver.ca] });
+      const u = h.user();
+      const target = `${receiver.url}/bucket/out.mp4?X-Amz-Signature=abc`;
+      const id = (await h.call('POST', '/animations', { key: u.key, body: { result_url: target } })).body.id;
+      await h.services.worker.drain();
+      const rec = (await h.call('GET', `/animations/${id}`, { key: u.key })).body;
+      expect(rec.status).toBe('done');
+      expect(rec.result_url).toBe(target);
+      const put = receiver.received.find((r) => r.method === 'PUT')!;
+      expect(put.path).toBe('/bucket/out.mp4?X-Amz-Signature=abc');
+      expect(put.headers['content-type']).toBe('video/mp4');
+      expect(put.body.subarray(4, 8).toString()).toBe('ftyp');
+      expect(h.logs.join('\n')).not.toContain('X-Amz-Signature=abc');
+    } finally {
+      await receiver.close();
+    }
+  });
 });
