@@ -5,7 +5,7 @@ import type { AuthUser } from '../http/env.ts';
 import type { CreateAnimationBody } from '../schemas/animations.ts';
 import { isoTime } from '../clock.ts';
 import { DEFAULT_CATEGORY, DRIVER_CATEGORIES, bankUrl, parseBankUrl, pickDriver } from './driver-bank.ts';
-import { ANIMATION_COST, RENDER_JOB, type AnimationDeps } from './deps.ts';
+import { ANIMATION_COST, RENDER_JOB, SAMPLE_SOURCE, SAMPLE_SOURCE_KEY, type AnimationDeps } from './deps.ts';
 import { chargeCredits, insertAnimation } from './store.ts';
 
 const bad = (field: string, message: string): ApiError =>
@@ -58,13 +58,22 @@ function checkWebhook(webhook: string | undefined): void {
  * POST /animations. Order of checks: body (400), permission (403), credits (402). The
  * charge, the record and its job are written in one transaction: all or nothing.
  */
-export function createAnimation(deps: AnimationDeps, user: AuthUser, raw: unknown) {
+export async function createAnimation(deps: AnimationDeps, user: AuthUser, raw: unknown) {
   const body = validate(deps.schemas.CreateAnimation, raw);
   const id = deps.newId('anm');
   const driverResolved = resolveDriver(body, id);
   checkWebhook(body.webhook);
   checkStorageRefs(deps, user.id, body);
   if (body.config?.stitch === true) requirePermission(user, 'stitch', 'config.stitch');
+
+  // Without a source_url the record points at the user's stored copy of the sample from the start.
+  let sourceKey: string | null = null;
+  if (body.source_url === undefined) {
+    if (deps.media.find(user.id, SAMPLE_SOURCE_KEY) === null) {
+      await deps.media.putFile(user.id, SAMPLE_SOURCE_KEY, SAMPLE_SOURCE, 'image/png');
+    }
+    sourceKey = SAMPLE_SOURCE_KEY;
+  }
 
   const now = deps.clock.now();
   const { store, queue } = deps;
@@ -78,6 +87,7 @@ export function createAnimation(deps: AnimationDeps, user: AuthUser, raw: unknow
       status: 'created',
       request: JSON.stringify(body),
       driverResolved,
+      sourceKey,
       createdAt: now,
       modifiedAt: now,
     });

@@ -1,21 +1,10 @@
+import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.ts';
 import type { Store } from '../db/client.ts';
 import type { Clock, IdFactory } from '../clock.ts';
 import type { JobQueue } from '../jobs/queue.ts';
 import type { AnimationSchemas } from '../schemas/animations.ts';
-
-/** What the animation verbs need of the media store (the local store satisfies it). */
-export interface MediaAccess {
-  /** Local path of an object, or null when it does not exist. */
-  find(owner: string, key: string): string | null;
-  /** Stores a local file under the owner's key. */
-  putFile(owner: string, key: string, file: string, contentType: string): Promise<void>;
-  removePrefix(owner: string, prefix: string): Promise<void>;
-  /** A time-limited signed URL of the object under MIMIC_PUBLIC_URL. */
-  signedUrl(owner: string, key: string): string;
-  /** Object key (in the caller's namespace) of a storage-scheme URL, or null when malformed. */
-  keyOfStorageUrl(url: string): string | null;
-}
+import type { MediaAccess } from '../media/index.ts';
 
 export interface AnimationDeps {
   config: Config;
@@ -28,4 +17,9 @@ export interface AnimationDeps {
 }
 
 export const RENDER_JOB = 'animation.render';
+
+/** The bundled sample portrait (NASA, public domain), used when a request has no source_url. */
+export const SAMPLE_SOURCE = fileURLToPath(new URL('../../assets/sample-source.png', import.meta.url));
+/** Where each user's copy of the sample lives in their media store (shared by their animations). */
+export const SAMPLE_SOURCE_KEY = 'samples/sample-source.png';
 export const ANIMATION_COST = 1;

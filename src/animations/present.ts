@@ -3,12 +3,10 @@ import { isoTime } from '../clock.ts';
 import type { Animation } from '../schemas/animations.ts';
 import type { CreateAnimationBody } from '../schemas/animations.ts';
 import type { AnimationRow } from './store.ts';
-import type { MediaAccess } from './deps.ts';
+import type { MediaAccess } from '../media/index.ts';
 import { DEFAULT_CATEGORY } from './driver-bank.ts';
 
 export type AnimationView = Static<typeof Animation>;
-
-export const SAMPLE_SOURCE_KEY = (id: string) => `animations/${id}/source.png`;
 
 /** The record as GET /animations/{id} and the webhook show it. Signed URLs are minted fresh. */
 export function presentAnimation(row: AnimationRow, media: Pick<MediaAccess, 'signedUrl'>): AnimationView {
@@ -22,7 +20,8 @@ export function presentAnimation(row: AnimationRow, media: Pick<MediaAccess, 'si
     modified_at: isoTime(row.modifiedAt),
     created_by: row.userId,
     user_id: row.userId,
-    source_url: row.sourceKey ? media.signedUrl(row.userId, row.sourceKey) : (req.source_url ?? 'default sample image'),
+    // Until the worker has stored its copy, an https source shows as requested.
+    source_url: row.sourceKey ? media.signedUrl(row.userId, row.sourceKey) : req.source_url!,
     driver_url: req.driver_url ?? `bank://${DEFAULT_CATEGORY}/`,
     task: true,
     config: {

@@ -1,6 +1,5 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join, extname } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { RenderError } from '../errors.ts';
 import type { ComputeBackend, DriverInput } from '../compute/interface.ts';
@@ -11,10 +10,9 @@ import type { GuardedClient } from '../egress/client.ts';
 import type { CreateAnimationBody } from '../schemas/animations.ts';
 import type { Logger } from '../log.ts';
 import { parseBankUrl } from './driver-bank.ts';
-import { ANIMATION_COST, type AnimationDeps } from './deps.ts';
+import { ANIMATION_COST, SAMPLE_SOURCE, type AnimationDeps } from './deps.ts';
 import { getAnimationById, refundCredits, updateAnimation, type AnimationRow } from './store.ts';
 
-export const SAMPLE_SOURCE = fileURLToPath(new URL('../../assets/sample-source.png', import.meta.url));
 
 export interface RenderDeps extends AnimationDeps {
   backend: ComputeBackend;

@@ -24,7 +24,10 @@ describe('animation lifecycle', () => {
     });
     expect(created.status).toBe(201);
     const id = created.body.id;
-    expect((await h.call('GET', `/animations/${id}`, { key: u.key })).body.status).toBe('created');
+    const fresh = (await h.call('GET', `/animations/${id}`, { key: u.key })).body;
+    expect(fresh.status).toBe('created');
+    expect(fresh.source_url).toMatch(/^http:\/\/mimic\.test\/media\/.+\?expires=/);
+    expect(fresh.result_url).toBeUndefined();
     await h.services.worker.drain();
 
     const rec = (await h.call('GET', `/animations/${id}`, { key: u.key })).body;
@@ -43,7 +46,7 @@ describe('animation lifecycle', () => {
     for (const f of ['created_at', 'modified_at', 'started_at']) expect(new Date(rec[f]).toISOString()).toBe(rec[f]);
     expect(rec.metadata.driver_url).toMatch(/^bank:\/\/fun\/driver-\d\d$/);
     expect(rec.metadata).toMatchObject({ num_frames: 10, video_fps: 25, resolution: ['64', '64'] });
-    expect(rec.source_url).toMatch(/^http:\/\/mimic\.test\/media\/.+\/source\.png\?expires=\d+&signature=/);
+    expect(rec.source_url).toMatch(/^http:\/\/mimic\.test\/media\/usr_\w+\/samples\/sample-source\.png\?expires=\d+&signature=/);
     expect(rec.result_url).toMatch(/^http:\/\/mimic\.test\/media\/.+\/result\.mov\?expires=\d+&signature=/);
     expect(rec.error).toBeUndefined();
     expect(credits(h, u.id)).toBe(2);

@@ -10,7 +10,7 @@ import { parsePage } from '../pagination.ts';
 /** Thin handlers: parse, call one verb, shape the response. */
 export function animationRoutes(deps: AnimationDeps) {
   return new Hono<AppEnv>()
-    .post('/animations', async (c) => c.json(createAnimation(deps, c.var.user, await jsonBody(c)), 201))
+    .post('/animations', async (c) => c.json(await createAnimation(deps, c.var.user, await jsonBody(c)), 201))
     .get('/animations', (c) => {
       const { limit, cursor } = parsePage(c.req.query());
       return c.json(pageAnimations(deps, c.var.user.id, limit, cursor));
