@@ -21,7 +21,7 @@ export function buildApp(services: Services, isReady: () => boolean = () => true
     log: services.log,
     publicRoutes: [mediaRoutes({ store: services.mediaStore, urlKey: services.urlKey, clock: services.clock })],
     privateRoutes: [
-      webhookRoutes({ store: services.store, masterKey: services.config.masterKey, clock: services.clock }),
+      webhookRoutes({ store: services.store, secrets: services.webhookSecrets, clock: services.clock }),
       imageRoutes({
         media: services.media,
         newId: services.animations.newId,

@@ -17,6 +17,7 @@ import { createComputeBackend } from './compute/adapter.ts';
 import { createGuardedClient, type GuardedClient, type Resolver } from './egress/client.ts';
 import { createLocalMediaStore, createMediaAccess, type LocalMediaStore, type MediaAccess } from './media/index.ts';
 import { createWebhookDispatcher, enqueueWebhook, type WebhookDispatcher } from './webhooks/index.ts';
+import { createWebhookSecrets, type WebhookSecrets } from './webhooks/secrets.ts';
 import type { AuthUser } from './http/env.ts';
 
 export interface ServiceOptions {
@@ -44,6 +45,7 @@ export interface Services {
   queue: JobQueue;
   worker: Worker;
   dispatcher: WebhookDispatcher;
+  webhookSecrets: WebhookSecrets;
   verifyKey: (apiKey: string) => AuthUser | null;
   urlKey: Buffer;
   close(): Promise<void>;
@@ -103,11 +105,12 @@ export function createServices(config: Config, opts: ServiceOptions = {}): Servi
     log,
   });
 
+  const webhookSecrets = createWebhookSecrets({ db: store.db, clock, masterKey: config.masterKey });
   const dispatcher = createWebhookDispatcher({
     store,
     client,
     clock,
-    masterKey: config.masterKey,
+    secrets: webhookSecrets,
     schedule: config.webhooks.retryScheduleMs,
     timeoutMs: config.webhooks.timeoutMs,
     pollMs: config.webhooks.pollMs,
@@ -122,7 +125,7 @@ export function createServices(config: Config, opts: ServiceOptions = {}): Servi
   const verifyKey = makeKeyVerifier({ store, clock, newId, apiKeyHashKey: deriveKey(config.masterKey, 'api-key-hash') });
 
   return {
-    config, store, log, clock, animations, render, client, backend, mediaStore, media, queue, worker, dispatcher, verifyKey, urlKey,
+    config, store, log, clock, animations, render, client, backend, mediaStore, media, queue, worker, dispatcher, webhookSecrets, verifyKey, urlKey,
     async close() {
       await backend.close();
       await client.close();

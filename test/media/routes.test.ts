@@ -2,7 +2,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { Hono } from 'hono';
 import { mediaRoutes, parseRange } from '../../src/http/routes/media.ts';
+import { errorHandler } from '../../src/http/errors.ts';
+import { silentLogger } from '../../src/log.ts';
+import type { AppEnv } from '../../src/http/env.ts';
 import { createLocalMediaStore } from '../../src/media/store.ts';
 import { signMediaUrl, verifyMediaSignature } from '../../src/media/signing.ts';
 import { deriveKey } from '../../src/keys.ts';
@@ -12,7 +16,8 @@ const T0 = Date.UTC(2026, 0, 1);
 let now = T0;
 const clock = { now: () => now };
 const store = createLocalMediaStore(mkdtempSync(join(tmpdir(), 'mimic-media-')));
-const app = mediaRoutes({ store, urlKey, clock });
+// Mounted behind the app's real error boundary, which renders the route's ApiErrors.
+const app = new Hono<AppEnv>().route('/', mediaRoutes({ store, urlKey, clock })).onError(errorHandler(silentLogger));
 const video = Buffer.from(Array.from({ length: 1000 }, (_, i) => i % 256));
 
 const sign = (owner: string, objectKey: string, ttlSeconds = 3600) =>

@@ -99,7 +99,7 @@ describe('GET /webhooks/messages', () => {
     for (const q of ['limit=0', 'limit=101', 'limit=abc', 'token=nope', `token=${Buffer.from('[1]').toString('base64url')}`]) {
       const res = await as('usr_a', `/webhooks/messages?${q}`);
       expect(res.status, q).toBe(400);
-      expect(res.body.kind).toBe('ValidationError');
+      expect(res.body.kind).toBe('BadRequestError');
     }
   });
 });

@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
-import { Hono, type Context } from 'hono';
+import { Hono } from 'hono';
+import { ApiError } from '../../errors.ts';
 import type { Clock } from '../../clock.ts';
 import type { AppEnv } from '../env.ts';
 import type { LocalMediaStore } from '../../media/store.ts';
@@ -31,8 +32,7 @@ export function parseRange(header: string | undefined, size: number): ByteRange 
   return { start, end };
 }
 
-const denied = (c: Context<AppEnv>, description: string) => c.json({ kind: 'PermissionError', description }, 403);
-const notFound = (c: Context<AppEnv>) => c.json({ kind: 'NotFoundError', description: 'The media object was not found' }, 404);
+const denied = (description: string) => new ApiError('PermissionError', description);
 
 /**
  * GET and HEAD /media/<owner>/<key...>?expires=&signature=: no API key, the signature is the
@@ -48,7 +48,7 @@ export function mediaRoutes(deps: MediaRouteDeps): Hono<AppEnv> {
     try {
       segments = url.pathname.slice('/media/'.length).split('/').map((s) => decodeURIComponent(s));
     } catch {
-      return denied(c, 'The media URL signature is missing or invalid');
+      throw denied('The media URL signature is missing or invalid');
     }
     const [owner, ...rest] = segments;
     const objectKey = rest.join('/');
@@ -60,11 +60,11 @@ export function mediaRoutes(deps: MediaRouteDeps): Hono<AppEnv> {
       signature: url.searchParams.get('signature') ?? undefined,
       now: deps.clock.now(),
     });
-    if (check === 'expired') return denied(c, 'The media URL has expired; fetch the resource again for a fresh URL');
-    if (check !== 'ok') return denied(c, 'The media URL signature is missing or invalid');
+    if (check === 'expired') throw denied('The media URL has expired; fetch the resource again for a fresh URL');
+    if (check !== 'ok') throw denied('The media URL signature is missing or invalid');
 
     const object = deps.store.stat(owner!, objectKey);
-    if (!object) return notFound(c);
+    if (!object) throw new ApiError('NotFoundError', 'The media object was not found');
 
     const etag = `"${object.size.toString(16)}-${object.modifiedAt.toString(16)}"`;
     const headers: Record<string, string> = {

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import type { Clock } from '../../clock.ts';
-import { ApiError } from '../../errors.ts';
+import { parsePage, pageToken } from '../pagination.ts';
 import type { AppEnv } from '../env.ts';
 import type { WebhookDb } from '../../webhooks/db.ts';
 import { listMessages } from '../../webhooks/outbox.ts';
@@ -15,20 +15,6 @@ export interface WebhookRouteDeps {
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-
-function encodeToken(after: { createdAt: number; id: string }): string {
-  return Buffer.from(JSON.stringify([after.createdAt, after.id])).toString('base64url');
-}
-
-function decodeToken(token: string): { createdAt: number; id: string } {
-  try {
-    const [createdAt, id] = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as unknown[];
-    if (typeof createdAt === 'number' && Number.isSafeInteger(createdAt) && typeof id === 'string') return { createdAt, id };
-  } catch {
-    // fall through
-  }
-  throw new ApiError('ValidationError', 'The token is not a valid page token');
-}
 
 /**
  * The owner's view of webhooks (mounted under auth): the signing secret to verify our
@@ -51,18 +37,15 @@ export function webhookRoutes(deps: WebhookRouteDeps): Hono<AppEnv> {
   });
 
   app.get('/webhooks/messages', (c) => {
-    const rawLimit = c.req.query('limit');
-    const limit = rawLimit === undefined || rawLimit === '' ? 20 : Number(rawLimit);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new ApiError('ValidationError', 'limit must be an integer from 1 to 100');
-    const token = c.req.query('token');
+    const { limit, cursor } = parsePage(c.req.query());
     const resourceId = c.req.query('resource_id');
     const page = listMessages(db, {
       userId: c.var.user.id,
       limit,
       ...(resourceId ? { resourceId } : {}),
-      ...(token ? { after: decodeToken(token) } : {}),
+      ...(cursor ? { after: cursor } : {}),
     });
-    return c.json({ messages: page.messages, ...(page.next ? { token: encodeToken(page.next) } : {}) });
+    return c.json({ messages: page.messages, ...(page.next ? { token: pageToken(page.next) } : {}) });
   });
 
   return app;
