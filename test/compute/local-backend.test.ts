@@ -13,7 +13,7 @@ import { decodeImage } from '../../src/compute/local/image.ts';
 import { bankMotion } from '../../src/compute/local/motion.ts';
 import { mouthFromAudio } from '../../src/compute/local/song.ts';
 import { RenderError } from '../../src/errors.ts';
-import { meanDiff, rgbFrame, videoFacts } from './media.ts';
+import { meanDiff, rgbFrame, videoFacts } from '../helpers/video.ts';
 
 const SAMPLE = join(import.meta.dirname, '../../assets/sample-source.png');
 

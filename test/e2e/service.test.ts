@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { NODE_ARGS, ROOT, mimic } from '../helpers/cli.ts';
 import { startTlsServer, type TestServer } from '../helpers/tls.ts';
-import { grayFrame, meanDiff, probeVideo } from '../helpers/video.ts';
+import { meanDiff, rgbFrame, videoFacts } from '../helpers/video.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'mimic-e2e-'));
 let port = 0;
@@ -120,14 +120,15 @@ describe('the service end to end', () => {
     const dl = await fetch(rec.result_url);
     expect(dl.status).toBe(200);
     writeFileSync(file, Buffer.from(await dl.arrayBuffer()));
-    const v = probeVideo(file);
+    const v = videoFacts(file);
+    expect(v.brand).toBe('isom');
     expect(v.decodeErrors).toBe('');
     expect(v.hasVideo).toBe(true);
     expect(v.hasAudio).toBe(false);
     expect(v.frames).toBe(rec.metadata.num_frames);
     expect([String(v.width), String(v.height)]).toEqual(rec.metadata.resolution);
-    const f0 = grayFrame(file, 0, v.width, v.height);
-    const fMid = grayFrame(file, Math.floor(v.frames / 2), v.width, v.height);
+    const f0 = rgbFrame(file, 0, v.width, v.height);
+    const fMid = rgbFrame(file, Math.floor(v.frames / 2), v.width, v.height);
     const center = { x: Math.floor(v.width * 0.3), y: Math.floor(v.height * 0.3), w: Math.floor(v.width * 0.4), h: Math.floor(v.height * 0.4) };
     expect(meanDiff(f0, fMid, v.width, center)).toBeGreaterThan(1);
 

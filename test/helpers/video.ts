@@ -1,41 +1,67 @@
+/** ffmpeg-based checks of rendered videos, shared by the compute and end-to-end tests. */
 import { spawnSync } from 'node:child_process';
+import { openSync, readSync, closeSync } from 'node:fs';
 import ffmpeg from '@ffmpeg-installer/ffmpeg';
 
-/** What ffmpeg says of a video file: container, streams, size, and the frames it decodes. */
-export function probeVideo(file: string) {
+export interface VideoFacts {
+  /** The ftyp major brand: 'isom' for mp4, 'qt  ' for QuickTime mov. */
+  brand: string;
+  width: number;
+  height: number;
+  hasVideo: boolean;
+  hasAudio: boolean;
+  frames: number;
+  decodeErrors: string;
+}
+
+export function ftypBrand(file: string): string {
+  const fd = openSync(file, 'r');
+  const buf = Buffer.alloc(12);
+  readSync(fd, buf, 0, 12, 0);
+  closeSync(fd);
+  return buf.subarray(4, 8).toString('latin1') === 'ftyp' ? buf.subarray(8, 12).toString('latin1') : '';
+}
+
+export function videoFacts(file: string): VideoFacts {
   const info = spawnSync(ffmpeg.path, ['-hide_banner', '-i', file], { encoding: 'utf8' }).stderr;
-  const decode = spawnSync(ffmpeg.path, ['-hide_banner', '-v', 'error', '-stats', '-i', file, '-map', '0:v:0', '-f', 'null', '-'], { encoding: 'utf8' });
-  const frames = [...decode.stderr.matchAll(/frame=\s*(\d+)/g)].map((m) => Number(m[1])).at(-1) ?? 0;
-  const size = /Video: .*?, (\d{2,5})x(\d{2,5})/.exec(info);
+  const size = /Video: h264[^\n]*?, (\d{2,5})x(\d{2,5})/.exec(info);
+  // Decode every frame, tiny, and count them: also proves the stream decodes cleanly.
+  const decode = spawnSync(
+    ffmpeg.path,
+    ['-hide_banner', '-v', 'error', '-i', file, '-map', '0:v:0', '-vf', 'scale=8:8', '-f', 'rawvideo', '-pix_fmt', 'gray', '-'],
+    { maxBuffer: 64 * 1024 * 1024 },
+  );
   return {
-    container: /Input #0, ([\w,]+), from/.exec(info)?.[1] ?? '',
-    majorBrand: /major_brand\s*:\s*(\S+)/.exec(info)?.[1] ?? '',
-    hasVideo: /Stream #\S+.*Video: h264/.test(info),
-    hasAudio: /Stream #\S+.*Audio:/.test(info),
+    brand: ftypBrand(file),
     width: size ? Number(size[1]) : 0,
     height: size ? Number(size[2]) : 0,
-    frames,
-    decodeErrors: decode.status === 0 ? '' : decode.stderr,
+    hasVideo: /Stream #\S+.*Video: h264/.test(info),
+    hasAudio: /Stream #\S+.*Audio:/.test(info),
+    frames: (decode.stdout as Buffer).length / 64,
+    decodeErrors: decode.status === 0 ? decode.stderr.toString() : `exit ${decode.status}: ${decode.stderr}`,
   };
 }
 
-/** Frame `index` as raw 8-bit gray pixels (width × height). */
-export function grayFrame(file: string, index: number, width: number, height: number): Buffer {
+/** Frame `index` as raw rgb24 bytes. */
+export function rgbFrame(file: string, index: number, width: number, height: number): Buffer {
   const res = spawnSync(
     ffmpeg.path,
-    ['-v', 'error', '-i', file, '-vf', `select=eq(n\\,${index})`, '-vframes', '1', '-f', 'rawvideo', '-pix_fmt', 'gray', '-'],
+    ['-v', 'error', '-i', file, '-vf', `select=eq(n\\,${index})`, '-vsync', '0', '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'],
     { maxBuffer: 64 * 1024 * 1024 },
   );
   const buf = res.stdout as Buffer;
-  if (buf.length !== width * height) throw new Error(`frame ${index}: got ${buf.length} bytes`);
+  if (buf.length !== width * height * 3) throw new Error(`frame ${index}: got ${buf.length} bytes`);
   return buf;
 }
 
-/** Mean absolute difference of two gray frames inside a box. */
+/** Mean absolute difference of two rgb frames inside a box, per channel value. */
 export function meanDiff(a: Buffer, b: Buffer, width: number, box: { x: number; y: number; w: number; h: number }): number {
   let sum = 0;
   for (let y = box.y; y < box.y + box.h; y++) {
-    for (let x = box.x; x < box.x + box.w; x++) sum += Math.abs(a[y * width + x]! - b[y * width + x]!);
+    for (let x = box.x; x < box.x + box.w; x++) {
+      const o = (y * width + x) * 3;
+      sum += Math.abs(a[o]! - b[o]!) + Math.abs(a[o + 1]! - b[o + 1]!) + Math.abs(a[o + 2]! - b[o + 2]!);
+    }
   }
-  return sum / (box.w * box.h);
+  return sum / (box.w * box.h * 3);
 }
