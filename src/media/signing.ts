@@ -45,8 +45,10 @@ export interface VerifyMediaSignatureInput {
 export function verifyMediaSignature(input: VerifyMediaSignatureInput): MediaSignatureCheck {
   const { expires, signature } = input;
   if (!expires || !signature || !/^\d{1,12}$/.test(expires) || !/^[A-Za-z0-9_-]{43}$/.test(signature)) return 'invalid';
-  const expected = mac(input.key, input.owner, input.objectKey, Number(expires));
-  const given = Buffer.from(signature, 'base64url');
+  // Compare the canonical text, not decoded bytes: base64url's last character carries two
+  // unused bits, so decoding would accept four spellings of one signature.
+  const expected = Buffer.from(mac(input.key, input.owner, input.objectKey, Number(expires)).toString('base64url'));
+  const given = Buffer.from(signature);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'invalid';
   return Number(expires) * 1000 <= input.now ? 'expired' : 'ok';
 }

@@ -48,6 +48,20 @@ describe('signatures', () => {
     expect(check({ signature: signature.slice(0, -1) + (signature.endsWith('A') ? 'B' : 'A') })).toBe('invalid');
     expect(check({ expires: '1e12' })).toBe('invalid');
   });
+
+  it('accepts only the canonical spelling of a signature (no base64url padding-bit variants)', () => {
+    const url = new URL(sign('usr_a', 'results/clip.mp4', 60));
+    const signature = url.searchParams.get('signature')!;
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const last = alphabet.indexOf(signature.at(-1)!);
+    for (let bits = 0; bits < 4; bits++) {
+      const variant = signature.slice(0, -1) + alphabet[(last & ~3) | bits];
+      const result = verifyMediaSignature({
+        key: urlKey, owner: 'usr_a', objectKey: 'results/clip.mp4', expires: url.searchParams.get('expires')!, signature: variant, now,
+      });
+      expect(result).toBe(variant === signature ? 'ok' : 'invalid');
+    }
+  });
 });
 
 describe('GET /media/*', () => {
