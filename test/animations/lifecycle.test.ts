@@ -56,7 +56,7 @@ describe('animation lifecycle', () => {
     const media = await h.app.request(path);
     expect(media.status).toBe(200);
     expect(media.headers.get('content-type')).toBe('video/quicktime');
-    const tampered = path.replace(/signature=(.)/, (_m, ch: string) => `signature=${ch === 'A' ? 'B' : 'A'}`);
+    const tampered = path.replace(/signature=(.)/, (_m: string, ch: string) => `signature=${ch === 'A' ? 'B' : 'A'}`);
     expect(tampered).not.toBe(path);
     expect((await h.app.request(tampered)).status).toBe(403);
     const src = await h.app.request(rec.source_url.replace('http://mimic.test', ''));
