@@ -38,6 +38,14 @@ export interface Config {
     readonly maxVideoBytes: number;
   };
   readonly computeBackend: 'local';
+  /** Who wraps the vault's key-encryption keys: 'local' (the master key); see src/vault/providers/README.md. */
+  readonly keyProvider: string;
+  readonly tools: {
+    /** Default upstream deadline of a tool call (a tool's config.timeout_ms overrides it). */
+    readonly timeoutMs: number;
+    /** Largest upstream response a tool call reads; larger is a 502. */
+    readonly maxResponseBytes: number;
+  };
   readonly logRequests: boolean;
 }
 
@@ -160,6 +168,11 @@ export function loadConfig(env: Env = process.env, opts: { generateKey?: boolean
       maxVideoBytes: int(env, 'MIMIC_MAX_VIDEO_BYTES', 100 * MiB, 1024),
     },
     computeBackend: 'local',
+    keyProvider: env.MIMIC_KEY_PROVIDER || 'local',
+    tools: {
+      timeoutMs: int(env, 'MIMIC_TOOL_TIMEOUT_MS', 10_000, 100, 60_000),
+      maxResponseBytes: int(env, 'MIMIC_TOOL_MAX_RESPONSE_BYTES', 1 * MiB, 1024, 64 * MiB),
+    },
     logRequests: bool(env, 'MIMIC_LOG_REQUESTS', true),
   });
 }

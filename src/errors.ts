@@ -20,7 +20,11 @@ export const ERROR_STATUS = {
   UnsupportedMediaTypeError: 415,
   TooManyRequestsError: 429,
   InternalServerError: 500,
+  /** A tool's upstream could not be reached or sent something unusable. */
+  BadGatewayError: 502,
   ServiceUnavailableError: 503,
+  /** A tool's upstream did not answer in time. */
+  GatewayTimeoutError: 504,
 } as const;
 
 export type ErrorKind = keyof typeof ERROR_STATUS;

@@ -5,6 +5,9 @@ import { createApp } from './app.ts';
 import { mediaRoutes } from './http/routes/media.ts';
 import { webhookRoutes } from './http/routes/webhooks.ts';
 import { imageRoutes } from './http/routes/images.ts';
+import { secretRoutes } from './http/routes/secrets.ts';
+import { toolRoutes } from './http/routes/tools.ts';
+import { auditRoutes } from './http/routes/audit.ts';
 
 export interface RunningServer {
   services: Services;
@@ -28,6 +31,9 @@ export function buildApp(services: Services, isReady: () => boolean = () => true
         storageScheme: services.config.storageScheme,
         maxBytes: services.config.fetch.maxImageBytes,
       }),
+      secretRoutes(services.secrets, services.config.publicUrl),
+      toolRoutes(services.tools),
+      auditRoutes(services.store),
     ],
     isReady,
   });
@@ -35,6 +41,13 @@ export function buildApp(services: Services, isReady: () => boolean = () => true
 
 export async function startServer(config: Config, opts: ServiceOptions = {}): Promise<RunningServer> {
   const services = createServices(config, opts);
+  try {
+    // Refuse to serve with a key that cannot decrypt what is stored (VaultKeyError says why).
+    await services.vault.ready();
+  } catch (err) {
+    await services.close();
+    throw err;
+  }
   let ready = false;
   const app = buildApp(services, () => ready);
   const server = await new Promise<ServerType>((resolve) => {

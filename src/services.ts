@@ -19,6 +19,11 @@ import { createLocalMediaStore, createMediaAccess, type LocalMediaStore, type Me
 import { createWebhookDispatcher, enqueueWebhook, type WebhookDispatcher } from './webhooks/index.ts';
 import { createWebhookSecrets, type WebhookSecrets } from './webhooks/secrets.ts';
 import type { AuthUser } from './http/env.ts';
+import { createVault, createKeyProvider, type Vault } from './vault/index.ts';
+import type { SecretDeps } from './secrets/deps.ts';
+import { createOAuth2Refresher } from './secrets/oauth2/index.ts';
+import { auditRefresh, createVaultTokenStore } from './secrets/oauth2-tokens.ts';
+import type { ToolCallDeps } from './tools/call.ts';
 
 export interface ServiceOptions {
   clock?: Clock;
@@ -48,6 +53,9 @@ export interface Services {
   webhookSecrets: WebhookSecrets;
   verifyKey: (apiKey: string) => AuthUser | null;
   urlKey: Buffer;
+  vault: Vault;
+  secrets: SecretDeps;
+  tools: ToolCallDeps;
   close(): Promise<void>;
 }
 
@@ -122,10 +130,23 @@ export function createServices(config: Config, opts: ServiceOptions = {}): Servi
     },
   });
 
+  // The vault checks its keys as it starts (server.ts waits for vault.ready() before listening).
+  const vault = createVault({ store, provider: createKeyProvider(config.keyProvider, config.masterKey), masterKey: config.masterKey, clock, newId, log });
+  const secrets: SecretDeps = { store, vault, clock, newId };
+  const refresher = createOAuth2Refresher({
+    tokens: createVaultTokenStore(secrets),
+    sqlite: store.sqlite,
+    client,
+    clock,
+    log,
+    onEvent: (e) => auditRefresh(secrets, e),
+  });
+  const tools: ToolCallDeps = { ...secrets, client, refresher, log, limits: config.tools };
+
   const verifyKey = makeKeyVerifier({ store, clock, newId, apiKeyHashKey: deriveKey(config.masterKey, 'api-key-hash') });
 
   return {
-    config, store, log, clock, animations, render, client, backend, mediaStore, media, queue, worker, dispatcher, webhookSecrets, verifyKey, urlKey,
+    config, store, log, clock, animations, render, client, backend, mediaStore, media, queue, worker, dispatcher, webhookSecrets, verifyKey, urlKey, vault, secrets, tools,
     async close() {
       await backend.close();
       await client.close();

@@ -1,27 +1,14 @@
 import { parseArgs } from 'node:util';
-import type { Config } from '../config.ts';
 import { openStore } from '../db/client.ts';
 import { deriveKey } from '../keys.ts';
 import { systemClock, randomId } from '../clock.ts';
 import { addCredits, createKey, createUser, listKeys, listUsers, revokeKey, type UserDeps } from '../users/store.ts';
 import { PERMISSIONS, isPermission, type Permission } from '../users/permissions.ts';
+import { UsageError, type Command, type CommandContext } from './command.ts';
+import { VAULT_COMMANDS } from '../vault/cli.ts';
+import { SECRET_COMMANDS } from '../secrets/cli.ts';
 
-/** An operator command: a help text and a run function printing JSON lines to stdout. */
-export interface Command {
-  usage: string;
-  help: string;
-  options?: Record<string, { type: 'string' | 'boolean'; short?: string }>;
-  positionals?: number;
-  run(ctx: CommandContext, values: Record<string, string | boolean | undefined>, positionals: string[]): Promise<number> | number;
-}
-
-export interface CommandContext {
-  config: Config;
-  out: (line: string) => void;
-  err: (line: string) => void;
-}
-
-export class UsageError extends Error {}
+export { UsageError, type Command, type CommandContext } from './command.ts';
 
 function withUsers<T>(ctx: CommandContext, fn: (deps: UserDeps) => T): T {
   const store = openStore(ctx.config.databaseFile);
@@ -134,6 +121,8 @@ export const COMMANDS: Record<string, Command> = {
       return 0;
     },
   },
+  ...VAULT_COMMANDS,
+  ...SECRET_COMMANDS,
   migrate: {
     usage: 'migrate',
     help: 'Applies pending database migrations (the server also does this on start).',

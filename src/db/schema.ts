@@ -1,2 +1,3 @@
 export * from './schema/core.ts';
 export * from './schema/webhooks.ts';
+export * from './schema/vault.ts';

@@ -2,6 +2,8 @@ import type { TSchema } from '@sinclair/typebox';
 import { JsonError } from '../schemas/common.ts';
 import { AnimationList, Animation, CreateAnimationResponse, type AnimationSchemas } from '../schemas/animations.ts';
 import { ERROR_STATUS } from '../errors.ts';
+import { CreateSecret, Secret, SecretList, UpdateSecret } from '../schemas/secrets.ts';
+import { AuditList, Tool, ToolBody, ToolCallBody, ToolCallResult, ToolList } from '../schemas/tools.ts';
 
 interface Operation {
   method: 'get' | 'post' | 'put' | 'delete';
@@ -17,6 +19,8 @@ interface Operation {
 }
 
 const idParam = { name: 'id', in: 'path' as const, description: 'the animation id', required: true };
+const secretId = { name: 'id', in: 'path' as const, description: 'the secret id', required: true };
+const toolId = { name: 'id', in: 'path' as const, description: 'the tool id', required: true };
 const pageParams = [
   { name: 'limit', in: 'query' as const, description: 'page size, 1 to 100 (default 20)' },
   { name: 'token', in: 'query' as const, description: 'the token of the previous page' },
@@ -63,6 +67,62 @@ function operations(s: AnimationSchemas): Operation[] {
       method: 'get', path: '/webhooks/messages', summary: 'Webhook deliveries and their attempts', tag: 'Webhooks',
       params: [...pageParams, { name: 'resource_id', in: 'query', description: 'only messages about this record' }],
       ok: { status: 200, description: 'a page of messages' }, errors: ['AuthorizationError', 'BadRequestError'],
+    },
+    {
+      method: 'post', path: '/secrets', summary: 'Store a credential (bearer, api_key or basic); oauth2 is connected in the studio', tag: 'Secrets',
+      body: CreateSecret, ok: { status: 201, schema: Secret, description: 'the secret, with sanitized_secret only' },
+      errors: ['BadRequestError', 'AuthorizationError', 'PayloadTooLargeError'],
+    },
+    {
+      method: 'get', path: '/secrets', summary: 'List your secrets, newest first (next page: X-Next-Token / Link headers)', tag: 'Secrets', params: pageParams,
+      ok: { status: 200, schema: SecretList, description: 'a page of secrets' }, errors: ['BadRequestError', 'AuthorizationError'],
+    },
+    {
+      method: 'get', path: '/secrets/{id}', summary: 'Get a secret (never its value)', tag: 'Secrets', params: [secretId],
+      ok: { status: 200, schema: Secret, description: 'the secret' }, errors: ['AuthorizationError', 'NotFoundError'],
+    },
+    {
+      method: 'put', path: '/secrets/{id}', summary: 'Replace the stored credential; the next tool call uses it', tag: 'Secrets', params: [secretId],
+      body: UpdateSecret, ok: { status: 200, schema: Secret, description: 'the secret' }, errors: ['BadRequestError', 'AuthorizationError', 'NotFoundError'],
+    },
+    {
+      method: 'delete', path: '/secrets/{id}', summary: 'Delete a secret (409 while a tool refers to it)', tag: 'Secrets', params: [secretId],
+      ok: { status: 200, schema: Secret, description: 'the deleted secret' }, errors: ['AuthorizationError', 'NotFoundError', 'ConflictError'],
+    },
+    {
+      method: 'post', path: '/tools', summary: 'Define a server or client tool', tag: 'Tools', body: ToolBody,
+      ok: { status: 201, schema: Tool, description: 'the tool' }, errors: ['BadRequestError', 'AuthorizationError', 'NotFoundError', 'PayloadTooLargeError'],
+    },
+    {
+      method: 'get', path: '/tools', summary: 'List your tools, newest first', tag: 'Tools', params: pageParams,
+      ok: { status: 200, schema: ToolList, description: 'a page of tools' }, errors: ['BadRequestError', 'AuthorizationError'],
+    },
+    {
+      method: 'get', path: '/tools/{id}', summary: 'Get a tool', tag: 'Tools', params: [toolId],
+      ok: { status: 200, schema: Tool, description: 'the tool' }, errors: ['AuthorizationError', 'NotFoundError'],
+    },
+    {
+      method: 'put', path: '/tools/{id}', summary: 'Replace a tool (a new auth.secret_id swaps the secret)', tag: 'Tools', params: [toolId], body: ToolBody,
+      ok: { status: 200, schema: Tool, description: 'the tool' }, errors: ['BadRequestError', 'AuthorizationError', 'NotFoundError'],
+    },
+    {
+      method: 'delete', path: '/tools/{id}', summary: 'Delete a tool', tag: 'Tools', params: [toolId],
+      ok: { status: 200, schema: Tool, description: 'the deleted tool' }, errors: ['AuthorizationError', 'NotFoundError'],
+    },
+    {
+      method: 'post', path: '/tools/{id}/calls', summary: 'Call a server tool with input checked against its parameters', tag: 'Tools', params: [toolId],
+      body: ToolCallBody, ok: { status: 200, schema: ToolCallResult, description: 'the upstream answer, credentials masked' },
+      errors: ['BadRequestError', 'ValidationError', 'AuthorizationError', 'NotFoundError', 'ConflictError', 'BadGatewayError', 'GatewayTimeoutError'],
+    },
+    {
+      method: 'get', path: '/audit', summary: 'Your audit trail of secrets and tools, newest first', tag: 'Audit',
+      params: [
+        ...pageParams,
+        { name: 'secret_id', in: 'query', description: 'only events of this secret' },
+        { name: 'tool_id', in: 'query', description: 'only events of this tool' },
+        { name: 'action', in: 'query', description: 'only this action, e.g. secret.used' },
+      ],
+      ok: { status: 200, schema: AuditList, description: 'a page of events' }, errors: ['BadRequestError', 'AuthorizationError'],
     },
     {
       method: 'get', path: '/media/{path}', summary: 'A stored object at a signed, expiring URL (no API key)', tag: 'Media', auth: false,

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, type Config } from '../../src/config.ts';
@@ -10,12 +10,15 @@ import { randomId } from '../../src/clock.ts';
 import { createLogger } from '../../src/log.ts';
 import type { Permission } from '../../src/users/permissions.ts';
 import { createFakeBackend } from './fake-backend.ts';
+import { leakedIn } from './canaries.ts';
 
 export interface Harness {
   config: Config;
   services: Services;
   app: ReturnType<typeof buildApp>;
   logs: string[];
+  /** Every response this harness's call() saw (status, headers, body), for the leak-canary check in close(). */
+  seen: string[];
   user(opts?: { credits?: number; permissions?: Permission[] }): { id: string; key: string };
   call(method: string, path: string, opts?: { key?: string; body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
   close(): Promise<void>;
@@ -35,11 +38,13 @@ export function harness(env: Record<string, string> = {}, opts: ServiceOptions =
   const logs: string[] = [];
   const services = createServices(config, { backend: createFakeBackend(), log: createLogger((l) => logs.push(l)), ...opts });
   const app = buildApp(services);
+  const seen: string[] = [];
   return {
     config,
     services,
     app,
     logs,
+    seen,
     user({ credits = 10, permissions = [] } = {}) {
       const { user, apiKey } = createUser(
         { store: services.store, clock: services.clock, newId: randomId, apiKeyHashKey: deriveKey(config.masterKey, 'api-key-hash') },
@@ -63,13 +68,22 @@ export function harness(env: Record<string, string> = {}, opts: ServiceOptions =
       } catch {
         /* not JSON */
       }
+      seen.push(`${method} ${path} ${res.status} ${JSON.stringify([...res.headers])} ${text}`);
       return { status: res.status, body: parsed, headers: res.headers };
     },
     async close() {
+      // The leak canaries: no planted credential in any response, log line or audit row of this run.
+      const audit = services.store.sqlite.prepare('SELECT * FROM audit_events').all();
+      const leaks = [...new Set([...seen, ...logs, JSON.stringify(audit)].flatMap(leakedIn))];
       await services.worker.stop(0);
       await services.dispatcher.stop();
       await services.close();
+      // At rest too: the database files hold no credential in clear text.
+      for (const f of readdirSync(dataDir).filter((n) => n.startsWith('mimic.db'))) {
+        for (const leak of leakedIn(readFileSync(join(dataDir, f)).toString('latin1'))) leaks.push(`${leak.slice(0, 8)}… in ${f}`);
+      }
       rmSync(dataDir, { recursive: true, force: true });
+      if (leaks.length) throw new Error(`leak canary: ${leaks.length} planted credential form(s) appeared in a response, log line or audit row`);
     },
   };
 }

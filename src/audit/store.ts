@@ -1,0 +1,85 @@
+import { and, desc, eq, lt, or } from 'drizzle-orm';
+import type { Store } from '../db/client.ts';
+import { auditEvents, type AuditEventRow } from '../db/schema.ts';
+import type { IdFactory } from '../clock.ts';
+import type { PageCursor } from '../http/pagination.ts';
+
+/**
+ * The audit trail of secrets and tools. Rows hold ids, outcomes and non-secret facts only
+ * (upstream status, error kind, duration): a credential value has no column to go into,
+ * and `detail` is built by the callers below from fixed fields, never from a request body.
+ */
+export type AuditAction =
+  | 'secret.created'
+  | 'secret.updated'
+  | 'secret.deleted'
+  | 'secret.used'
+  | 'secret.refreshed'
+  | 'secret.needs_reauthorization'
+  | 'tool.created'
+  | 'tool.updated'
+  | 'tool.deleted'
+  | 'tool.called';
+
+export interface AuditDetail {
+  upstream_status?: number;
+  error_kind?: string;
+  reason?: string;
+  duration_ms?: number;
+  type?: string;
+  provider?: string;
+  changed?: string[];
+}
+
+export interface AuditEntry {
+  userId: string;
+  action: AuditAction;
+  outcome: 'success' | 'failure';
+  secretId?: string | null;
+  toolId?: string | null;
+  callId?: string | null;
+  detail?: AuditDetail;
+}
+
+export function recordAudit(store: Store, newId: IdFactory, at: number, e: AuditEntry): void {
+  store.db
+    .insert(auditEvents)
+    .values({
+      id: newId('aud'),
+      userId: e.userId,
+      at,
+      action: e.action,
+      outcome: e.outcome,
+      secretId: e.secretId ?? null,
+      toolId: e.toolId ?? null,
+      callId: e.callId ?? null,
+      detail: JSON.stringify(e.detail ?? {}),
+    })
+    .run();
+}
+
+export interface AuditFilter {
+  userId: string;
+  secretId?: string;
+  toolId?: string;
+  action?: string;
+}
+
+export function listAudit(store: Store, f: AuditFilter, limit: number, cursor: PageCursor | null): AuditEventRow[] {
+  const after = cursor ? or(lt(auditEvents.at, cursor.createdAt), and(eq(auditEvents.at, cursor.createdAt), lt(auditEvents.id, cursor.id))) : undefined;
+  return store.db
+    .select()
+    .from(auditEvents)
+    .where(
+      and(
+        eq(auditEvents.userId, f.userId),
+        f.secretId ? eq(auditEvents.secretId, f.secretId) : undefined,
+        f.toolId ? eq(auditEvents.toolId, f.toolId) : undefined,
+        f.action ? eq(auditEvents.action, f.action) : undefined,
+        after,
+      ),
+    )
+    .orderBy(desc(auditEvents.at), desc(auditEvents.id))
+    .limit(limit)
+    .all();
+}

@@ -1,0 +1,23 @@
+import { Hono } from 'hono';
+import type { AppEnv } from '../env.ts';
+import type { Store } from '../../db/client.ts';
+import { pageToken, parsePage } from '../pagination.ts';
+import { listAudit } from '../../audit/store.ts';
+import { presentAuditEvent } from '../../audit/present.ts';
+
+/** GET /audit: the caller's own trail, newest first; filter by secret_id, tool_id or action. */
+export function auditRoutes(store: Store) {
+  return new Hono<AppEnv>().get('/audit', (c) => {
+    const { limit, cursor } = parsePage(c.req.query());
+    const q = c.req.query();
+    const rows = listAudit(
+      store,
+      { userId: c.var.user.id, ...(q.secret_id ? { secretId: q.secret_id } : {}), ...(q.tool_id ? { toolId: q.tool_id } : {}), ...(q.action ? { action: q.action } : {}) },
+      limit + 1,
+      cursor,
+    );
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return c.json({ events: page.map(presentAuditEvent), ...(rows.length > limit && last ? { token: pageToken({ createdAt: last.at, id: last.id }) } : {}) });
+  });
+}

@@ -1,0 +1,24 @@
+import type { Store } from '../db/client.ts';
+import type { Clock, IdFactory } from '../clock.ts';
+import type { SealedValue } from './store.ts';
+
+/** The part of the vault the secrets domain uses (src/vault implements it). */
+export interface SecretVault {
+  seal(userId: string, secretId: string, values: Record<string, string>): Promise<SealedValue[]>;
+  open(userId: string, secretId: string, rows: SealedValue[]): Promise<Record<string, string>>;
+}
+
+export interface SecretDeps {
+  store: Store;
+  vault: SecretVault;
+  clock: Clock;
+  newId: IdFactory;
+}
+
+/** Which encrypted fields each type stores. Everything else about a secret is not secret. */
+export const SECRET_FIELDS = {
+  bearer: ['token'],
+  api_key: ['api_key'],
+  basic: ['username', 'password'],
+  oauth2: ['access_token', 'refresh_token', 'client_secret'],
+} as const;

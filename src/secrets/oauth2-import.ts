@@ -1,0 +1,83 @@
+import { eq } from 'drizzle-orm';
+import { secrets, users, type SecretRow } from '../db/schema.ts';
+import { recordAudit } from '../audit/store.ts';
+import type { SecretView } from '../schemas/secrets.ts';
+import type { SecretDeps } from './deps.ts';
+import { presentSecret } from './present.ts';
+import { getSecret, writeSealedValues } from './store.ts';
+
+export interface OAuth2Import {
+  userId: string;
+  provider: string;
+  tokenUrl: string;
+  clientId: string;
+  clientSecret: string;
+  accessToken: string;
+  refreshToken: string;
+  /** Seconds the access token stays valid from now. */
+  expiresIn: number;
+  /** Replace the grant of this existing oauth2 secret (re-authorization) instead of creating one. */
+  secretId?: string;
+}
+
+export class ImportError extends Error {}
+
+const PRINTABLE = /^[\x21-\x7e]+$/;
+
+function check(input: OAuth2Import): void {
+  let url: URL;
+  try {
+    url = new URL(input.tokenUrl);
+  } catch {
+    throw new ImportError('--token-url is not a valid absolute URL');
+  }
+  if (url.protocol !== 'https:') throw new ImportError('--token-url must be an https URL (tokens are exchanged there)');
+  if (url.username || url.password) throw new ImportError('--token-url must not carry user:password@');
+  if (!input.provider.trim() || input.provider.length > 200) throw new ImportError('--provider must be 1 to 200 characters');
+  for (const [flag, value] of [['--client-id', input.clientId], ['--client-secret', input.clientSecret], ['--access-token', input.accessToken], ['--refresh-token', input.refreshToken]] as const) {
+    if (!PRINTABLE.test(value) || value.length > 8192) throw new ImportError(`${flag} must be 1 to 8192 printable ASCII characters without spaces`);
+  }
+  if (!Number.isSafeInteger(input.expiresIn) || input.expiresIn < 0) throw new ImportError('--expires-in must be a whole number of seconds, 0 or more');
+}
+
+/**
+ * Stores an existing oauth2 grant (what the studio will do after its consent screen). With
+ * `secretId` it replaces that secret's grant and clears `needs_reauthorization`.
+ */
+export async function importOAuth2Grant(deps: SecretDeps, input: OAuth2Import): Promise<SecretView> {
+  check(input);
+  if (!deps.store.db.select({ id: users.id }).from(users).where(eq(users.id, input.userId)).get()) throw new ImportError(`user ${input.userId} does not exist`);
+  if (input.secretId) {
+    const existing = getSecret(deps.store, input.userId, input.secretId);
+    if (!existing) throw new ImportError(`secret ${input.secretId} does not exist for user ${input.userId}`);
+    if (existing.type !== 'oauth2') throw new ImportError(`secret ${input.secretId} is a ${existing.type} secret, not oauth2`);
+  }
+  const id = input.secretId ?? deps.newId('sec');
+  const sealed = await deps.vault.seal(input.userId, id, {
+    access_token: input.accessToken,
+    refresh_token: input.refreshToken,
+    client_secret: input.clientSecret,
+  });
+  const now = deps.clock.now();
+  const grant = { provider: input.provider, tokenUrl: input.tokenUrl, clientId: input.clientId, expiresAt: now + input.expiresIn * 1000, status: 'active' as const };
+  const row = deps.store.sqlite.transaction((): SecretRow => {
+    if (input.secretId) {
+      const existing = getSecret(deps.store, input.userId, id);
+      if (!existing) throw new ImportError(`secret ${id} was deleted meanwhile`);
+      const patch = { ...grant, version: existing.version + 1, updatedAt: now };
+      deps.store.db.update(secrets).set(patch).where(eq(secrets.id, id)).run();
+      writeSealedValues(deps.store, id, sealed, { replaceAll: true });
+      recordAudit(deps.store, deps.newId, now, { userId: input.userId, action: 'secret.updated', outcome: 'success', secretId: id, detail: { type: 'oauth2', changed: ['grant'] } });
+      return { ...existing, ...patch };
+    }
+    const created: SecretRow = {
+      id, userId: input.userId, type: 'oauth2', headerName: null, ...grant, version: 1,
+      createdAt: now, updatedAt: now, lastUsedAt: null, refreshedAt: null, lockOwner: null, lockUntil: null,
+    };
+    deps.store.db.insert(secrets).values(created).run();
+    writeSealedValues(deps.store, id, sealed, { replaceAll: false });
+    recordAudit(deps.store, deps.newId, now, { userId: input.userId, action: 'secret.created', outcome: 'success', secretId: id, detail: { type: 'oauth2', provider: input.provider } });
+    return created;
+  })();
+  return presentSecret(row);
+}

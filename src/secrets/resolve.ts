@@ -1,0 +1,40 @@
+import { eq, sql } from 'drizzle-orm';
+import { secrets, type SecretRow } from '../db/schema.ts';
+import type { Credential } from './credential.ts';
+import { DEFAULT_API_KEY_HEADER } from './credential.ts';
+import type { SecretDeps } from './deps.ts';
+import { getSecretById, sealedValuesOf } from './store.ts';
+
+/** Decrypts a secret's stored values: for one outbound call, never for a response. */
+export async function openSecretValues(deps: SecretDeps, row: SecretRow): Promise<Record<string, string>> {
+  return deps.vault.open(row.userId, row.id, sealedValuesOf(deps.store, row.id));
+}
+
+/**
+ * The credential of a bearer, api_key or basic secret. oauth2 secrets go through the
+ * refresher, which owns their access token's freshness.
+ */
+export async function staticCredential(deps: SecretDeps, row: SecretRow): Promise<Credential> {
+  const v = await openSecretValues(deps, row);
+  const need = (field: string): string => {
+    const value = v[field];
+    if (value === undefined) throw new Error(`secret ${row.id} has no stored ${field}`);
+    return value;
+  };
+  switch (row.type) {
+    case 'bearer':
+      return { type: 'bearer', token: need('token') };
+    case 'api_key':
+      return { type: 'api_key', apiKey: need('api_key'), headerName: row.headerName ?? DEFAULT_API_KEY_HEADER };
+    case 'basic':
+      return { type: 'basic', username: need('username'), password: need('password') };
+    case 'oauth2':
+      return { type: 'oauth2', accessToken: need('access_token') };
+  }
+}
+
+export function markUsed(deps: SecretDeps, secretId: string, at: number): void {
+  deps.store.db.update(secrets).set({ lastUsedAt: sql`max(coalesce(${secrets.lastUsedAt}, 0), ${at})` }).where(eq(secrets.id, secretId)).run();
+}
+
+export { getSecretById };

@@ -1,0 +1,141 @@
+import { eq } from 'drizzle-orm';
+import { ApiError, notFound } from '../errors.ts';
+import { secrets, type SecretRow } from '../db/schema.ts';
+import { pageToken, type PageCursor } from '../http/pagination.ts';
+import { validate } from '../schemas/ajv.ts';
+import {
+  CreateApiKeySecret, CreateBasicSecret, CreateBearerSecret, FORBIDDEN_HEADER_NAMES,
+  UpdateApiKeySecret, UpdateBasicSecret, UpdateBearerSecret, UpdateOAuth2Secret,
+  type SecretView,
+} from '../schemas/secrets.ts';
+import { recordAudit } from '../audit/store.ts';
+import { DEFAULT_API_KEY_HEADER, type SecretType } from './credential.ts';
+import { SECRET_FIELDS, type SecretDeps } from './deps.ts';
+import { presentSecret } from './present.ts';
+import { getSecret, listSecrets, toolsReferencing, writeSealedValues } from './store.ts';
+
+export const OAUTH2_VIA_API =
+  'oauth2 secrets are connected in the studio, not created through the API (until the studio exists, an operator imports an existing grant with `mimic secrets import-oauth2`)';
+
+const CREATE_SCHEMAS = { bearer: CreateBearerSecret, api_key: CreateApiKeySecret, basic: CreateBasicSecret } as const;
+const UPDATE_SCHEMAS = { bearer: UpdateBearerSecret, api_key: UpdateApiKeySecret, basic: UpdateBasicSecret, oauth2: UpdateOAuth2Secret } as const;
+type ApiType = keyof typeof CREATE_SCHEMAS;
+
+function apiTypeOf(body: Record<string, unknown>, fallback?: SecretType): SecretType {
+  const type = body.type ?? fallback;
+  if (type === 'oauth2') return 'oauth2';
+  if (type === 'bearer' || type === 'api_key' || type === 'basic') return type;
+  throw new ApiError('BadRequestError', 'Invalid request body: type must be one of bearer, api_key, basic', [
+    { field: 'type', message: type === undefined ? 'is required' : 'must be one of bearer, api_key, basic (oauth2 is connected in the studio)' },
+  ]);
+}
+
+function checkHeaderName(name: unknown): void {
+  if (typeof name === 'string' && (FORBIDDEN_HEADER_NAMES as readonly string[]).includes(name.toLowerCase())) {
+    throw new ApiError('BadRequestError', `Invalid request body: header_name ${name} would break the outbound request`, [
+      { field: 'header_name', message: `must not be one of ${FORBIDDEN_HEADER_NAMES.join(', ')}` },
+    ]);
+  }
+}
+
+/** The encrypted values a body supplies, by field name; null and absent mean "keep". */
+function valuesOf(type: ApiType, body: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const field of SECRET_FIELDS[type]) {
+    const v = body[field];
+    if (typeof v === 'string') out[field] = v;
+  }
+  return out;
+}
+
+export async function createSecret(deps: SecretDeps, userId: string, body: Record<string, unknown>): Promise<SecretView> {
+  const type = apiTypeOf(body);
+  if (type === 'oauth2') throw new ApiError('BadRequestError', OAUTH2_VIA_API, [{ field: 'type', message: 'oauth2 is connected in the studio' }]);
+  validate(CREATE_SCHEMAS[type], body);
+  checkHeaderName(body.header_name);
+  const id = deps.newId('sec');
+  const sealed = await deps.vault.seal(userId, id, valuesOf(type, body));
+  const now = deps.clock.now();
+  const row: SecretRow = {
+    id, userId, provider: body.provider as string, type,
+    headerName: type === 'api_key' ? ((body.header_name as string | undefined) ?? DEFAULT_API_KEY_HEADER) : null,
+    tokenUrl: null, clientId: null, expiresAt: null, status: 'active', version: 1,
+    createdAt: now, updatedAt: now, lastUsedAt: null, refreshedAt: null, lockOwner: null, lockUntil: null,
+  };
+  deps.store.sqlite.transaction(() => {
+    deps.store.db.insert(secrets).values(row).run();
+    writeSealedValues(deps.store, id, sealed, { replaceAll: false });
+    recordAudit(deps.store, deps.newId, now, { userId, action: 'secret.created', outcome: 'success', secretId: id, detail: { type, provider: row.provider } });
+  })();
+  return presentSecret(row);
+}
+
+/**
+ * PUT /secrets/{id}: replaces the credential. Fields left out (or null) keep their stored
+ * value; a change of `type` needs every field of the new type. The next tool call reads the
+ * new values (nothing caches plaintext between calls).
+ */
+export async function updateSecret(deps: SecretDeps, userId: string, id: string, body: Record<string, unknown>): Promise<SecretView> {
+  const current = getSecret(deps.store, userId, id);
+  if (!current) throw notFound('Secret');
+  const type = apiTypeOf(body, current.type);
+  if (type === 'oauth2' && current.type !== 'oauth2') throw new ApiError('BadRequestError', OAUTH2_VIA_API, [{ field: 'type', message: 'oauth2 is connected in the studio' }]);
+  if (type !== 'oauth2' && current.type === 'oauth2') {
+    throw new ApiError('BadRequestError', 'An oauth2 secret cannot be turned into another type; create a new secret instead', [{ field: 'type', message: 'must stay oauth2' }]);
+  }
+  validate(UPDATE_SCHEMAS[type], body);
+  checkHeaderName(body.header_name);
+  const typeChanged = type !== current.type;
+  if (typeChanged) {
+    validate(CREATE_SCHEMAS[type as ApiType], { provider: current.provider, ...body, type });
+  }
+  const values = type === 'oauth2' ? {} : valuesOf(type, body);
+  const sealed = Object.keys(values).length ? await deps.vault.seal(userId, id, values) : [];
+  const now = deps.clock.now();
+  const headerName = type === 'api_key' ? ((body.header_name as string | undefined) ?? (typeChanged ? DEFAULT_API_KEY_HEADER : current.headerName)) : null;
+  const provider = (body.provider as string | undefined) ?? current.provider;
+  const changed = [...(body.provider !== undefined ? ['provider'] : []), ...(typeChanged ? ['type'] : []), ...Object.keys(values), ...(body.header_name !== undefined ? ['header_name'] : [])];
+  const updated = deps.store.sqlite.transaction(() => {
+    const row = getSecret(deps.store, userId, id);
+    if (!row) throw notFound('Secret');
+    const patch = { provider, type, headerName, updatedAt: now, version: row.version + 1 };
+    deps.store.db.update(secrets).set(patch).where(eq(secrets.id, id)).run();
+    writeSealedValues(deps.store, id, sealed, { replaceAll: typeChanged });
+    recordAudit(deps.store, deps.newId, now, { userId, action: 'secret.updated', outcome: 'success', secretId: id, detail: { type, changed } });
+    return { ...row, ...patch };
+  })();
+  return presentSecret(updated);
+}
+
+/** DELETE /secrets/{id}: refused with 409 while a tool refers to it. Answers the secret as it was. */
+export function deleteSecret(deps: SecretDeps, userId: string, id: string): SecretView {
+  return deps.store.sqlite.transaction(() => {
+    const row = getSecret(deps.store, userId, id);
+    if (!row) throw notFound('Secret');
+    const users = toolsReferencing(deps.store, id);
+    if (users.length) {
+      throw new ApiError('ConflictError', `Secret ${id} is used by ${users.length === 20 ? 'at least 20 tools' : `${users.length} tool(s)`}; change or delete them first`, {
+        tool_ids: users,
+      });
+    }
+    deps.store.db.delete(secrets).where(eq(secrets.id, id)).run();
+    recordAudit(deps.store, deps.newId, deps.clock.now(), { userId, action: 'secret.deleted', outcome: 'success', secretId: id, detail: { type: row.type } });
+    return presentSecret(row);
+  })();
+}
+
+export function fetchSecret(deps: SecretDeps, userId: string, id: string): SecretView {
+  const row = getSecret(deps.store, userId, id);
+  if (!row) throw notFound('Secret');
+  return presentSecret(row);
+}
+
+export function pageSecrets(deps: SecretDeps, userId: string, limit: number, cursor: PageCursor | null): { secrets: SecretView[]; token?: string } {
+  const rows = listSecrets(deps.store, userId, limit + 1, cursor);
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    secrets: page.map(presentSecret),
+    ...(rows.length > limit && last ? { token: pageToken({ createdAt: last.createdAt, id: last.id }) } : {}),
+  };
+}

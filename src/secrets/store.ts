@@ -1,0 +1,63 @@
+import { and, count, desc, eq, lt, or } from 'drizzle-orm';
+import type { Store } from '../db/client.ts';
+import { secretFields, secrets, tools, type SecretRow } from '../db/schema.ts';
+import type { PageCursor } from '../http/pagination.ts';
+
+/** Reads and writes of secret rows. Transactions stay in the callers' synchronous blocks; nothing here awaits. */
+
+export interface SealedValue {
+  field: string;
+  kekId: string;
+  wrappedKey: string;
+  ciphertext: string;
+}
+
+export function getSecret(store: Store, userId: string, id: string): SecretRow | undefined {
+  return store.db.select().from(secrets).where(and(eq(secrets.id, id), eq(secrets.userId, userId))).get();
+}
+
+export function getSecretById(store: Store, id: string): SecretRow | undefined {
+  return store.db.select().from(secrets).where(eq(secrets.id, id)).get();
+}
+
+export function sealedValuesOf(store: Store, secretId: string): SealedValue[] {
+  return store.db
+    .select({ field: secretFields.field, kekId: secretFields.kekId, wrappedKey: secretFields.wrappedKey, ciphertext: secretFields.ciphertext })
+    .from(secretFields)
+    .where(eq(secretFields.secretId, secretId))
+    .all();
+}
+
+export function listSecrets(store: Store, userId: string, limit: number, cursor: PageCursor | null): SecretRow[] {
+  const after = cursor ? or(lt(secrets.createdAt, cursor.createdAt), and(eq(secrets.createdAt, cursor.createdAt), lt(secrets.id, cursor.id))) : undefined;
+  return store.db
+    .select()
+    .from(secrets)
+    .where(and(eq(secrets.userId, userId), after))
+    .orderBy(desc(secrets.createdAt), desc(secrets.id))
+    .limit(limit)
+    .all();
+}
+
+/** Replaces the given encrypted values (one row per field) and removes fields not in `keep`. */
+export function writeSealedValues(store: Store, secretId: string, values: SealedValue[], opts: { replaceAll: boolean }): void {
+  if (opts.replaceAll) store.db.delete(secretFields).where(eq(secretFields.secretId, secretId)).run();
+  for (const v of values) {
+    store.db
+      .insert(secretFields)
+      .values({ secretId, ...v })
+      .onConflictDoUpdate({
+        target: [secretFields.secretId, secretFields.field],
+        set: { kekId: v.kekId, wrappedKey: v.wrappedKey, ciphertext: v.ciphertext },
+      })
+      .run();
+  }
+}
+
+export function toolsReferencing(store: Store, secretId: string, max = 20): string[] {
+  return store.db.select({ id: tools.id }).from(tools).where(eq(tools.secretId, secretId)).limit(max).all().map((r) => r.id);
+}
+
+export function countSecrets(store: Store, userId: string): number {
+  return store.db.select({ n: count() }).from(secrets).where(eq(secrets.userId, userId)).get()?.n ?? 0;
+}

@@ -1,0 +1,134 @@
+import { performance } from 'node:perf_hooks';
+import { ApiError, notFound } from '../errors.ts';
+import { isEgressError, type EgressError, type GuardedClient, type GuardedResponse } from '../egress/index.ts';
+import type { Logger } from '../log.ts';
+import type { ToolRow, SecretRow } from '../db/schema.ts';
+import { validate } from '../schemas/ajv.ts';
+import { ToolCallBody, type ToolCallResultView } from '../schemas/tools.ts';
+import { recordAudit, type AuditDetail } from '../audit/store.ts';
+import type { Credential } from '../secrets/credential.ts';
+import { getSecretById, markUsed, staticCredential } from '../secrets/resolve.ts';
+import { ReauthorizationRequired, RefreshFailed, type OAuth2Refresher } from '../secrets/oauth2/index.ts';
+import { parameterValidator } from './exec/parameters.ts';
+import { buildToolRequest, type ToolRequest } from './exec/request.ts';
+import { credentialForms, redactToolOutput } from './exec/redact.ts';
+import { shapeUpstreamResponse } from './exec/response.ts';
+import type { ToolDeps } from './service.ts';
+import { getTool } from './store.ts';
+
+export interface ToolCallDeps extends ToolDeps {
+  client: GuardedClient;
+  refresher: OAuth2Refresher;
+  log: Logger;
+  limits: { timeoutMs: number; maxResponseBytes: number };
+}
+
+interface ServerConfig {
+  type: 'server';
+  url: string;
+  method: string;
+  timeout_ms?: number;
+}
+
+/** Maps an outbound failure to the catalogue; messages name the host only (EgressError guarantees it). */
+function upstreamFailure(err: EgressError): ApiError {
+  switch (err.reason) {
+    case 'timeout':
+      return new ApiError('GatewayTimeoutError', `The tool's upstream did not answer in time: ${err.message}`);
+    case 'too_large':
+      return new ApiError('BadGatewayError', `The tool's upstream sent too much: ${err.message}`);
+    case 'refused_address':
+    case 'scheme':
+    case 'credentials_in_url':
+    case 'bad_url':
+      return new ApiError('BadRequestError', `The tool's URL may not be called: ${err.message}`, { reason: err.reason });
+    default:
+      return new ApiError('BadGatewayError', `The tool's upstream could not be reached: ${err.message}`, { reason: err.reason });
+  }
+}
+
+function reauthorization(secretId: string): ApiError {
+  return new ApiError(
+    'ConflictError',
+    `The oauth2 secret ${secretId} needs re-authorization: its refresh token was revoked. Connect it again (operators: mimic secrets import-oauth2 --secret ${secretId}).`,
+    { secret_id: secretId, status: 'needs_reauthorization' },
+  );
+}
+
+/** The credential for this call; oauth2 tokens come from the refresher, fresh enough to use. */
+async function credentialOf(deps: ToolCallDeps, secret: SecretRow): Promise<Credential> {
+  if (secret.type !== 'oauth2') return staticCredential(deps, secret);
+  if (secret.status === 'needs_reauthorization') throw reauthorization(secret.id);
+  return { type: 'oauth2', accessToken: await deps.refresher.accessTokenFor(secret.id) };
+}
+
+async function send(deps: ToolCallDeps, req: ToolRequest, timeoutMs: number): Promise<GuardedResponse> {
+  return deps.client.request(req.url, {
+    method: req.method,
+    headers: req.headers,
+    ...(req.body !== undefined ? { body: req.body } : {}),
+    timeoutMs,
+    maxBytes: deps.limits.maxResponseBytes,
+  });
+}
+
+/**
+ * POST /tools/{id}/calls: validates the input against the tool's parameters (no outbound
+ * request when it fails), attaches the secret's header, makes the call through the guarded
+ * client, and returns the upstream's answer with every form of the credential masked.
+ */
+export async function callTool(deps: ToolCallDeps, userId: string, toolId: string, raw: unknown): Promise<ToolCallResultView> {
+  const tool: ToolRow | undefined = getTool(deps.store, userId, toolId);
+  if (!tool) throw notFound('Tool');
+  const { input } = validate(ToolCallBody, raw, 'request body', 'ValidationError');
+  const config = JSON.parse(tool.config) as ServerConfig | { type: 'client' };
+  if (config.type !== 'server') {
+    throw new ApiError('BadRequestError', `Tool ${tool.id} is a client tool: it runs in the user's browser and is never called by the server`);
+  }
+  const parameters = (JSON.parse(tool.schema) as { parameters: object }).parameters;
+  const problems = parameterValidator(`${tool.id}:${tool.updatedAt}`, parameters)(input);
+  if (problems.length) {
+    const first = problems[0]!;
+    throw new ApiError('ValidationError', `Invalid tool input: ${first.field} ${first.message}`, problems);
+  }
+
+  const callId = deps.newId('call');
+  const started = performance.now();
+  const secret = tool.secretId ? getSecretById(deps.store, tool.secretId) : undefined;
+  if (tool.secretId && (!secret || secret.userId !== userId)) throw new ApiError('ConflictError', `The tool's secret ${tool.secretId} no longer exists`);
+  const used: Credential[] = [];
+  const audit = (outcome: 'success' | 'failure', detail: AuditDetail) =>
+    deps.store.sqlite.transaction(() => {
+      const at = deps.clock.now();
+      recordAudit(deps.store, deps.newId, at, {
+        userId, action: secret ? 'secret.used' : 'tool.called', outcome, toolId: tool.id, secretId: secret?.id ?? null, callId,
+        detail: { ...detail, duration_ms: Math.round(performance.now() - started) },
+      });
+      if (secret) markUsed(deps, secret.id, at);
+    })();
+
+  try {
+    let credential = secret ? await credentialOf(deps, secret) : undefined;
+    if (credential) used.push(credential);
+    const timeoutMs = config.timeout_ms ?? deps.limits.timeoutMs;
+    let res = await send(deps, buildToolRequest({ url: config.url, method: config.method, input, ...(credential ? { credential } : {}) }), timeoutMs);
+    if (res.status === 401 && secret && credential?.type === 'oauth2') {
+      // A stale access token: one refresh (single-flight with every other caller) and one retry.
+      credential = { type: 'oauth2', accessToken: await deps.refresher.refreshAfterRejection(secret.id, credential.accessToken) };
+      used.push(credential);
+      res = await send(deps, buildToolRequest({ url: config.url, method: config.method, input, credential }), timeoutMs);
+    }
+    const output = redactToolOutput(shapeUpstreamResponse(res), used.flatMap(credentialForms));
+    audit(res.status < 400 ? 'success' : 'failure', { upstream_status: res.status });
+    return { call_id: callId, tool_id: tool.id, name: tool.name, input, output, duration_ms: Math.round((performance.now() - started) * 10) / 10 };
+  } catch (err) {
+    const mapped =
+      err instanceof ApiError ? err
+      : err instanceof ReauthorizationRequired ? reauthorization(secret!.id)
+      : err instanceof RefreshFailed ? new ApiError('BadGatewayError', `Refreshing the oauth2 access token failed: ${err.message}`, { secret_id: secret?.id })
+      : isEgressError(err) ? upstreamFailure(err)
+      : null;
+    audit('failure', { error_kind: mapped?.kind ?? 'InternalServerError', ...(isEgressError(err) ? { reason: err.reason } : {}) });
+    throw mapped ?? err;
+  }
+}

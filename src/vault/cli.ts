@@ -1,0 +1,70 @@
+import type { Command, CommandContext } from '../cli/command.ts';
+import { openStore, type Store } from '../db/client.ts';
+import { systemClock, randomId } from '../clock.ts';
+import { createLogger } from '../log.ts';
+import { createKeyProvider } from './providers/index.ts';
+import { createVault, type Vault } from './vault.ts';
+import { VaultKeyError } from './errors.ts';
+
+/**
+ * Runs `fn` on a ready vault over the configured database (any command that seals or opens
+ * uses it). A key the vault refuses is reported as the operator message, exit code 1.
+ */
+export async function withVault(ctx: CommandContext, fn: (vault: Vault, store: Store) => Promise<number>): Promise<number> {
+  const store = openStore(ctx.config.databaseFile);
+  try {
+    const vault = createVault({
+      store,
+      provider: createKeyProvider(ctx.config.keyProvider, ctx.config.masterKey),
+      masterKey: ctx.config.masterKey,
+      clock: systemClock,
+      newId: randomId,
+      log: createLogger(ctx.err), // stdout carries only the command's JSON result
+    });
+    await vault.ready();
+    return await fn(vault, store);
+  } catch (e) {
+    if (!(e instanceof VaultKeyError)) throw e;
+    ctx.err(e.message);
+    return 1;
+  } finally {
+    store.close();
+  }
+}
+
+export const VAULT_COMMANDS: Record<string, Command> = {
+  'vault rotate': {
+    usage: 'vault rotate [--batch-size N]',
+    help:
+      'Makes a new primary key-encryption key and re-wraps every stored data key under it (ciphertexts stay as they are).\n' +
+      'Safe while the service runs: it picks the new key up on its next write. Older keys are retired, never deleted.\n' +
+      'Prints progress on stderr and {"primary","rewrapped","retired","unreadable"} on stdout.\n' +
+      '  --batch-size N   rows re-wrapped per transaction (default 500)',
+    options: { 'batch-size': { type: 'string' } },
+    run(ctx, v) {
+      const raw = v['batch-size'];
+      const batchSize = raw === undefined ? 500 : Number(raw);
+      if (typeof raw === 'boolean' || !Number.isSafeInteger(batchSize) || batchSize < 1) {
+        ctx.err('--batch-size must be a positive whole number');
+        return 2;
+      }
+      return withVault(ctx, async (vault) => {
+        const report = await vault.rotate({ batchSize, onProgress: (done) => ctx.err(`vault rotate: re-wrapped ${done} data keys`) });
+        ctx.out(JSON.stringify(report));
+        if (report.unreadable.length === 0) return 0;
+        ctx.err(`vault rotate: ${report.unreadable.length} stored value(s) did not decrypt and were left as they are (see "unreadable")`);
+        return 1;
+      });
+    },
+  },
+  'vault status': {
+    usage: 'vault status',
+    help: 'Prints the key-encryption keys (id, provider, status, created_at, demoted_at, data_keys) as one JSON line.',
+    run(ctx) {
+      return withVault(ctx, async (vault) => {
+        ctx.out(JSON.stringify(await vault.status()));
+        return 0;
+      });
+    },
+  },
+};
