@@ -11,6 +11,9 @@
  * Runtime: POST http://127.0.0.1:<mimic>/tools/{id}/calls {"input":{"city":"Oslo"}}, the tool
  *          holding a bearer secret and pointing at the same upstream URL.
  * Prints medians over rounds (directions alternate per round); never fails on timing.
+ *
+ * BENCH_PROFILE_DIR=/some/dir also runs the service with `--cpu-prof` and leaves its
+ * .cpuprofile there (open it in Chrome DevTools or speedscope) to see where the time goes.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -48,8 +51,8 @@ const sleep = (t: number) => new Promise((r) => setTimeout(r, t));
 const children: ChildProcess[] = [];
 const dir = mkdtempSync(join(tmpdir(), 'mimic-bench-tools-'));
 
-function startChild(script: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  const child = spawn(process.execPath, [...NODE_ARGS, script, ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
+function startChild(script: string, args: string[], env: NodeJS.ProcessEnv, nodeFlags: string[] = []): ChildProcess {
+  const child = spawn(process.execPath, [...nodeFlags, ...NODE_ARGS, script, ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
   children.push(child);
   return child;
 }
@@ -174,6 +177,7 @@ async function main(): Promise<void> {
     ...process.env,
     PORT: String(port),
     MIMIC_DATA_DIR: join(dir, 'data'),
+    MIMIC_MASTER_KEY: randomBytes(32).toString('hex'), // a throwaway vault; no dev-key warning
     MIMIC_PUBLIC_URL: base,
     MIMIC_EGRESS_ALLOW: 'localhost',
     MIMIC_LOG_REQUESTS: 'false',
@@ -181,7 +185,8 @@ async function main(): Promise<void> {
     MIMIC_WEBHOOKS: 'false',
     NODE_EXTRA_CA_CERTS: certFile,
   };
-  const service = startChild('src/main.ts', ['serve'], env);
+  const profileDir = process.env.BENCH_PROFILE_DIR;
+  const service = startChild('src/main.ts', ['serve'], env, profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);
   service.stdout!.resume(); // the startup log line; nothing to read
   await waitForHealth(base, service);
 

@@ -6,6 +6,7 @@ import { addCredits, createKey, createUser, listKeys, listUsers, revokeKey, type
 import { PERMISSIONS, isPermission, type Permission } from '../users/permissions.ts';
 import { UsageError, type Command, type CommandContext } from './command.ts';
 import { VAULT_COMMANDS } from '../vault/cli.ts';
+import { checkMasterKey } from '../vault/key-check.ts';
 import { SECRET_COMMANDS } from '../secrets/cli.ts';
 
 export { UsageError, type Command, type CommandContext } from './command.ts';
@@ -13,6 +14,8 @@ export { UsageError, type Command, type CommandContext } from './command.ts';
 function withUsers<T>(ctx: CommandContext, fn: (deps: UserDeps) => T): T {
   const store = openStore(ctx.config.databaseFile);
   try {
+    // A wrong master key would write API-key hashes no server could verify: refuse first.
+    checkMasterKey(store.sqlite, ctx.config.masterKey);
     return fn({ store, clock: systemClock, newId: randomId, apiKeyHashKey: deriveKey(ctx.config.masterKey, 'api-key-hash') });
   } finally {
     store.close();
