@@ -16,7 +16,7 @@
  * .cpuprofile there (open it in Chrome DevTools or speedscope) to see where the time goes.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -100,6 +100,23 @@ async function waitForHealth(base: string, child: ChildProcess): Promise<void> {
   throw new Error('the service did not become healthy within 60 s');
 }
 
+/** CPU seconds (user + system) a process has used so far, from /proc; undefined off Linux. */
+const clockTicks = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+function cpuSeconds(pid: number | undefined): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / clockTicks; // utime, stime (fields 14 and 15)
+  } catch {
+    return undefined;
+  }
+}
+
 // ------------------------------------------------------------------ clients
 
 interface Target {
@@ -127,7 +144,7 @@ async function latencies(target: Target, calls: number, onBody?: (text: string) 
 }
 
 /** `connections` loops, each keeping one request in flight, for `seconds`: requests/s and failures. */
-async function throughput(target: Target, pool: Pool, connections: number, seconds: number): Promise<{ rps: number; failed: number }> {
+async function throughput(target: Target, pool: Pool, connections: number, seconds: number): Promise<{ rps: number; done: number; failed: number; seconds: number }> {
   let done = 0;
   let failed = 0;
   const end = performance.now() + seconds * 1000;
@@ -145,7 +162,8 @@ async function throughput(target: Target, pool: Pool, connections: number, secon
       }
     }),
   );
-  return { rps: done / ((performance.now() - started) / 1000), failed };
+  const elapsed = (performance.now() - started) / 1000;
+  return { rps: done / elapsed, done, failed, seconds: elapsed };
 }
 
 // ------------------------------------------------------------------ main
@@ -277,9 +295,15 @@ async function main(): Promise<void> {
         const order = round % 2 === 0 ? ([direct, runtime] as const) : ([runtime, direct] as const);
         const line: string[] = [];
         for (const target of order) {
-          const { rps: r, failed } = await throughput(target, wide[target.name], THROUGHPUT_CONNECTIONS, THROUGHPUT_SECONDS);
-          rps[target.name].push(r);
-          line.push(`${target.name} ${r.toFixed(0)} req/s${failed ? ` (${failed} failed)` : ''}`);
+          // The server process of each path: how busy it was, and its CPU per request.
+          const server = target.name === 'runtime' ? service : upstream;
+          const cpuBefore = cpuSeconds(server.pid);
+          const run = await throughput(target, wide[target.name], THROUGHPUT_CONNECTIONS, THROUGHPUT_SECONDS);
+          const cpuAfter = cpuSeconds(server.pid);
+          rps[target.name].push(run.rps);
+          const cpu = cpuBefore !== undefined && cpuAfter !== undefined ? cpuAfter - cpuBefore : undefined;
+          const cpuNote = cpu === undefined ? '' : ` [${target.name === 'runtime' ? 'service' : 'upstream'} ${Math.round((100 * cpu) / run.seconds)}% of a core, ${((1e6 * cpu) / Math.max(1, run.done + run.failed)).toFixed(0)} µs CPU/req]`;
+          line.push(`${target.name} ${run.rps.toFixed(0)} req/s${run.failed ? ` (${run.failed} failed)` : ''}${cpuNote}`);
         }
         console.log(`  round ${round + 1}: ${line.join(' | ')}`);
       }
