@@ -298,11 +298,14 @@ async function main(): Promise<void> {
           // The server process of each path: how busy it was, and its CPU per request.
           const server = target.name === 'runtime' ? service : upstream;
           const cpuBefore = cpuSeconds(server.pid);
+          const clientBefore = process.cpuUsage();
           const run = await throughput(target, wide[target.name], THROUGHPUT_CONNECTIONS, THROUGHPUT_SECONDS);
           const cpuAfter = cpuSeconds(server.pid);
+          const clientUsage = process.cpuUsage(clientBefore);
+          const clientShare = Math.round((clientUsage.user + clientUsage.system) / 1e4 / run.seconds);
           rps[target.name].push(run.rps);
           const cpu = cpuBefore !== undefined && cpuAfter !== undefined ? cpuAfter - cpuBefore : undefined;
-          const cpuNote = cpu === undefined ? '' : ` [${target.name === 'runtime' ? 'service' : 'upstream'} ${Math.round((100 * cpu) / run.seconds)}% of a core, ${((1e6 * cpu) / Math.max(1, run.done + run.failed)).toFixed(0)} µs CPU/req]`;
+          const cpuNote = cpu === undefined ? '' : ` [${target.name === 'runtime' ? 'service' : 'upstream'} ${Math.round((100 * cpu) / run.seconds)}% of a core, ${((1e6 * cpu) / Math.max(1, run.done + run.failed)).toFixed(0)} µs CPU/req; bench client ${clientShare}%]`;
           line.push(`${target.name} ${run.rps.toFixed(0)} req/s${run.failed ? ` (${run.failed} failed)` : ''}${cpuNote}`);
         }
         console.log(`  round ${round + 1}: ${line.join(' | ')}`);

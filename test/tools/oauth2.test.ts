@@ -36,12 +36,15 @@ function tokenEndpoint(req: ReceivedRequest, res: ServerResponse): void {
   setTimeout(() => reply(200, { access_token: provider.access, token_type: 'Bearer', expires_in: 3600, ...(provider.omitRefresh ? {} : { refresh_token: provider.refresh }) }), provider.delayMs);
 }
 
+/** The provider's API accepts only the access token it issued last. */
+function providerHandler(req: ReceivedRequest, res: ServerResponse): void {
+  if (req.path === '/oauth/token') return tokenEndpoint(req, res);
+  const ok = req.headers.authorization === `Bearer ${provider.access}`;
+  res.writeHead(ok ? 200 : 401, { 'content-type': 'application/json' }).end(JSON.stringify(ok ? { events: [], seen: req.headers.authorization } : { error: 'invalid_token' }));
+}
+
 beforeAll(async () => {
-  server = await startTlsServer((req, res) => {
-    if (req.path === '/oauth/token') return tokenEndpoint(req, res);
-    const ok = req.headers.authorization === `Bearer ${provider.access}`;
-    res.writeHead(ok ? 200 : 401, { 'content-type': 'application/json' }).end(JSON.stringify(ok ? { events: [], seen: req.headers.authorization } : { error: 'invalid_token' }));
-  });
+  server = await startTlsServer(providerHandler);
   h = harness({ MIMIC_EGRESS_ALLOW: 'localhost' }, { ca: [server.ca] });
   user = h.user();
 });
@@ -135,11 +138,7 @@ describe('oauth2 secrets in tool calls', () => {
       expect(apiRequests()).toHaveLength(2);
       expect(tokenRequests()).toHaveLength(1);
     } finally {
-      server.handle((req, res) => {
-        if (req.path === '/oauth/token') return tokenEndpoint(req, res);
-        const ok = req.headers.authorization === `Bearer ${provider.access}`;
-        res.writeHead(ok ? 200 : 401, { 'content-type': 'application/json' }).end(JSON.stringify(ok ? { events: [], seen: req.headers.authorization } : { error: 'invalid_token' }));
-      });
+      server.handle(providerHandler);
     }
   });
 
@@ -166,6 +165,27 @@ describe('oauth2 secrets in tool calls', () => {
       accessToken: CANARY.accessToken, refreshToken: CANARY.refreshToken, expiresIn: 3600, secretId: sec,
     });
     expect((await call(tool)).body.output.status).toBe(200);
+  });
+
+  it('an early refresh that fails transiently falls back to the stored token while it is still valid', async () => {
+    server.handle((req, res) => {
+      if (req.path === '/oauth/token') return void res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":"temporarily_unavailable"}');
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ seen: req.headers.authorization }));
+    });
+    try {
+      const tool = await makeTool(h, user.key, toolBody(`${server.url}/events`, { secretId: await grant(30) }));
+      const res = await call(tool);
+      expect(res.body.output.status).toBe(200);
+      expect(tokenRequests()).toHaveLength(1);
+      expect(apiRequests()[0]!.headers.authorization).toBe(`Bearer ${CANARY.accessToken}`);
+      // An already expired token has nothing to fall back to: the call fails clearly.
+      const expired = await makeTool(h, user.key, toolBody(`${server.url}/events`, { secretId: await grant(0) }));
+      const failed = await call(expired);
+      expect(failed.status).toBe(502);
+      expect(failed.body.kind).toBe('BadGatewayError');
+    } finally {
+      server.handle(providerHandler);
+    }
   });
 
   it('a token endpoint refused by the egress policy fails the call with BadGatewayError, no request made', async () => {

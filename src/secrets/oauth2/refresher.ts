@@ -195,7 +195,18 @@ export function createOAuth2Refresher(opts: OAuth2RefresherOptions): OAuth2Refre
   return {
     async accessTokenFor(secretId) {
       const grant = await readUsable(secretId);
-      return expiring(grant) ? refresh(grant, expiring) : grant.accessToken;
+      if (!expiring(grant)) return grant.accessToken;
+      try {
+        return await refresh(grant, expiring);
+      } catch (err) {
+        // Refreshing early failed for a transient reason, but the stored token has not
+        // expired yet: use it rather than fail a call that would still succeed.
+        if (err instanceof RefreshFailed && grant.expiresAt !== null && grant.expiresAt > clock.now()) {
+          log.warn('oauth2: early refresh failed; using the stored token until it expires', { secret_id: secretId, reason: err.reason });
+          return grant.accessToken;
+        }
+        throw err;
+      }
     },
 
     async refreshAfterRejection(secretId, staleAccessToken) {
