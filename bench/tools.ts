@@ -21,6 +21,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
+import { createServer, type AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { generate } from 'selfsigned';
 import { Pool } from 'undici';
@@ -85,6 +86,15 @@ async function firstLine(child: ChildProcess, what: string): Promise<string> {
   lines.close();
   child.stdout!.resume(); // nothing else is read from it
   return line;
+}
+
+/** A port nothing listens on right now (the service takes its port from PORT, not 0). */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
 }
 
 async function waitForHealth(base: string, child: ChildProcess): Promise<void> {
@@ -189,7 +199,7 @@ async function main(): Promise<void> {
   const upstreamOrigin = `https://localhost:${upstreamPort}`;
 
   // 2. The service.
-  const port = 20000 + Math.floor(Math.random() * 20000);
+  const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
