@@ -322,7 +322,10 @@ async function main(): Promise<void> {
       }
       const d = median(rps.direct);
       const r = median(rps.runtime);
-      console.log(`  median: direct ${d.toFixed(0)} req/s, runtime ${r.toFixed(0)} req/s, ratio runtime/direct ${(r / d).toFixed(3)}\n`);
+      console.log(`  median: direct ${d.toFixed(0)} req/s, runtime ${r.toFixed(0)} req/s, ratio runtime/direct ${(r / d).toFixed(3)}`);
+      // The ceiling of any call through the service on this machine: its bare HTTP hop.
+      const ceiling = await throughput(health, wide.runtime, THROUGHPUT_CONNECTIONS, THROUGHPUT_SECONDS);
+      console.log(`  ceiling: GET /health on the service (no auth, no tool, no upstream) ${ceiling.rps.toFixed(0)} req/s = ${(ceiling.rps / d).toFixed(3)} of direct; tool calls reach ${(r / ceiling.rps).toFixed(2)} of it\n`);
 
       console.log('summary');
       console.log(`  added latency p50 ${ms(added50)}, p99 ${ms(added99)}; throughput ratio ${(r / d).toFixed(3)}`);

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 /** Injected time and id sources, so logic never calls Date.now() or randomUUID() deep inside. */
 export interface Clock {
@@ -17,11 +17,25 @@ let sequence = 0;
  * per-process sequence, then 64 random bits. They sort by creation time (and by creation
  * order within one process), which keeps list pages stable for records of the same millisecond.
  */
+// Random bytes drawn 4 KiB at a time: one getrandom call per 512 ids instead of one per id
+// (system calls are costly in sandboxed runtimes, and a tool call makes two ids).
+const pool = Buffer.alloc(4096);
+let poolOffset = pool.length;
+function random8(): string {
+  if (poolOffset + 8 > pool.length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  const hex = pool.toString('hex', poolOffset, poolOffset + 8);
+  poolOffset += 8;
+  return hex;
+}
+
 export const randomId: IdFactory = (prefix) => {
   const ms = Date.now();
   sequence = ms === lastMs ? sequence + 1 : 0;
   lastMs = ms;
-  return `${prefix}_${ms.toString(36).padStart(9, '0')}${sequence.toString(36).padStart(4, '0')}${randomBytes(8).toString('hex')}`;
+  return `${prefix}_${ms.toString(36).padStart(9, '0')}${sequence.toString(36).padStart(4, '0')}${random8()}`;
 };
 
 export const isoTime = (ms: number): string => new Date(ms).toISOString();

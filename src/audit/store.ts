@@ -1,4 +1,5 @@
-import { and, desc, eq, lt, or } from 'drizzle-orm';
+import { and, desc, eq, lt, or, sql } from 'drizzle-orm';
+import { prepared } from '../db/prepared.ts';
 import type { Store } from '../db/client.ts';
 import { auditEvents, type AuditEventRow } from '../db/schema.ts';
 import type { IdFactory } from '../clock.ts';
@@ -42,20 +43,27 @@ export interface AuditEntry {
 }
 
 export function recordAudit(store: Store, newId: IdFactory, at: number, e: AuditEntry): void {
-  store.db
-    .insert(auditEvents)
-    .values({
-      id: newId('aud'),
-      userId: e.userId,
-      at,
-      action: e.action,
-      outcome: e.outcome,
-      secretId: e.secretId ?? null,
-      toolId: e.toolId ?? null,
-      callId: e.callId ?? null,
-      detail: JSON.stringify(e.detail ?? {}),
-    })
-    .run();
+  const insert = prepared(store.db, 'recordAudit', (db) =>
+    db
+      .insert(auditEvents)
+      .values({
+        id: sql.placeholder('id'), userId: sql.placeholder('userId'), at: sql.placeholder('at'), action: sql.placeholder('action'),
+        outcome: sql.placeholder('outcome'), secretId: sql.placeholder('secretId'), toolId: sql.placeholder('toolId'),
+        callId: sql.placeholder('callId'), detail: sql.placeholder('detail'),
+      })
+      .prepare(),
+  );
+  insert.run({
+    id: newId('aud'),
+    userId: e.userId,
+    at,
+    action: e.action,
+    outcome: e.outcome,
+    secretId: e.secretId ?? null,
+    toolId: e.toolId ?? null,
+    callId: e.callId ?? null,
+    detail: JSON.stringify(e.detail ?? {}),
+  });
 }
 
 export interface AuditFilter {

@@ -1,4 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
+import { prepared } from '../db/prepared.ts';
 import { secrets, type SecretRow } from '../db/schema.ts';
 import type { Credential } from './credential.ts';
 import { DEFAULT_API_KEY_HEADER } from './credential.ts';
@@ -34,7 +35,13 @@ export async function staticCredential(deps: SecretDeps, row: SecretRow): Promis
 }
 
 export function markUsed(deps: SecretDeps, secretId: string, at: number): void {
-  deps.store.db.update(secrets).set({ lastUsedAt: sql`max(coalesce(${secrets.lastUsedAt}, 0), ${at})` }).where(eq(secrets.id, secretId)).run();
+  prepared(deps.store.db, 'markSecretUsed', (db) =>
+    db
+      .update(secrets)
+      .set({ lastUsedAt: sql`max(coalesce(${secrets.lastUsedAt}, 0), ${sql.placeholder('at')})` })
+      .where(eq(secrets.id, sql.placeholder('id')))
+      .prepare(),
+  ).run({ at, id: secretId });
 }
 
 export { getSecretById };

@@ -1,4 +1,5 @@
-import { and, count, desc, eq, lt, or } from 'drizzle-orm';
+import { and, count, desc, eq, lt, or, sql } from 'drizzle-orm';
+import { prepared } from '../db/prepared.ts';
 import type { Store } from '../db/client.ts';
 import { secretFields, secrets, tools, type SecretRow } from '../db/schema.ts';
 import type { PageCursor } from '../http/pagination.ts';
@@ -17,15 +18,17 @@ export function getSecret(store: Store, userId: string, id: string): SecretRow |
 }
 
 export function getSecretById(store: Store, id: string): SecretRow | undefined {
-  return store.db.select().from(secrets).where(eq(secrets.id, id)).get();
+  return prepared(store.db, 'getSecretById', (db) => db.select().from(secrets).where(eq(secrets.id, sql.placeholder('id'))).prepare()).get({ id });
 }
 
 export function sealedValuesOf(store: Store, secretId: string): SealedValue[] {
-  return store.db
-    .select({ field: secretFields.field, kekId: secretFields.kekId, wrappedKey: secretFields.wrappedKey, ciphertext: secretFields.ciphertext })
-    .from(secretFields)
-    .where(eq(secretFields.secretId, secretId))
-    .all();
+  return prepared(store.db, 'sealedValuesOf', (db) =>
+    db
+      .select({ field: secretFields.field, kekId: secretFields.kekId, wrappedKey: secretFields.wrappedKey, ciphertext: secretFields.ciphertext })
+      .from(secretFields)
+      .where(eq(secretFields.secretId, sql.placeholder('secretId')))
+      .prepare(),
+  ).all({ secretId });
 }
 
 export function listSecrets(store: Store, userId: string, limit: number, cursor: PageCursor | null): SecretRow[] {
