@@ -9,8 +9,8 @@ export interface PageCursor {
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
 
-export function parsePage(query: { limit?: string; token?: string }): { limit: number; cursor: PageCursor | null } {
-  let limit = DEFAULT_PAGE_SIZE;
+export function parsePage(query: { limit?: string; token?: string }, defaultLimit = DEFAULT_PAGE_SIZE): { limit: number; cursor: PageCursor | null } {
+  let limit = defaultLimit;
   if (query.limit !== undefined) {
     const n = Number(query.limit);
     if (!Number.isInteger(n) || n < 1 || n > MAX_PAGE_SIZE) {

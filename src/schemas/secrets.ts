@@ -105,7 +105,7 @@ export const Secret = named(
 export type SecretView = Static<typeof Secret>;
 
 export const SecretList = Type.Array(Secret, {
-  description: 'A page of secrets, newest first (a bare array, as the hosted service answers). The next page: `X-Next-Token` header / `Link: rel="next"`.',
+  description: 'A page of secrets, newest first (a bare array, as the hosted service answers; limit defaults to 100). The next page: `X-Next-Token` header / `Link: rel="next"`.',
 });
 
 export type CreateSecretBody = Static<typeof CreateSecret>;

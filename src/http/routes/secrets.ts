@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../env.ts';
 import { jsonBody } from '../body.ts';
-import { parsePage } from '../pagination.ts';
+import { MAX_PAGE_SIZE, parsePage } from '../pagination.ts';
 import type { SecretDeps } from '../../secrets/deps.ts';
 import { createSecret, deleteSecret, fetchSecret, pageSecrets, updateSecret } from '../../secrets/service.ts';
 
@@ -13,7 +13,9 @@ export function secretRoutes(deps: SecretDeps, publicUrl: string) {
   return new Hono<AppEnv>()
     .post('/secrets', async (c) => c.json(await createSecret(deps, c.var.user.id, await jsonBody(c)), 201))
     .get('/secrets', (c) => {
-      const { limit, cursor } = parsePage(c.req.query());
+      // A bare array, as the hosted service answers: the largest page by default, so clients
+      // written for it (which do not page) see up to 100 secrets.
+      const { limit, cursor } = parsePage(c.req.query(), MAX_PAGE_SIZE);
       const page = pageSecrets(deps, c.var.user.id, limit, cursor);
       if (page.token) {
         c.header('X-Next-Token', page.token);
