@@ -5,6 +5,10 @@ import { CANARY } from '../helpers/canaries.ts';
 import { makeTool, toolBody } from '../helpers/tools.ts';
 import { importOAuth2Grant } from '../../src/secrets/oauth2-import.ts';
 import type { ServerResponse } from 'node:http';
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from '../helpers/cli.ts';
 
 /**
  * oauth2 end to end: a real loopback https server plays both the provider's token endpoint
@@ -105,6 +109,34 @@ describe('oauth2 secrets in tool calls', () => {
     expect(results.map((r) => r.body.output?.status)).toEqual(Array(50).fill(200));
     expect(tokenRequests()).toHaveLength(1);
     expect(apiRequests().every((r) => r.headers.authorization === `Bearer ${CANARY.refreshedAccess}`)).toBe(true);
+  });
+
+  it('two service processes, 25 concurrent calls each, with an expired token: exactly one refresh', async () => {
+    provider.delayMs = 300;
+    const sec = await grant(0);
+    const tool = await makeTool(h, user.key, toolBody(`${server.url}/events`, { secretId: sec }));
+    const caFile = join(h.config.dataDir, 'upstream-ca.pem');
+    writeFileSync(caFile, server.ca);
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/tools/refresh-child.ts'], {
+      cwd: ROOT,
+      env: { ...process.env, DATA_DIR: h.config.dataDir, USER_ID: user.id, TOOL_ID: tool, COUNT: '25', NODE_EXTRA_CA_CERTS: caFile },
+    });
+    let out = '';
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d));
+    const closed = new Promise((resolve) => child.on('close', resolve));
+    await Promise.race([
+      new Promise<void>((resolve) => child.stdout.on('data', (d: Buffer) => ((out += d), out.includes('ready\n') && resolve()))),
+      closed.then(() => Promise.reject(new Error(`child exited early: ${err}`))),
+    ]);
+    child.stdin.write('go\n');
+    const mine = await Promise.all(Array.from({ length: 25 }, () => call(tool)));
+    await closed;
+    const theirs = JSON.parse(out.trim().split('\n').at(-1)!) as unknown[];
+    expect(mine.map((r) => r.body.output?.status)).toEqual(Array(25).fill(200));
+    expect(theirs).toEqual(Array(25).fill(200));
+    expect(tokenRequests()).toHaveLength(1);
+    expect(apiRequests()).toHaveLength(50);
   });
 
   it('keeps the old refresh token when the response has none', async () => {
