@@ -1,5 +1,5 @@
 import { notFound } from '../errors.ts';
-import { pageToken, type PageCursor } from '../http/pagination.ts';
+import { byCreation, toPage, type PageCursor } from '../http/pagination.ts';
 import { ANIMATION_COST, type AnimationDeps } from './deps.ts';
 import { presentAnimation, type AnimationView } from './present.ts';
 import { deleteAnimationRow, getAnimation, listAnimations, refundCredits } from './store.ts';
@@ -11,13 +11,8 @@ export function fetchAnimation(deps: AnimationDeps, userId: string, id: string):
 }
 
 export function pageAnimations(deps: AnimationDeps, userId: string, limit: number, cursor: PageCursor | null) {
-  const rows = listAnimations(deps.store, userId, limit + 1, cursor);
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  return {
-    animations: page.map((r) => presentAnimation(r, deps.media)),
-    ...(rows.length > limit && last ? { token: pageToken({ createdAt: last.createdAt, id: last.id }) } : {}),
-  };
+  const page = toPage(listAnimations(deps.store, userId, limit + 1, cursor), limit, byCreation);
+  return { animations: page.items.map((r) => presentAnimation(r, deps.media)), ...(page.token ? { token: page.token } : {}) };
 }
 
 /**

@@ -1,5 +1,6 @@
-import { and, desc, eq, lt, or, sql } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Store } from '../db/client.ts';
+import { olderThan } from '../db/keyset.ts';
 import { animations, users } from '../db/schema.ts';
 import type { PageCursor } from '../http/pagination.ts';
 
@@ -17,13 +18,10 @@ export function getAnimationById(store: Store, id: string): AnimationRow | undef
 }
 
 export function listAnimations(store: Store, userId: string, limit: number, cursor: PageCursor | null): AnimationRow[] {
-  const after = cursor
-    ? or(lt(animations.createdAt, cursor.createdAt), and(eq(animations.createdAt, cursor.createdAt), lt(animations.id, cursor.id)))
-    : undefined;
   return store.db
     .select()
     .from(animations)
-    .where(and(eq(animations.userId, userId), after))
+    .where(and(eq(animations.userId, userId), olderThan(animations.createdAt, animations.id, cursor)))
     .orderBy(desc(animations.createdAt), desc(animations.id))
     .limit(limit)
     .all();

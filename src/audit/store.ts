@@ -1,6 +1,7 @@
-import { and, desc, eq, lt, or, sql } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import { prepared } from '../db/prepared.ts';
 import type { Store } from '../db/client.ts';
+import { olderThan } from '../db/keyset.ts';
 import { auditEvents, type AuditEventRow } from '../db/schema.ts';
 import type { IdFactory } from '../clock.ts';
 import type { PageCursor } from '../http/pagination.ts';
@@ -74,7 +75,6 @@ export interface AuditFilter {
 }
 
 export function listAudit(store: Store, f: AuditFilter, limit: number, cursor: PageCursor | null): AuditEventRow[] {
-  const after = cursor ? or(lt(auditEvents.at, cursor.createdAt), and(eq(auditEvents.at, cursor.createdAt), lt(auditEvents.id, cursor.id))) : undefined;
   return store.db
     .select()
     .from(auditEvents)
@@ -84,7 +84,7 @@ export function listAudit(store: Store, f: AuditFilter, limit: number, cursor: P
         f.secretId ? eq(auditEvents.secretId, f.secretId) : undefined,
         f.toolId ? eq(auditEvents.toolId, f.toolId) : undefined,
         f.action ? eq(auditEvents.action, f.action) : undefined,
-        after,
+        olderThan(auditEvents.at, auditEvents.id, cursor),
       ),
     )
     .orderBy(desc(auditEvents.at), desc(auditEvents.id))

@@ -27,3 +27,18 @@ export function parsePage(query: { limit?: string; token?: string }, defaultLimi
 }
 
 export const pageToken = (c: PageCursor): string => Buffer.from(`${c.createdAt}:${c.id}`).toString('base64url');
+
+/** The cursor of a row listed by (created_at, id). */
+export const byCreation = (row: { createdAt: number; id: string }): PageCursor => ({ createdAt: row.createdAt, id: row.id });
+
+/**
+ * Cuts `limit` items from `rows` (fetched with `limit + 1`, newest first); the extra row, when
+ * there, means another page follows, continued from the last item kept.
+ */
+export function toPage<T>(rows: T[], limit: number, cursorOf: (row: T) => PageCursor): { items: T[]; next?: PageCursor; token?: string } {
+  const items = rows.slice(0, limit);
+  const last = items.at(-1);
+  if (rows.length <= limit || last === undefined) return { items };
+  const next = cursorOf(last);
+  return { items, next, token: pageToken(next) };
+}

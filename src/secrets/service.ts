@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { ApiError, notFound } from '../errors.ts';
 import { secrets, type SecretRow } from '../db/schema.ts';
-import { pageToken, type PageCursor } from '../http/pagination.ts';
+import { byCreation, toPage, type PageCursor } from '../http/pagination.ts';
 import { validate } from '../schemas/ajv.ts';
 import {
   CreateApiKeySecret, CreateBasicSecret, CreateBearerSecret, FORBIDDEN_HEADER_NAMES,
@@ -131,11 +131,6 @@ export function fetchSecret(deps: SecretDeps, userId: string, id: string): Secre
 }
 
 export function pageSecrets(deps: SecretDeps, userId: string, limit: number, cursor: PageCursor | null): { secrets: SecretView[]; token?: string } {
-  const rows = listSecrets(deps.store, userId, limit + 1, cursor);
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  return {
-    secrets: page.map(presentSecret),
-    ...(rows.length > limit && last ? { token: pageToken({ createdAt: last.createdAt, id: last.id }) } : {}),
-  };
+  const page = toPage(listSecrets(deps.store, userId, limit + 1, cursor), limit, byCreation);
+  return { secrets: page.items.map(presentSecret), ...(page.token ? { token: page.token } : {}) };
 }

@@ -1,17 +1,12 @@
-import { and, count, desc, eq, lt, or, sql } from 'drizzle-orm';
+import { and, count, desc, eq, sql } from 'drizzle-orm';
 import { prepared } from '../db/prepared.ts';
 import type { Store } from '../db/client.ts';
+import { olderThan } from '../db/keyset.ts';
 import { secretFields, secrets, tools, type SecretRow } from '../db/schema.ts';
 import type { PageCursor } from '../http/pagination.ts';
+import type { SealedValue } from '../vault/index.ts';
 
 /** Reads and writes of secret rows. Transactions stay in the callers' synchronous blocks; nothing here awaits. */
-
-export interface SealedValue {
-  field: string;
-  kekId: string;
-  wrappedKey: string;
-  ciphertext: string;
-}
 
 export function getSecret(store: Store, userId: string, id: string): SecretRow | undefined {
   return store.db.select().from(secrets).where(and(eq(secrets.id, id), eq(secrets.userId, userId))).get();
@@ -32,11 +27,10 @@ export function sealedValuesOf(store: Store, secretId: string): SealedValue[] {
 }
 
 export function listSecrets(store: Store, userId: string, limit: number, cursor: PageCursor | null): SecretRow[] {
-  const after = cursor ? or(lt(secrets.createdAt, cursor.createdAt), and(eq(secrets.createdAt, cursor.createdAt), lt(secrets.id, cursor.id))) : undefined;
   return store.db
     .select()
     .from(secrets)
-    .where(and(eq(secrets.userId, userId), after))
+    .where(and(eq(secrets.userId, userId), olderThan(secrets.createdAt, secrets.id, cursor)))
     .orderBy(desc(secrets.createdAt), desc(secrets.id))
     .limit(limit)
     .all();

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { ApiError, notFound } from '../errors.ts';
 import { tools, type ToolRow } from '../db/schema.ts';
-import { pageToken, type PageCursor } from '../http/pagination.ts';
+import { byCreation, toPage, type PageCursor } from '../http/pagination.ts';
 import { validate } from '../schemas/ajv.ts';
 import { ToolBody, type ToolBodyInput, type ToolView } from '../schemas/tools.ts';
 import { recordAudit } from '../audit/store.ts';
@@ -111,11 +111,6 @@ export function fetchTool(deps: ToolDeps, userId: string, id: string): ToolView 
 }
 
 export function pageTools(deps: ToolDeps, userId: string, limit: number, cursor: PageCursor | null) {
-  const rows = listTools(deps.store, userId, limit + 1, cursor);
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  return {
-    tools: page.map(presentTool),
-    ...(rows.length > limit && last ? { token: pageToken({ createdAt: last.createdAt, id: last.id }) } : {}),
-  };
+  const page = toPage(listTools(deps.store, userId, limit + 1, cursor), limit, byCreation);
+  return { tools: page.items.map(presentTool), ...(page.token ? { token: page.token } : {}) };
 }

@@ -1,6 +1,7 @@
-import { and, desc, eq, lt, or, sql } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import { prepared } from '../db/prepared.ts';
 import type { Store } from '../db/client.ts';
+import { olderThan } from '../db/keyset.ts';
 import { tools, type ToolRow } from '../db/schema.ts';
 import type { PageCursor } from '../http/pagination.ts';
 
@@ -11,11 +12,10 @@ export function getTool(store: Store, userId: string, id: string): ToolRow | und
 }
 
 export function listTools(store: Store, userId: string, limit: number, cursor: PageCursor | null): ToolRow[] {
-  const after = cursor ? or(lt(tools.createdAt, cursor.createdAt), and(eq(tools.createdAt, cursor.createdAt), lt(tools.id, cursor.id))) : undefined;
   return store.db
     .select()
     .from(tools)
-    .where(and(eq(tools.userId, userId), after))
+    .where(and(eq(tools.userId, userId), olderThan(tools.createdAt, tools.id, cursor)))
     .orderBy(desc(tools.createdAt), desc(tools.id))
     .limit(limit)
     .all();

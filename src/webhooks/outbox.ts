@@ -1,7 +1,9 @@
-import { and, asc, desc, eq, inArray, isNull, lt, lte, or } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, lte, or } from 'drizzle-orm';
 import { randomId, type IdFactory } from '../clock.ts';
 import { webhookAttempts, webhookMessages, type WebhookAttemptRow, type WebhookMessageRow } from '../db/schema/webhooks.ts';
 import type { WebhookDb } from './db.ts';
+import { olderThan } from '../db/keyset.ts';
+import { byCreation, toPage } from '../http/pagination.ts';
 
 /**
  * The durable outbox. Messages live in SQLite, so they survive restarts and any process
@@ -187,9 +189,8 @@ export function listMessages(db: WebhookDb, input: ListMessagesInput): { message
   const m = webhookMessages;
   const conditions = [eq(m.userId, input.userId)];
   if (input.resourceId) conditions.push(eq(m.resourceId, input.resourceId));
-  if (input.after) {
-    conditions.push(or(lt(m.createdAt, input.after.createdAt), and(eq(m.createdAt, input.after.createdAt), lt(m.id, input.after.id)))!);
-  }
+  const after = olderThan(m.createdAt, m.id, input.after);
+  if (after) conditions.push(after);
   const rows = db
     .select()
     .from(m)
@@ -197,7 +198,6 @@ export function listMessages(db: WebhookDb, input: ListMessagesInput): { message
     .orderBy(desc(m.createdAt), desc(m.id))
     .limit(input.limit + 1)
     .all() as WebhookMessageRow[];
-  const page = rows.slice(0, input.limit);
-  const last = page[page.length - 1];
-  return { messages: present(db, page), ...(rows.length > input.limit && last ? { next: { createdAt: last.createdAt, id: last.id } } : {}) };
+  const page = toPage(rows, input.limit, byCreation);
+  return { messages: present(db, page.items), ...(page.next ? { next: page.next } : {}) };
 }

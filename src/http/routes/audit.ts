@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../env.ts';
 import type { Store } from '../../db/client.ts';
-import { pageToken, parsePage } from '../pagination.ts';
+import { parsePage, toPage } from '../pagination.ts';
 import { listAudit } from '../../audit/store.ts';
 import { presentAuditEvent } from '../../audit/present.ts';
 
@@ -10,14 +10,16 @@ export function auditRoutes(store: Store) {
   return new Hono<AppEnv>().get('/audit', (c) => {
     const { limit, cursor } = parsePage(c.req.query());
     const q = c.req.query();
-    const rows = listAudit(
+    const page = toPage(
+      listAudit(
       store,
       { userId: c.var.user.id, ...(q.secret_id ? { secretId: q.secret_id } : {}), ...(q.tool_id ? { toolId: q.tool_id } : {}), ...(q.action ? { action: q.action } : {}) },
-      limit + 1,
-      cursor,
+        limit + 1,
+        cursor,
+      ),
+      limit,
+      (e) => ({ createdAt: e.at, id: e.id }),
     );
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    return c.json({ events: page.map(presentAuditEvent), ...(rows.length > limit && last ? { token: pageToken({ createdAt: last.at, id: last.id }) } : {}) });
+    return c.json({ events: page.items.map(presentAuditEvent), ...(page.token ? { token: page.token } : {}) });
   });
 }
