@@ -1,12 +1,9 @@
 import type { Store } from '../db/client.ts';
 import type { Clock, IdFactory } from '../clock.ts';
-import type { SealedValue } from './store.ts';
+import type { Vault } from '../vault/index.ts';
 
-/** The part of the vault the secrets domain uses (src/vault implements it). */
-export interface SecretVault {
-  seal(userId: string, secretId: string, values: Record<string, string>): Promise<SealedValue[]>;
-  open(userId: string, secretId: string, rows: SealedValue[]): Promise<Record<string, string>>;
-}
+/** The part of the vault the secrets domain uses. */
+export type SecretVault = Pick<Vault, 'seal' | 'open'>;
 
 export interface SecretDeps {
   store: Store;

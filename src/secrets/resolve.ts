@@ -4,7 +4,7 @@ import { secrets, type SecretRow } from '../db/schema.ts';
 import type { Credential } from './credential.ts';
 import { DEFAULT_API_KEY_HEADER } from './credential.ts';
 import type { SecretDeps } from './deps.ts';
-import { getSecretById, sealedValuesOf } from './store.ts';
+import { sealedValuesOf } from './store.ts';
 
 /** Decrypts a secret's stored values: for one outbound call, never for a response. */
 export async function openSecretValues(deps: SecretDeps, row: SecretRow): Promise<Record<string, string>> {
@@ -44,4 +44,3 @@ export function markUsed(deps: SecretDeps, secretId: string, at: number): void {
   ).run({ at, id: secretId });
 }
 
-export { getSecretById };

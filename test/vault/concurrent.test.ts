@@ -1,26 +1,12 @@
 import { spawn } from 'node:child_process';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openStore, type Store } from '../../src/db/client.ts';
+import { describe, expect, it } from 'vitest';
+import type { Store } from '../../src/db/client.ts';
 import type { Vault } from '../../src/vault/index.ts';
 import { ROOT } from '../helpers/cli.ts';
-import { addSecret, addUser, KEY_A, kekIdsInUse, makeVault, readFields, tempDataDir, writeFields } from './helpers.ts';
+import { addSecret, addUser, KEY_A, kekIdsInUse, makeVault, readFields, useTempStores, writeFields } from './helpers.ts';
 
-let data: ReturnType<typeof tempDataDir>;
-const stores: Store[] = [];
-const open = () => {
-  const s = openStore(data.file);
-  stores.push(s);
-  return s;
-};
-
-beforeEach(() => {
-  data = tempDataDir();
-});
-afterEach(() => {
-  for (const s of stores.splice(0)) s.close();
-  data.cleanup();
-});
+const { open, data: currentData } = useTempStores();
 
 /** Secrets with known values; `expected` is updated in the same tick as every write. */
 async function populate(store: Store, vault: Vault, n: number) {
@@ -115,7 +101,7 @@ describe('rotation under load', () => {
     const { ids, expected } = await populate(store, vault, 3000);
     const oldKek = (await vault.status()).primary!;
 
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/vault/rotate-child.ts', data.file, KEY_A.toString('hex'), '10'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/vault/rotate-child.ts', currentData().file, KEY_A.toString('hex'), '10'], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

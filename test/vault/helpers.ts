@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { afterEach, beforeEach } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore, type Store } from '../../src/db/client.ts';
@@ -15,6 +16,31 @@ export const KEY_B = Buffer.alloc(32, 0xb2);
 export function tempDataDir(): { dir: string; file: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'mimic-vault-'));
   return { dir, file: join(dir, 'mimic.db'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * A fresh data directory per test, and `open()` for connections to its database (each one
+ * like another process's); all are closed and the directory removed after each test.
+ */
+export function useTempStores(): { open: () => Store; stores: readonly Store[]; data: () => ReturnType<typeof tempDataDir> } {
+  let data: ReturnType<typeof tempDataDir>;
+  const stores: Store[] = [];
+  beforeEach(() => {
+    data = tempDataDir();
+  });
+  afterEach(() => {
+    for (const s of stores.splice(0)) s.close();
+    data.cleanup();
+  });
+  return {
+    open: () => {
+      const s = openStore(data.file);
+      stores.push(s);
+      return s;
+    },
+    stores,
+    data: () => data,
+  };
 }
 
 export function makeVault(store: Store, masterKey = KEY_A): Vault {

@@ -1,24 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openStore, type Store } from '../../src/db/client.ts';
+import { describe, expect, it } from 'vitest';
+import type { Store } from '../../src/db/client.ts';
 import { checkMasterKey, createKeyProvider, createLocalKeyProvider, VaultDecryptError, VaultKeyError } from '../../src/vault/index.ts';
 import { masterKeyCheckValue } from '../../src/vault/key-check.ts';
-import { addSecret, addUser, KEY_A, KEY_B, makeVault, readFields, tempDataDir, writeFields } from './helpers.ts';
+import { addSecret, addUser, KEY_A, KEY_B, makeVault, readFields, useTempStores, writeFields } from './helpers.ts';
 
-let data: ReturnType<typeof tempDataDir>;
-const stores: Store[] = [];
-const open = () => {
-  const s = openStore(data.file);
-  stores.push(s);
-  return s;
-};
-
-beforeEach(() => {
-  data = tempDataDir();
-});
-afterEach(() => {
-  for (const s of stores.splice(0)) s.close();
-  data.cleanup();
-});
+const { open, stores } = useTempStores();
 
 const checkRow = (store: Store) =>
   store.sqlite.prepare<[], { value: string }>(`SELECT value FROM vault_meta WHERE name = 'master_key_check'`).get()?.value;
