@@ -32,7 +32,7 @@ async function main(): Promise<void> {
       const started = performance.now();
       const r = await backend.render({
         jobId: `bench-${i}`, sourcePath: source, driver: { kind: 'bank', category, name },
-        resultFormat: 'mp4', mute: true, stitch: false, maxAnimatedFaces: 1,
+        resultFormat: 'mp4', mute: true, stitch: false, maxAnimatedFaces: 1, logo: { kind: 'none' },
         outputPath: join(dir, `bench-${i}.mp4`), workDir: dir, signal: new AbortController().signal,
       });
       const wall = (performance.now() - started) / 1000;

@@ -35,6 +35,13 @@ export const RENDER_ERROR_KINDS = [
   'SourceError',
   'DriverError',
   'LogoError',
+  /** The overlay video could not be decoded. */
+  'OverlayError',
+  /** A check that needs the input's bytes, run at render time for inputs fetched then (https URLs). */
+  'InvalidFileSizeError',
+  'InvalidImageResolutionError',
+  'InvalidFaceError',
+  'ConfigError',
   'VideoEnhanceError',
   'UnknownError',
 ] as const;

@@ -145,6 +145,7 @@ export async function renderAnimation(deps: RenderDeps, job: Job, ctx: JobContex
       mute: req.config?.mute ?? true,
       stitch: req.config?.stitch ?? false,
       maxAnimatedFaces: Math.floor(req.config?.max_animated_faces ?? 5),
+      logo: req.config?.logo === false ? { kind: 'none' } : { kind: 'default' },
       outputPath,
       workDir,
       signal: ctx.signal,

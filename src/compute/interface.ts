@@ -32,6 +32,19 @@ export type DriverInput =
   /** A driver video the caller fetched to a local file. */
   | { kind: 'video'; path: string };
 
+/** What logo the result carries (AnimateConfig.logo, resolved to a local file by the caller). */
+export type LogoInput =
+  /** `logo` absent or `true`: the project's default logo, in the bottom-right corner. */
+  | { kind: 'default' }
+  /** `logo: false`: no logo. */
+  | { kind: 'none' }
+  /**
+   * `logo: {url, position}`: this image (alpha respected), its top-left corner at `position`
+   * in result pixels; a negative value counts back from the last pixel (-1 = the last column
+   * or row, so the logo's top-left sits on it). Undecodable → `LogoError`.
+   */
+  | { kind: 'image'; path: string; position: [number, number] };
+
 export interface RenderRequest {
   jobId: string;
   sourcePath: string;
@@ -42,6 +55,16 @@ export interface RenderRequest {
   mute: boolean;
   stitch: boolean;
   maxAnimatedFaces: number;
+  logo: LogoInput;
+  /**
+   * A video composited over the result, frame by frame from its start, scaled to the
+   * result's size; its alpha channel is respected when it has one (for example a mov with
+   * qtrle or ProRes 4444), else it is screen-blended (black is transparent, light adds
+   * light), as effect overlays without alpha are meant. It plays from the result's first
+   * frame; a shorter overlay stops early, a longer one is cut.
+   * Undecodable → `OverlayError`.
+   */
+  overlayPath?: string;
   /** The backend writes the finished video here (the caller creates the folder). */
   outputPath: string;
   /** Scratch folder for the backend; the caller removes it afterwards. */

@@ -38,6 +38,7 @@ const request = (over: Partial<RenderRequest> & { name: string }): RenderRequest
   mute: true,
   stitch: false,
   maxAnimatedFaces: 1,
+  logo: { kind: 'none' },
   outputPath: join(dir, `${over.name}.${over.resultFormat ?? 'mp4'}`),
   workDir: dir,
   signal: new AbortController().signal,
