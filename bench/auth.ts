@@ -15,8 +15,8 @@ import { createUser } from '../src/users/store.ts';
 import { deriveKey } from '../src/keys.ts';
 import { randomId } from '../src/clock.ts';
 import { silentLogger } from '../src/log.ts';
+import { median } from './stats.ts';
 
-const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
 const dir = mkdtempSync(join(tmpdir(), 'mimic-bench-auth-'));
 const config = loadConfig({ MIMIC_DATA_DIR: dir, MIMIC_LOG_REQUESTS: 'false' });
 const services = createServices(config, { log: silentLogger });

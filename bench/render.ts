@@ -9,17 +9,13 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createLocalBackend } from '../src/compute/local/index.ts';
+import { median } from './stats.ts';
 
 const runs = Number(process.argv[2] ?? 5);
 const [category = 'nostalgia', name = 'driver-01'] = (process.argv[3] ?? 'nostalgia/driver-01').split('/');
 const source = process.argv[4] ?? fileURLToPath(new URL('../assets/sample-source.png', import.meta.url));
 const VIDEO_FPS = 25;
 
-const median = (v: number[]): number => {
-  const s = [...v].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'mimic-bench-'));

@@ -25,6 +25,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { generate } from 'selfsigned';
 import { Pool } from 'undici';
+import { median, percentile } from './stats.ts';
 
 const WARMUP_CALLS = 500;
 const LATENCY_ROUNDS = 5;
@@ -37,13 +38,6 @@ const GOALS = 'goal: p50 added < 0.5 ms, throughput ratio ≥ 0.4';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const NODE_ARGS = ['--import', 'tsx'];
 
-const median = (v: readonly number[]): number => {
-  const s = [...v].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
-/** Nearest-rank percentile of an ascending array. */
-const percentile = (sorted: readonly number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!;
 const ms = (v: number) => `${v.toFixed(3)} ms`;
 const sleep = (t: number) => new Promise((r) => setTimeout(r, t));
 
