@@ -12,10 +12,7 @@ import { runFfmpeg } from '../../src/compute/local/ffmpeg.ts';
 import { decodeImage } from '../../src/compute/local/image.ts';
 import { bankMotion } from '../../src/compute/local/motion.ts';
 import { mouthFromAudio } from '../../src/compute/local/song.ts';
-import { RenderError } from '../../src/errors.ts';
-import { meanDiff, rgbFrame, videoFacts } from '../helpers/video.ts';
-
-const SAMPLE = join(import.meta.dirname, '../../assets/sample-source.png');
+import { SAMPLE_PORTRAIT as SAMPLE, meanDiff, renderError, renderRequest, rgbFrame, videoFacts } from '../helpers/video.ts';
 
 let dir: string;
 let backend: ComputeBackend;
@@ -30,26 +27,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const request = (over: Partial<RenderRequest> & { name: string }): RenderRequest => ({
-  jobId: over.name,
-  sourcePath: SAMPLE,
-  driver: { kind: 'bank', category: 'fun', name: 'driver-01' },
-  resultFormat: 'mp4',
-  mute: true,
-  stitch: false,
-  maxAnimatedFaces: 1,
-  logo: { kind: 'none' },
-  outputPath: join(dir, `${over.name}.${over.resultFormat ?? 'mp4'}`),
-  workDir: dir,
-  signal: new AbortController().signal,
-  ...over,
-});
-
-const renderError = async (p: Promise<unknown>): Promise<RenderError> => {
-  const err = await p.then(() => undefined, (e: unknown) => e);
-  expect(err).toBeInstanceOf(RenderError);
-  return err as RenderError;
-};
+const request = (over: Partial<RenderRequest> & { name: string }): RenderRequest => renderRequest(dir, over);
 
 describe('bank motion tracks', () => {
   it('resolves every driver of the bank, deterministically, at 25 fps and 4-10 s', () => {
@@ -266,7 +244,27 @@ describe('local backend', () => {
       expect(result.metadata.num_frames).toBe(SECONDS * 25);
       expect(facts.frames).toBe(SECONDS * 25);
       expect(result.metadata.video_fps).toBe(25);
+      expect(facts.fps).toBe(25);
+      expect(facts.durationSec).toBeCloseTo(SECONDS, 1);
+      expect(facts.brand).toBe('isom');
       expect(facts.hasAudio).toBe(true);
+    }, 120_000);
+
+    it('follows the fps of a driver at another rate, and drops its sound when muted (mov)', async () => {
+      const path = join(dir, 'driver-20fps.mp4');
+      const r = await runFfmpeg(['-y', '-loglevel', 'error', '-i', driverPath, '-t', '2', '-r', '20', '-c:v', 'libx264', '-preset', 'veryfast', '-c:a', 'aac', path]);
+      expect(r.code, r.stderr).toBe(0);
+      const req = request({ name: 'video-driven-muted', resultFormat: 'mov', mute: true, driver: { kind: 'video', path } });
+      const result = await backend.render(req);
+      const facts = videoFacts(req.outputPath);
+      expect(facts.decodeErrors).toBe('');
+      expect(facts.brand).toBe('qt  ');
+      expect(result.metadata.video_fps).toBe(20);
+      expect(result.metadata.num_frames).toBe(40);
+      expect(facts.frames).toBe(40);
+      expect(facts.fps).toBe(20);
+      expect(facts.durationSec).toBeCloseTo(2, 1);
+      expect(facts.hasAudio).toBe(false);
     }, 120_000);
 
     it('fails with DriverError when the driver video shows no face', async () => {

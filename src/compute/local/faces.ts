@@ -163,9 +163,13 @@ export async function detectFaces(img: RgbImage): Promise<SourceFace[]> {
   });
 }
 
-/** The face a request asks for: best overlap with its square, else the largest. */
+/**
+ * The face a request asks for: the detected face whose square overlaps `want` most (by
+ * intersection over union); without `want`, the largest. Undefined when there is no face,
+ * or when `want` overlaps none (another face is never animated in its place).
+ */
 export function chooseFace(faces: SourceFace[], want?: FaceRequest): SourceFace | undefined {
-  if (!want || faces.length === 0) return faces[0];
+  if (!want) return faces[0];
   const iou = (f: DetectedFace) => {
     const [l, t] = f.top_left;
     const ix = Math.max(0, Math.min(l + f.size, want.top_left[0] + want.size) - Math.max(l, want.top_left[0]));
@@ -173,5 +177,10 @@ export function chooseFace(faces: SourceFace[], want?: FaceRequest): SourceFace 
     const inter = ix * iy;
     return inter / (f.size ** 2 + want.size ** 2 - inter);
   };
-  return faces.reduce((best, f) => (iou(f.face) > iou(best.face) ? f : best), faces[0]!);
+  let best: SourceFace | undefined, bestIou = 0;
+  for (const f of faces) {
+    const v = iou(f.face);
+    if (v > bestIou) { best = f; bestIou = v; }
+  }
+  return best;
 }

@@ -1,18 +1,21 @@
 /**
  * One render, start to finish, inside the render process: decode the source, find faces,
- * build the rig, drive it frame by frame, pipe raw frames into ffmpeg.
+ * build the rig, drive it frame by frame, lay the overlay and the logo over each frame,
+ * pipe raw frames into ffmpeg.
  */
 import { once } from 'node:events';
 import { stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RenderError } from '../../errors.ts';
 import type { RenderRequest, RenderResult } from '../interface.ts';
+import { drawLayer, loadLogo, screenBlend, type Layer } from './compose.ts';
 import { videoDriverMotion } from './driver-video.ts';
 import { startEncoder } from './ffmpeg.ts';
 import { chooseFace, detectFaces, type SourceFace } from './faces.ts';
 import { cropSquare, decodeImage, evenSize } from './image.ts';
 import { bankMotion, type MotionTrack } from './motion.ts';
-import { buildRig, rigFrame, type Point3 } from './rig.ts';
+import { openOverlay, probeOverlay, type OverlayFrames } from './overlay.ts';
+import { buildRig, rigFrame, type Point3, type Rig } from './rig.ts';
 import { wavBytes } from './song.ts';
 import { fillMouth, warpTriangles, type RgbImage } from './warp.ts';
 
@@ -41,7 +44,7 @@ export async function cropCanvas(src: RgbImage, face: SourceFace): Promise<Canva
   return { image, meshes: [mesh] };
 }
 
-/** Faces to animate on the full picture: the chosen one, then others that do not crowd it. */
+/** Faces to animate on the full picture: the chosen one, then the largest others that do not crowd it. */
 function stitchFaces(faces: SourceFace[], chosen: SourceFace, max: number): SourceFace[] {
   const picked = [chosen];
   const apart = (a: SourceFace, b: SourceFace) => {
@@ -68,49 +71,56 @@ async function motionFor(job: RenderJob): Promise<{ track: MotionTrack; audioPat
   return { track, audioPath };
 }
 
+/** The face to animate, or a FaceError that says why there is none. */
+function requestedFace(faces: SourceFace[], want: RenderJob['face']): SourceFace {
+  const chosen = chooseFace(faces, want);
+  if (chosen) return chosen;
+  if (faces.length === 0 || !want) throw new RenderError('FaceError', 'no face detected in the source image');
+  const found = faces.map((f) => `[${f.face.top_left.join(', ')}] size ${f.face.size}`).join('; ');
+  throw new RenderError(
+    'FaceError',
+    `no face found inside the requested face square (top_left [${want.top_left.join(', ')}], size ${want.size}); detected face squares: ${found}`,
+  );
+}
+
+/** Draws the layers over an animated frame: the overlay's next frame, then the logo on top. */
+async function composeLayers(frame: RgbImage, overlay: OverlayFrames | undefined, logo: Layer | undefined): Promise<void> {
+  const over = overlay && (await overlay.next());
+  if (over) {
+    if (overlay.alpha) drawLayer(frame, { x: 0, y: 0, width: frame.width, height: frame.height, data: over });
+    else screenBlend(frame, over);
+  }
+  if (logo) drawLayer(frame, logo);
+}
+
 export async function renderJob(job: RenderJob, onProgress: (done: number, total: number) => void): Promise<RenderResult> {
   const started = performance.now();
   const source = await decodeImage(job.sourcePath);
+  // Inputs that fail cheaply are checked before the faces are searched.
+  const whole = job.stitch ? evenSize(source) : undefined;
+  const width = whole?.width ?? CROP_SIZE, height = whole?.height ?? CROP_SIZE;
+  const logo = await loadLogo(job.logo, width, height);
+  const overlayAlpha = job.overlayPath ? (await probeOverlay(job.overlayPath)).alpha : false;
   const faces = await detectFaces(source);
-  const chosen = chooseFace(faces, job.face);
-  if (!chosen) throw new RenderError('FaceError', 'no face detected in the source image');
+  const chosen = requestedFace(faces, job.face);
   const { track, audioPath } = await motionFor(job);
   if (track.frames.length === 0) throw new RenderError('DriverError', 'the driver has no frames');
 
-  const animated = job.stitch ? stitchFaces(faces, chosen, job.maxAnimatedFaces) : [chosen];
-  const canvas: Canvas = job.stitch
-    ? { image: evenSize(source), meshes: animated.map((f) => f.mesh) }
+  const animated = whole ? stitchFaces(faces, chosen, job.maxAnimatedFaces) : [chosen];
+  const canvas: Canvas = whole
+    ? { image: whole, meshes: animated.map((f) => f.mesh) }
     : await cropCanvas(source, chosen);
   const { image } = canvas;
   const rig = buildRig(canvas.meshes, image.width, image.height);
 
   const total = track.frames.length;
-  const encoder = startEncoder({
-    width: image.width, height: image.height, fps: track.fps, format: job.resultFormat, outputPath: job.outputPath,
-    audioPath: job.mute ? undefined : audioPath, durationSec: total / track.fps,
-  });
-  let stderr = '';
-  encoder.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  encoder.stdin.on('error', () => {});
-  const exited = once(encoder, 'close') as Promise<[number | null]>;
+  const overlay = job.overlayPath
+    ? await openOverlay(job.overlayPath, { width, height, fps: track.fps, frames: total, alpha: overlayAlpha })
+    : undefined;
   try {
-    const frame: RgbImage = { width: image.width, height: image.height, data: new Uint8Array(image.data.length) };
-    for (let i = 0; i < total; i++) {
-      frame.data.set(image.data);
-      const { dst, mouths } = rigFrame(rig, track.frames[i]!);
-      warpTriangles(image, frame, rig.tris, rig.src, dst);
-      for (const m of mouths) fillMouth(frame, m.poly, m.depth);
-      if (!encoder.stdin.write(Buffer.from(frame.data))) {
-        await Promise.race([once(encoder.stdin, 'drain'), exited]);
-      }
-      if (encoder.exitCode !== null) break;
-      if (i % 5 === 4 || i === total - 1) onProgress(i + 1, total);
-    }
-    encoder.stdin.end();
-    const [code] = await exited;
-    if (code !== 0) throw new Error(`ffmpeg failed (${code}): ${stderr.slice(-500)}`);
+    await encodeFrames(job, { image, rig, track, overlay, logo, audioPath }, onProgress);
   } finally {
-    if (encoder.exitCode === null) encoder.kill('SIGKILL');
+    overlay?.close();
   }
 
   const seconds = (performance.now() - started) / 1000;
@@ -127,4 +137,47 @@ export async function renderJob(job: RenderJob, onProgress: (done: number, total
     },
     faceIds: animated.map((f) => f.face.face_id),
   };
+}
+
+interface FrameSources {
+  image: RgbImage;
+  rig: Rig;
+  track: MotionTrack;
+  overlay?: OverlayFrames;
+  logo?: Layer;
+  audioPath?: string;
+}
+
+/** Animates, composes and encodes every frame of the track into `job.outputPath`. */
+async function encodeFrames(job: RenderJob, s: FrameSources, onProgress: (done: number, total: number) => void): Promise<void> {
+  const { image, rig, track } = s;
+  const total = track.frames.length;
+  const encoder = startEncoder({
+    width: image.width, height: image.height, fps: track.fps, format: job.resultFormat, outputPath: job.outputPath,
+    audioPath: job.mute ? undefined : s.audioPath, durationSec: total / track.fps,
+  });
+  let stderr = '';
+  encoder.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  encoder.stdin.on('error', () => {});
+  const exited = once(encoder, 'close') as Promise<[number | null]>;
+  try {
+    const frame: RgbImage = { width: image.width, height: image.height, data: new Uint8Array(image.data.length) };
+    for (let i = 0; i < total; i++) {
+      frame.data.set(image.data);
+      const { dst, mouths } = rigFrame(rig, track.frames[i]!);
+      warpTriangles(image, frame, rig.tris, rig.src, dst);
+      for (const m of mouths) fillMouth(frame, m.poly, m.depth);
+      await composeLayers(frame, s.overlay, s.logo);
+      if (!encoder.stdin.write(Buffer.from(frame.data))) {
+        await Promise.race([once(encoder.stdin, 'drain'), exited]);
+      }
+      if (encoder.exitCode !== null) break;
+      if (i % 5 === 4 || i === total - 1) onProgress(i + 1, total);
+    }
+    encoder.stdin.end();
+    const [code] = await exited;
+    if (code !== 0) throw new Error(`ffmpeg failed (${code}): ${stderr.slice(-500)}`);
+  } finally {
+    if (encoder.exitCode === null) encoder.kill('SIGKILL');
+  }
 }
