@@ -37,7 +37,22 @@ export interface Config {
     readonly maxImageBytes: number;
     readonly maxVideoBytes: number;
   };
-  readonly computeBackend: 'local';
+  /** Bounds of a source image (InvalidImageResolutionError); docs/animation-limits.md lists every limit. */
+  readonly images: {
+    readonly minSide: number;
+    readonly maxSide: number;
+    readonly maxPixels: number;
+  };
+  /** 'local': renders in this process's CPU renderer; 'remote': renders become tasks for worker processes (docs/compute-protocol.md). */
+  readonly computeBackend: 'local' | 'remote';
+  readonly compute: {
+    /** How long a worker's claim lasts without a heartbeat. */
+    readonly leaseMs: number;
+    /** Claims of one task before its render fails (the job's own retries then apply). */
+    readonly maxAttempts: number;
+    /** How often waiting claims and renders look at the database for what another API process did. */
+    readonly pollMs: number;
+  };
   /** Who wraps the vault's key-encryption keys: 'local' (the master key); see src/vault/providers/README.md. */
   readonly keyProvider: string;
   readonly tools: {
@@ -92,6 +107,13 @@ function msList(env: Env, name: string, fallback: number[]): number[] {
   return values;
 }
 
+function imageBounds(env: Env): Config['images'] {
+  const minSide = int(env, 'MIMIC_MIN_IMAGE_SIDE', 64, 1, 65_535);
+  const maxSide = int(env, 'MIMIC_MAX_IMAGE_SIDE', 4096, 1, 65_535);
+  if (minSide > maxSide) throw new ConfigurationError(`MIMIC_MIN_IMAGE_SIDE (${minSide}) must not exceed MIMIC_MAX_IMAGE_SIDE (${maxSide})`);
+  return { minSide, maxSide, maxPixels: int(env, 'MIMIC_MAX_IMAGE_PIXELS', 4096 * 4096, 1) };
+}
+
 export interface MasterKey {
   key: Buffer;
   source: Config['masterKeySource'];
@@ -134,7 +156,9 @@ export function loadConfig(env: Env = process.env, opts: { generateKey?: boolean
   }
   const master = loadMasterKey(env, dataDir, opts.generateKey ?? true);
   const backend = env.MIMIC_COMPUTE_BACKEND || 'local';
-  if (backend !== 'local') throw new ConfigurationError(`MIMIC_COMPUTE_BACKEND must be "local", got "${backend}"`);
+  if (backend !== 'local' && backend !== 'remote') {
+    throw new ConfigurationError(`MIMIC_COMPUTE_BACKEND must be "local" or "remote", got "${backend}"`);
+  }
   return Object.freeze({
     port,
     host: env.HOST || '0.0.0.0',
@@ -150,7 +174,8 @@ export function loadConfig(env: Env = process.env, opts: { generateKey?: boolean
     signedUrlTtlSeconds: int(env, 'MIMIC_SIGNED_URL_TTL_SECONDS', 3600, 1),
     worker: {
       enabled: bool(env, 'MIMIC_WORKER', true),
-      concurrency: int(env, 'MIMIC_WORKER_CONCURRENCY', 1, 1, 64),
+      // Remote renders only wait on workers, so the job runner keeps many of them in flight.
+      concurrency: int(env, 'MIMIC_WORKER_CONCURRENCY', backend === 'remote' ? 16 : 1, 1, 64),
       leaseMs: int(env, 'MIMIC_JOB_LEASE_MS', 30_000, 200),
       pollMs: int(env, 'MIMIC_JOB_POLL_MS', 500, 10),
       maxAttempts: int(env, 'MIMIC_JOB_MAX_ATTEMPTS', 3, 1, 100),
@@ -167,7 +192,13 @@ export function loadConfig(env: Env = process.env, opts: { generateKey?: boolean
       maxImageBytes: int(env, 'MIMIC_MAX_IMAGE_BYTES', 10 * MiB, 1024),
       maxVideoBytes: int(env, 'MIMIC_MAX_VIDEO_BYTES', 100 * MiB, 1024),
     },
-    computeBackend: 'local',
+    images: imageBounds(env),
+    computeBackend: backend,
+    compute: {
+      leaseMs: int(env, 'MIMIC_COMPUTE_LEASE_MS', 30_000, 300, 3_600_000),
+      maxAttempts: int(env, 'MIMIC_COMPUTE_MAX_ATTEMPTS', 3, 1, 100),
+      pollMs: int(env, 'MIMIC_COMPUTE_POLL_MS', 500, 10, 10_000),
+    },
     keyProvider: env.MIMIC_KEY_PROVIDER || 'local',
     tools: {
       timeoutMs: int(env, 'MIMIC_TOOL_TIMEOUT_MS', 10_000, 100, 60_000),

@@ -7,6 +7,17 @@ import { isoTime } from '../clock.ts';
 import { DEFAULT_CATEGORY, DRIVER_CATEGORIES, bankUrl, parseBankUrl, pickDriver } from './driver-bank.ts';
 import { ANIMATION_COST, RENDER_JOB, SAMPLE_SOURCE, SAMPLE_SOURCE_KEY, type AnimationDeps } from './deps.ts';
 import { chargeCredits, insertAnimation } from './store.ts';
+import {
+  INPUT_ROLES,
+  InputRejected,
+  checkFace,
+  checkLogoPlacement,
+  checkResultFormat,
+  inspectImage,
+  inspectSample,
+  inspectVideo,
+  type InputRole,
+} from './checks.ts';
 
 const bad = (field: string, message: string): ApiError =>
   new ApiError('BadRequestError', `Invalid request body: ${field} ${message}`, [{ field, message } satisfies FieldError]);
@@ -23,23 +34,60 @@ function resolveDriver(body: CreateAnimationBody, seed: string): string {
   return bankUrl(parsed.name ? { category: parsed.category, name: parsed.name } : pickDriver(parsed.category, seed));
 }
 
-/** Storage-scheme URLs must name an object the caller owns (or, for result_url, a valid key). */
-function checkStorageRefs(deps: AnimationDeps, userId: string, body: CreateAnimationBody): void {
+type StoredInputs = Partial<Record<InputRole, string>>;
+
+/**
+ * Storage-scheme URLs must name an object the caller owns (or, for result_url, a valid key).
+ * Returns the local files of the stored inputs, for the checks that read their bytes.
+ */
+function checkStorageRefs(deps: AnimationDeps, userId: string, body: CreateAnimationBody): StoredInputs {
   const scheme = `${deps.config.storageScheme}://`;
-  const mustExist: [string, string | undefined][] = [
-    ['source_url', body.source_url],
-    ['driver_url', body.driver_url],
-    ['config.overlay', body.config?.overlay],
-    ['config.logo.url', typeof body.config?.logo === 'object' ? body.config.logo.url : undefined],
+  const logo = body.config?.logo;
+  const inputs: [InputRole, string | undefined][] = [
+    ['source', body.source_url],
+    ['driver', body.driver_url],
+    ['overlay', body.config?.overlay],
+    ['logo', typeof logo === 'object' ? logo.url : undefined],
   ];
-  for (const [field, url] of mustExist) {
+  const stored: StoredInputs = {};
+  for (const [role, url] of inputs) {
     if (!url?.startsWith(scheme)) continue;
+    const { field } = INPUT_ROLES[role];
     const key = deps.media.keyOfStorageUrl(url);
     if (key === null) throw bad(field, `is not a valid ${scheme}<bucket>/<key> URL`);
-    if (deps.media.find(userId, key) === null) throw bad(field, `names an object that does not exist in your media store`);
+    const path = deps.media.find(userId, key);
+    if (path === null) throw bad(field, `names an object that does not exist in your media store`);
+    stored[role] = path;
   }
   if (body.result_url?.startsWith(scheme) && deps.media.keyOfStorageUrl(body.result_url) === null) {
     throw bad('result_url', `is not a valid ${scheme}<bucket>/<key> URL`);
+  }
+  return stored;
+}
+
+/**
+ * The rules that need an input's bytes, for every input whose bytes are here now (stored
+ * ones and the sample); fetched inputs meet the same rules at render time.
+ */
+async function checkInputs(deps: AnimationDeps, body: CreateAnimationBody, stored: StoredInputs): Promise<void> {
+  const limits = deps.config;
+  try {
+    checkResultFormat(body);
+    checkFace(body.face, null);
+    const source =
+      body.source_url === undefined
+        ? await inspectSample(SAMPLE_SOURCE)
+        : stored.source
+          ? await inspectImage('source', stored.source, limits)
+          : null;
+    const logo = stored.logo ? await inspectImage('logo', stored.logo, limits) : null;
+    if (stored.driver) await inspectVideo('driver', stored.driver, limits);
+    if (stored.overlay) await inspectVideo('overlay', stored.overlay, limits);
+    checkFace(body.face, source);
+    checkLogoPlacement(body, source, logo);
+  } catch (err) {
+    if (err instanceof InputRejected) throw err.toApiError();
+    throw err;
   }
 }
 
@@ -55,7 +103,7 @@ function checkWebhook(webhook: string | undefined): void {
 }
 
 /**
- * POST /animations. Order of checks: body (400), permission (403), credits (402). The
+ * POST /animations. Order of checks: body and inputs (400), permission (403), credits (402). The
  * charge, the record and its job are written in one transaction: all or nothing.
  */
 export async function createAnimation(deps: AnimationDeps, user: AuthUser, raw: unknown) {
@@ -63,7 +111,7 @@ export async function createAnimation(deps: AnimationDeps, user: AuthUser, raw: 
   const id = deps.newId('anm');
   const driverResolved = resolveDriver(body, id);
   checkWebhook(body.webhook);
-  checkStorageRefs(deps, user.id, body);
+  await checkInputs(deps, body, checkStorageRefs(deps, user.id, body));
   if (body.config?.stitch === true) requirePermission(user, 'stitch', 'config.stitch');
 
   // Without a source_url the record points at the user's stored copy of the sample from the start.

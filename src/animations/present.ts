@@ -5,6 +5,7 @@ import type { CreateAnimationBody } from '../schemas/animations.ts';
 import type { AnimationRow } from './store.ts';
 import type { MediaAccess } from '../media/index.ts';
 import { DEFAULT_CATEGORY } from './driver-bank.ts';
+import { resultFormatOf } from './checks.ts';
 
 export type AnimationView = Static<typeof Animation>;
 
@@ -30,7 +31,7 @@ export function presentAnimation(row: AnimationRow, media: Pick<MediaAccess, 'si
       stitch: cfg.stitch ?? false,
       max_animated_faces: cfg.max_animated_faces ?? 5,
       motion_factor: 1,
-      result_format: cfg.result_format === 'mov' ? '.mov' : '.mp4',
+      result_format: `.${resultFormatOf(req)}` as const,
       ...(cfg.overlay !== undefined ? { overlay: cfg.overlay } : {}),
     },
     metadata: { driver_url: row.driverResolved, ...(row.metadata ? JSON.parse(row.metadata) : {}) },

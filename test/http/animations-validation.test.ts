@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import sharp from 'sharp';
 import { harness, type Harness } from '../helpers/harness.ts';
 
 let h: Harness;
@@ -46,8 +47,16 @@ const valid: [string, unknown][] = [
   ['result_format mov', { config: { result_format: 'mov' } }],
   ['result_format mp4', { config: { result_format: 'mp4' } }],
   ['an overlay', { config: { overlay: 'https://example.com/o.MP4' } }],
+  ['a .mov result_url without result_format (mov is inferred)', { result_url: 'https://example.com/out.mov?sig=1' }],
+  ['a .MOV result_url with result_format mov', { result_url: 's3://bucket/out.MOV', config: { result_format: 'mov' } }],
+  ['a result_url without an extension', { result_url: 'https://example.com/upload?id=1', config: { result_format: 'mov' } }],
+  ['a result_url with a non-video extension', { result_url: 'https://example.com/out.bin' }],
+  ['max_animated_faces without stitch (no effect, harmless)', { config: { max_animated_faces: 2 } }],
+  ['a face of the minimum size, half inside the sample', { face: { size: 16, top_left: [-8, 0] } }],
+  ['a logo on the last pixel of the 512x512 crop', { config: { logo: { url: 'https://example.com/l.png', position: [511, -1] } } }],
   ['an mpeg overlay', { config: { overlay: 'https://example.com/o.mpeg' } }],
-  ['a face of size 0 at negative coordinates', { face: { size: 0, top_left: [-5, 8000] } }],
+  // Schema-valid; with an https source the picture's size is known only at render time.
+  ['a face at negative coordinates and Dimension 8000', { source_url: 'https://example.com/a.jpg', face: { size: 16, top_left: [-5, 8000] } }],
   [
     'a face with every field',
     {
@@ -122,6 +131,19 @@ const invalid: [string, unknown, string][] = [
   ['a missing storage object', { source_url: 's3://bucket/missing.jpg' }, 'source_url'],
 ];
 
+/** Schema-valid requests that break a rule knowable from the request (and the 512x512 sample): [name, body, kind, field]. */
+const brokenRules: [string, unknown, string, string][] = [
+  ['a result_url .mov with result_format mp4', { result_url: 'https://example.com/out.mov', config: { result_format: 'mp4' } }, 'ConfigError', 'result_url'],
+  ['a storage result_url .mp4 with result_format mov', { result_url: 's3://bucket/out.mp4', config: { result_format: 'mov' } }, 'ConfigError', 'result_url'],
+  ['a result_url naming a container never written', { result_url: 'https://example.com/out.webm?sig=1' }, 'ConfigError', 'result_url'],
+  ['a logo starting right of the 512x512 crop', { config: { logo: { url: 'https://example.com/l.png', position: [512, 0] } } }, 'ConfigError', 'config.logo.position'],
+  ['a logo starting below the 512x512 crop', { config: { logo: { url: 'https://example.com/l.png', position: [0, 600] } } }, 'ConfigError', 'config.logo.position'],
+  ['a face of size 0', { face: { size: 0, top_left: [0, 0] } }, 'InvalidFaceError', 'face.size'],
+  ['a face under 16 pixels, even with an https source', { source_url: 'https://example.com/a.jpg', face: { size: 15, top_left: [0, 0] } }, 'InvalidFaceError', 'face.size'],
+  ['a face outside the sample', { face: { size: 100, top_left: [512, 0] } }, 'InvalidFaceError', 'face'],
+  ['a face mostly above the sample', { face: { size: 100, top_left: [0, -51] } }, 'InvalidFaceError', 'face'],
+];
+
 describe('POST /animations validation', () => {
   it.each(valid)('accepts %s', async (_name, body) => {
     const res = await h.call('POST', '/animations', { key, body });
@@ -140,6 +162,18 @@ describe('POST /animations validation', () => {
     expect(Object.keys(res.body).every((k) => ['kind', 'description', 'details'].includes(k))).toBe(true);
     const fields = (res.body.details as { field: string; message: string }[]).map((d) => d.field);
     expect(fields, JSON.stringify(res.body.details)).toContain(field);
+  });
+
+  it.each(brokenRules)('refuses %s with its own kind', async (_name, body, kind, field) => {
+    const u = h.user({ credits: 1 });
+    const res = await h.call('POST', '/animations', { key: u.key, body });
+    expect(res.status).toBe(400);
+    expect(res.body.kind).toBe(kind);
+    expect(res.body.details[0].field).toBe(field);
+    expect(res.body.description).not.toContain('example.com');
+    // Nothing written, nothing charged: the one credit still buys an animation.
+    expect((await h.call('GET', '/animations', { key: u.key })).body.animations).toEqual([]);
+    expect((await h.call('POST', '/animations', { key: u.key, body: {} })).status).toBe(201);
   });
 
   it.each([
@@ -176,7 +210,8 @@ describe('POST /animations validation', () => {
 
   it('accepts a storage source that exists in the caller’s media store', async () => {
     const user = h.user();
-    await h.services.mediaStore.put(user.id, 'bucket/me.png', Buffer.from('x'), 'image/png');
+    const png = await sharp({ create: { width: 64, height: 64, channels: 4, background: '#fff0' } }).png().toBuffer();
+    await h.services.mediaStore.put(user.id, 'bucket/me.png', png, 'image/png');
     const ok = await h.call('POST', '/animations', {
       key: user.key,
       body: { source_url: 's3://bucket/me.png', config: { logo: { url: 's3://bucket/me.png', position: [1, 2] } } },

@@ -1,0 +1,123 @@
+/**
+ * The render job's inputs as local files: fetched through the guarded client (https) or
+ * found in the owner's media store (storage scheme), then held to the rules of checks.ts.
+ * A broken rule or a failed fetch throws a RenderError: the record ends in error with it.
+ */
+import { extname, join } from 'node:path';
+import { RenderError } from '../errors.ts';
+import { EgressError } from '../egress/errors.ts';
+import type { DriverInput, LogoInput } from '../compute/interface.ts';
+import type { CreateAnimationBody } from '../schemas/animations.ts';
+import { parseBankUrl } from './driver-bank.ts';
+import { SAMPLE_SOURCE } from './deps.ts';
+import type { RenderDeps } from './render.ts';
+import { updateAnimation, type AnimationRow } from './store.ts';
+import {
+  INPUT_ROLES,
+  InputRejected,
+  checkFace,
+  checkLogoPlacement,
+  downloadTooLarge,
+  inspectImage,
+  inspectSample,
+  inspectVideo,
+  maxBytesOf,
+  type ImageInfo,
+  type InputRole,
+} from './checks.ts';
+
+const IMAGE_TYPES = /^image\/(?:jpeg|png|tiff|bmp|x-ms-bmp|webp)$/i;
+const VIDEO_TYPES = /^(?:video\/[\w.+-]+|application\/octet-stream|application\/mp4)$/i;
+const image = (type: string) => IMAGE_TYPES.test(type) || type === 'application/octet-stream' || type === '';
+const video = (type: string) => VIDEO_TYPES.test(type) || type === '';
+/** Content types each download accepts (the bytes are checked afterwards in any case). */
+const ACCEPT: Record<InputRole, (type: string) => boolean> = { source: image, logo: image, driver: video, overlay: video };
+
+export interface RenderInputs {
+  sourcePath: string;
+  driver: DriverInput;
+  logo: LogoInput;
+  overlayPath?: string;
+}
+
+type Context = { deps: RenderDeps; row: AnimationRow; workDir: string };
+
+/** The local file of an input URL. A failure names the host at most, never the URL. */
+async function fetchInput({ deps, row, workDir }: Context, role: InputRole, url: string): Promise<string> {
+  const { what, failKind } = INPUT_ROLES[role];
+  if (url.startsWith(`${deps.config.storageScheme}://`)) {
+    const found = deps.media.find(row.userId, deps.media.keyOfStorageUrl(url) ?? '');
+    if (!found) throw new RenderError(failKind, `The ${what} no longer exists in your media store`);
+    return found;
+  }
+  const named = extname(new URL(url).pathname) || (ACCEPT[role] === video ? '.mp4' : '');
+  const path = join(workDir, `${role}-download${named}`);
+  try {
+    await deps.client.download(url, path, {
+      maxBytes: maxBytesOf(role, deps.config),
+      timeoutMs: deps.config.fetch.timeoutMs,
+      accept: ACCEPT[role],
+    });
+  } catch (err) {
+    if (!(err instanceof EgressError)) throw err;
+    if (err.reason === 'too_large') throw downloadTooLarge(role, deps.config);
+    throw new RenderError(failKind, `Could not load the ${what}: ${err.message}`);
+  }
+  return path;
+}
+
+/** The source image, checked, and kept as the record's own copy (which source_url then signs). */
+async function obtainSource(ctx: Context, req: CreateAnimationBody): Promise<{ path: string; info: ImageInfo }> {
+  const { deps, row } = ctx;
+  const kept = row.sourceKey ? deps.media.find(row.userId, row.sourceKey) : null;
+  const file = kept ?? (req.source_url === undefined ? SAMPLE_SOURCE : await fetchInput(ctx, 'source', req.source_url));
+  const info = req.source_url === undefined ? await inspectSample(file) : await inspectImage('source', file, deps.config);
+  if (kept) return { path: kept, info };
+  const key = `animations/${row.id}/source.${info.format === 'jpeg' ? 'jpg' : info.format}`;
+  await deps.media.putFile(row.userId, key, file, `image/${info.format}`);
+  updateAnimation(deps.store, row.id, { sourceKey: key, modifiedAt: deps.clock.now() });
+  return { path: deps.media.find(row.userId, key)!, info };
+}
+
+async function obtainDriver(ctx: Context): Promise<DriverInput> {
+  const bank = parseBankUrl(ctx.row.driverResolved);
+  if (bank?.name) return { kind: 'bank', category: bank.category, name: bank.name };
+  const path = await fetchInput(ctx, 'driver', ctx.row.driverResolved);
+  await inspectVideo('driver', path, ctx.deps.config);
+  return { kind: 'video', path };
+}
+
+async function obtainLogo(ctx: Context, req: CreateAnimationBody): Promise<{ logo: LogoInput; info: ImageInfo | null }> {
+  const logo = req.config?.logo;
+  if (logo === false) return { logo: { kind: 'none' }, info: null };
+  if (logo === undefined || logo === true) return { logo: { kind: 'default' }, info: null };
+  const path = await fetchInput(ctx, 'logo', logo.url);
+  const info = await inspectImage('logo', path, ctx.deps.config);
+  return { logo: { kind: 'image', path, position: [logo.position[0]!, logo.position[1]!] }, info };
+}
+
+async function obtainOverlay(ctx: Context, url: string): Promise<string> {
+  const path = await fetchInput(ctx, 'overlay', url);
+  await inspectVideo('overlay', path, ctx.deps.config);
+  return path;
+}
+
+/**
+ * Every input of the render, in the order that fails cheapest first: the source and the
+ * face on it, then the logo and where it lands, then the videos.
+ */
+export async function obtainInputs(deps: RenderDeps, row: AnimationRow, req: CreateAnimationBody, workDir: string): Promise<RenderInputs> {
+  const ctx: Context = { deps, row, workDir };
+  try {
+    const source = await obtainSource(ctx, req);
+    checkFace(req.face, source.info);
+    const { logo, info } = await obtainLogo(ctx, req);
+    checkLogoPlacement(req, source.info, info);
+    const driver = await obtainDriver(ctx);
+    const overlay = req.config?.overlay;
+    return { sourcePath: source.path, driver, logo, ...(overlay ? { overlayPath: await obtainOverlay(ctx, overlay) } : {}) };
+  } catch (err) {
+    if (err instanceof InputRejected) throw err.toRenderError();
+    throw err;
+  }
+}
