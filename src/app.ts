@@ -8,6 +8,7 @@ import { animationRoutes } from './http/routes/animations.ts';
 import { buildOpenApi } from './http/openapi.ts';
 import { renderDocsPage } from './http/docs-page.ts';
 import { ApiError } from './errors.ts';
+import { COMPUTE_PREFIX, isComputeFilePath } from './http/routes/compute.ts';
 import type { Logger } from './log.ts';
 import type { AnimationDeps } from './animations/deps.ts';
 
@@ -15,7 +16,7 @@ export interface AppDeps {
   animations: AnimationDeps;
   verifyKey: (apiKey: string) => AuthUser | null;
   log: Logger;
-  /** Routes served without an API key (signed media URLs). */
+  /** Routes served without an API key (signed media URLs; the compute worker protocol, which has its own auth). */
   publicRoutes: Hono<AppEnv>[];
   /** Further authenticated routes (webhook settings, ...). */
   privateRoutes: Hono<AppEnv>[];
@@ -59,13 +60,17 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     });
   const jsonLimit = limit(config.maxBodyBytes);
   const uploadLimit = limit(config.fetch.maxImageBytes + 64 * 1024);
-  app.use((c, next) => (c.req.path === '/images' ? uploadLimit(c, next) : jsonLimit(c, next)));
+  // A worker's result upload is streamed to disk under its own limit (config.fetch.maxVideoBytes).
+  app.use((c, next) =>
+    c.req.path === '/images' ? uploadLimit(c, next) : isComputeFilePath(c.req.path) ? next() : jsonLimit(c, next),
+  );
   app.onError(errorHandler(deps.log));
   app.notFound(notFoundHandler);
 
-  // Default deny: every route needs an API key except these few public ones.
+  // Default deny: every route needs an API key except these few public ones. /compute/v1/
+  // takes no API key: its routes demand a worker token (or a signed file URL) themselves.
   const auth = requireAuth(deps.verifyKey);
-  const isPublic = (path: string) => PUBLIC_PATHS.has(path) || path.startsWith('/media/');
+  const isPublic = (path: string) => PUBLIC_PATHS.has(path) || path.startsWith('/media/') || path.startsWith(COMPUTE_PREFIX);
   app.use((c, next) => (isPublic(c.req.path) ? next() : auth(c, next)));
 
   app.get('/health', (c) => {

@@ -60,9 +60,17 @@ async function main(argv: string[]): Promise<number> {
       out(`usage: npm run -s mimic -- ${found.command.usage}\n\n${found.command.help}`);
       return 0;
     }
-    const config = loadConfig();
-    warnDevKey(config);
-    return await found.command.run({ config, out, err }, values, positionals);
+    // Loaded on first use: a remote `worker` needs no data directory and no master key.
+    let config: Config | undefined;
+    const ctx = {
+      out,
+      err,
+      get config(): Config {
+        if (!config) warnDevKey((config = loadConfig()));
+        return config;
+      },
+    };
+    return await found.command.run(ctx, values, positionals);
   } catch (e) {
     if (e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       err(`${(e as Error).message}\nusage: npm run -s mimic -- ${found.command.usage}`);

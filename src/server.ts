@@ -8,6 +8,7 @@ import { imageRoutes } from './http/routes/images.ts';
 import { secretRoutes } from './http/routes/secrets.ts';
 import { toolRoutes } from './http/routes/tools.ts';
 import { auditRoutes } from './http/routes/audit.ts';
+import { computeRoutes } from './http/routes/compute.ts';
 
 export interface RunningServer {
   services: Services;
@@ -22,7 +23,10 @@ export function buildApp(services: Services, isReady: () => boolean = () => true
     animations: services.animations,
     verifyKey: services.verifyKey,
     log: services.log,
-    publicRoutes: [mediaRoutes({ store: services.mediaStore, urlKey: services.urlKey, clock: services.clock })],
+    publicRoutes: [
+      mediaRoutes({ store: services.mediaStore, urlKey: services.urlKey, clock: services.clock }),
+      ...(services.config.computeBackend === 'remote' ? [remoteComputeRoutes(services)] : []),
+    ],
     privateRoutes: [
       webhookRoutes({ store: services.store, secrets: services.webhookSecrets, clock: services.clock }),
       imageRoutes({
@@ -36,6 +40,20 @@ export function buildApp(services: Services, isReady: () => boolean = () => true
       auditRoutes(services.store),
     ],
     isReady,
+  });
+}
+
+function remoteComputeRoutes(services: Services) {
+  const { config, compute, clock } = services;
+  return computeRoutes({
+    tasks: compute.tasks,
+    workers: compute.workers,
+    urlKey: compute.urlKey,
+    publicUrl: config.publicUrl,
+    urlTtlSeconds: config.signedUrlTtlSeconds,
+    maxResultBytes: config.fetch.maxVideoBytes,
+    pollMs: config.compute.pollMs,
+    clock,
   });
 }
 
@@ -64,6 +82,7 @@ export async function startServer(config: Config, opts: ServiceOptions = {}): Pr
   const shutdown = () =>
     (closing ??= (async () => {
       ready = false;
+      services.compute.tasks.stopClaims(); // waiting claims answer 204 now instead of holding the close
       await new Promise<void>((r) => server.close(() => r()));
       await services.worker.stop(config.worker.shutdownGraceMs);
       await services.dispatcher.stop();

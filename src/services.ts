@@ -14,6 +14,8 @@ import { getAnimationById } from './animations/store.ts';
 import { makeKeyVerifier } from './users/store.ts';
 import type { ComputeBackend } from './compute/interface.ts';
 import { createComputeBackend } from './compute/adapter.ts';
+import { createComputeTasks, type ComputeTasks } from './compute/remote/tasks.ts';
+import { createWorkerTokens, type WorkerTokens } from './compute/remote/tokens.ts';
 import { createGuardedClient, type GuardedClient, type Resolver } from './egress/client.ts';
 import { createLocalMediaStore, createMediaAccess, type LocalMediaStore, type MediaAccess } from './media/index.ts';
 import { createWebhookDispatcher, enqueueWebhook, type WebhookDispatcher } from './webhooks/index.ts';
@@ -56,6 +58,8 @@ export interface Services {
   vault: Vault;
   secrets: SecretDeps;
   tools: ToolCallDeps;
+  /** Remote compute: the task table workers claim from, their tokens, the file-URL key. */
+  compute: { tasks: ComputeTasks; workers: WorkerTokens; urlKey: Buffer };
   close(): Promise<void>;
 }
 
@@ -74,7 +78,16 @@ export function createServices(config: Config, opts: ServiceOptions = {}): Servi
     scheme: config.storageScheme,
     clock,
   });
-  const queue = createJobQueue(store.sqlite, clock, newId);
+  const computeTasks = createComputeTasks(store.sqlite, clock, newId, config.compute);
+  const jobQueue = createJobQueue(store.sqlite, clock, newId);
+  // Deleting an animation cancels its remote task at once, so its worker hears of it at its next heartbeat.
+  const queue: JobQueue = {
+    ...jobQueue,
+    cancelFor(resourceId) {
+      jobQueue.cancelFor(resourceId);
+      computeTasks.cancelForResource(resourceId);
+    },
+  };
   const client = createGuardedClient({
     allow: config.egressAllow,
     defaultTimeoutMs: config.fetch.timeoutMs,
@@ -82,7 +95,7 @@ export function createServices(config: Config, opts: ServiceOptions = {}): Servi
     ...(opts.ca ? { ca: opts.ca } : {}),
     ...(opts.resolve ? { resolve: opts.resolve } : {}),
   });
-  const backend = opts.backend ?? createComputeBackend(config);
+  const backend = opts.backend ?? createComputeBackend(config, { tasks: computeTasks });
   const animations: AnimationDeps = { config, store, clock, newId, schemas: animationSchemas(config.storageScheme), queue, media };
 
   const onFinished: RenderDeps['onFinished'] = (row) => {
@@ -145,8 +158,14 @@ export function createServices(config: Config, opts: ServiceOptions = {}): Servi
 
   const verifyKey = makeKeyVerifier({ store, clock, newId, apiKeyHashKey: deriveKey(config.masterKey, 'api-key-hash') });
 
+  const compute = {
+    tasks: computeTasks,
+    workers: createWorkerTokens({ sqlite: store.sqlite, clock, newId, hashKey: deriveKey(config.masterKey, 'worker-token-hash') }),
+    urlKey: deriveKey(config.masterKey, 'compute-url'),
+  };
+
   return {
-    config, store, log, clock, animations, render, client, backend, mediaStore, media, queue, worker, dispatcher, webhookSecrets, verifyKey, urlKey, vault, secrets, tools,
+    config, store, log, clock, animations, render, client, backend, mediaStore, media, queue, worker, dispatcher, webhookSecrets, verifyKey, urlKey, vault, secrets, tools, compute,
     async close() {
       await backend.close();
       await client.close();

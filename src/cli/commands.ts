@@ -8,6 +8,7 @@ import { UsageError, type Command, type CommandContext } from './command.ts';
 import { VAULT_COMMANDS } from '../vault/cli.ts';
 import { checkMasterKey } from '../vault/key-check.ts';
 import { SECRET_COMMANDS } from '../secrets/cli.ts';
+import { WORKER_COMMANDS } from '../compute/remote/cli.ts';
 
 export { UsageError, type Command, type CommandContext } from './command.ts';
 
@@ -126,6 +127,7 @@ export const COMMANDS: Record<string, Command> = {
   },
   ...VAULT_COMMANDS,
   ...SECRET_COMMANDS,
+  ...WORKER_COMMANDS,
   migrate: {
     usage: 'migrate',
     help: 'Applies pending database migrations (the server also does this on start).',

@@ -1,14 +1,25 @@
 import type { Config } from '../config.ts';
 import type { ComputeBackend } from './interface.ts';
 import { createLocalBackend } from './local/index.ts';
+import { createRemoteBackend } from './remote/backend.ts';
+import type { ComputeTasks } from './remote/tasks.ts';
+
+export interface ComputeDeps {
+  /** The task table the remote backend hands renders to workers through. */
+  tasks: ComputeTasks;
+}
 
 /**
  * The compute adapter: picks the backend the configuration names. Adding a backend is a
  * folder beside `local/` implementing `ComputeBackend`, and one case here.
  */
-export function createComputeBackend(config: Config): ComputeBackend {
+export function createComputeBackend(config: Config, deps: ComputeDeps): ComputeBackend {
   switch (config.computeBackend) {
     case 'local':
       return createLocalBackend();
+    case 'remote':
+      // A task cancelled under a render (its animation deleted) is followed by the job runner's
+      // abort within a job heartbeat; one job lease is the longest that may take.
+      return createRemoteBackend({ tasks: deps.tasks, pollMs: config.compute.pollMs, cancelGraceMs: config.worker.leaseMs });
   }
 }

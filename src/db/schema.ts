@@ -1,3 +1,4 @@
 export * from './schema/core.ts';
 export * from './schema/webhooks.ts';
 export * from './schema/vault.ts';
+export * from './schema/compute.ts';

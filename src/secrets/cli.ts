@@ -7,7 +7,7 @@ import { importOAuth2Grant, ImportError } from './oauth2-import.ts';
 const FLAGS = ['user', 'provider', 'token-url', 'client-id', 'client-secret', 'access-token', 'refresh-token', 'expires-in'] as const;
 
 /** A credential flag may name an environment variable (`env:NAME`) so the value stays out of `ps` and shell history. */
-function valueOf(v: Record<string, string | boolean | undefined>, flag: string, env: Record<string, string | undefined>): string {
+export function valueOf(v: Record<string, string | boolean | undefined>, flag: string, env: Record<string, string | undefined>): string {
   const raw = v[flag];
   if (typeof raw !== 'string' || raw === '') throw new UsageError(`--${flag} is required`);
   if (!raw.startsWith('env:')) return raw;

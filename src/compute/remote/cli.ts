@@ -1,0 +1,104 @@
+import { UsageError, type Command, type CommandContext } from '../../cli/command.ts';
+import { openStore } from '../../db/client.ts';
+import { deriveKey } from '../../keys.ts';
+import { systemClock, randomId } from '../../clock.ts';
+import { createLogger } from '../../log.ts';
+import { checkMasterKey } from '../../vault/key-check.ts';
+import { valueOf } from '../../secrets/cli.ts';
+import { createLocalBackend } from '../local/index.ts';
+import { createWorkerTokens, type WorkerTokens } from './tokens.ts';
+import { parseServerUrl, runRemoteWorker, WorkerAuthError } from './worker.ts';
+
+function withWorkers<T>(ctx: CommandContext, fn: (workers: WorkerTokens) => T): T {
+  const store = openStore(ctx.config.databaseFile);
+  try {
+    // A wrong master key would store token hashes no server could verify: refuse first.
+    checkMasterKey(store.sqlite, ctx.config.masterKey);
+    return fn(createWorkerTokens({ sqlite: store.sqlite, clock: systemClock, newId: randomId, hashKey: deriveKey(ctx.config.masterKey, 'worker-token-hash') }));
+  } finally {
+    store.close();
+  }
+}
+
+export const WORKER_COMMANDS: Record<string, Command> = {
+  worker: {
+    usage: 'worker --server URL --token TOKEN|env:NAME [--name NAME] [--once]',
+    help:
+      'Runs the built-in CPU renderer as a remote compute worker of the service at --server (its MIMIC_PUBLIC_URL),\n' +
+      'over the worker protocol (docs/compute-protocol.md). Needs no database, data directory or master key.\n' +
+      '  --token T     a worker token from `workers add`; env:NAME reads it from that variable (keeps it out of ps)\n' +
+      '  --name N      shown in the task table and logs (default: the token\'s name)\n' +
+      '  --once        handle one task, then exit\n' +
+      'SIGTERM or SIGINT: stops claiming, gives the running task back for another worker, exits 0.',
+    options: { server: { type: 'string' }, token: { type: 'string' }, name: { type: 'string' }, once: { type: 'boolean' } },
+    async run(ctx, v) {
+      const server = typeof v.server === 'string' ? v.server : '';
+      if (!server) throw new UsageError('--server is required');
+      try {
+        parseServerUrl(server);
+      } catch (e) {
+        throw new UsageError((e as Error).message);
+      }
+      const token = valueOf(v, 'token', process.env);
+      const name = typeof v.name === 'string' ? v.name : undefined;
+      if (name !== undefined && !/^[\x21-\x7e]{1,64}$/.test(name)) throw new UsageError('--name must be 1 to 64 printable characters without spaces');
+      const stop = new AbortController();
+      const log = createLogger(ctx.out);
+      const onSignal = (signal: string) => {
+        log.info('worker stopping', { signal });
+        stop.abort();
+      };
+      process.once('SIGTERM', onSignal);
+      process.once('SIGINT', onSignal);
+      const backend = createLocalBackend();
+      try {
+        log.info('worker started', { server: new URL(server).origin, name: name ?? null });
+        const summary = await runRemoteWorker({ server, token, backend, log, signal: stop.signal, ...(name ? { name } : {}), ...(v.once ? { once: true } : {}) });
+        log.info('worker stopped', { ...summary });
+        return 0;
+      } catch (e) {
+        if (!(e instanceof WorkerAuthError)) throw e;
+        ctx.err((e as Error).message);
+        return 1;
+      } finally {
+        await backend.close();
+        // A claim still waiting on the server must not keep a stopped worker alive for its long poll.
+        if (stop.signal.aborted) setTimeout(() => process.exit(), 200).unref();
+      }
+    },
+  },
+  'workers add': {
+    usage: 'workers add --name NAME',
+    help: 'Creates a compute worker token; prints {"id","name","token"} (the token is shown only this once).',
+    options: { name: { type: 'string' } },
+    run(ctx, v) {
+      const name = typeof v.name === 'string' ? v.name.trim() : '';
+      if (!name || name.length > 64) throw new UsageError('--name is required (1 to 64 characters)');
+      ctx.out(JSON.stringify(withWorkers(ctx, (w) => w.add(name))));
+      return 0;
+    },
+  },
+  'workers list': {
+    usage: 'workers list',
+    help: 'Prints every worker token as one JSON line: id, name, created_at, last_seen_at, revoked_at (never the token).',
+    run(ctx) {
+      for (const w of withWorkers(ctx, (workers) => workers.list())) ctx.out(JSON.stringify(w));
+      return 0;
+    },
+  },
+  'workers revoke': {
+    usage: 'workers revoke ID',
+    help: 'Revokes a worker token: its next call gets 401, and its claimed task is re-run elsewhere once the lease runs out.',
+    positionals: 1,
+    run(ctx, _v, pos) {
+      const id = pos[0];
+      if (!id) throw new UsageError('a worker id is required (see workers list)');
+      if (!withWorkers(ctx, (w) => w.revoke(id))) {
+        ctx.err(`no active worker ${id}`);
+        return 1;
+      }
+      ctx.out(JSON.stringify({ id, revoked: true }));
+      return 0;
+    },
+  },
+};

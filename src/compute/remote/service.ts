@@ -1,0 +1,159 @@
+import { statSync } from 'node:fs';
+import type { Clock } from '../../clock.ts';
+import { isoTime } from '../../clock.ts';
+import { ApiError } from '../../errors.ts';
+import type { ClaimBody, ClaimedTask, CompleteBody, FailBody, HeartbeatBody } from '../../schemas/compute.ts';
+import { contentTypeOfInput, inputPath, presentRender, type StoredRender } from './protocol.ts';
+import { signFileUrl, verifyFileUrl, type FileMethod, type FileName } from './signing.ts';
+import type { ComputeTasks, Conflict, TaskRow } from './tasks.ts';
+import type { WorkerIdentity } from './tokens.ts';
+
+/** The verbs behind /compute/v1: what the routes call once they have parsed a request. */
+export interface ComputeServiceDeps {
+  tasks: ComputeTasks;
+  /** deriveKey(master, 'compute-url') */
+  urlKey: Buffer;
+  publicUrl: string;
+  urlTtlSeconds: number;
+  /** Largest result a worker may upload (config.fetch.maxVideoBytes). */
+  maxResultBytes: number;
+  /** How often a waiting claim looks for tasks another API process queued, or leases that ran out. */
+  pollMs: number;
+  clock: Clock;
+}
+
+const DEFAULT_WAIT_MS = 20_000;
+
+const CONFLICT_TEXT: Record<Exclude<Conflict, 'not_found'>, string> = {
+  lease_lost: 'The lease ran out and the task is no longer yours: stop working on it',
+  cancelled: 'The task was cancelled: stop working on it',
+  result_missing: 'No result was uploaded under this lease',
+};
+
+function refuse(conflict: Conflict): never {
+  if (conflict === 'not_found') throw new ApiError('NotFoundError', 'Task not found');
+  throw new ApiError('ConflictError', CONFLICT_TEXT[conflict], { reason: conflict });
+}
+
+function presentClaim(deps: ComputeServiceDeps, row: TaskRow): ClaimedTask {
+  const lease = row.lease!;
+  const now = deps.clock.now();
+  const sign = (name: FileName, method: FileMethod) =>
+    signFileUrl({ key: deps.urlKey, publicUrl: deps.publicUrl, ttlSeconds: deps.urlTtlSeconds, now, taskId: row.id, lease, name, method });
+  return {
+    task_id: row.id,
+    lease,
+    lease_ms: deps.tasks.leaseMs,
+    lease_expires_at: isoTime(row.lease_until!),
+    attempt: row.attempts,
+    ...presentRender(JSON.parse(row.request) as StoredRender, sign, deps.maxResultBytes),
+  };
+}
+
+/** Resolves on news of a queued task, after `pollMs`, after `ms`, or when the caller hangs up. */
+function nap(deps: ComputeServiceDeps, ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      off();
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, Math.min(ms, deps.pollMs));
+    const off = deps.tasks.onQueued(done);
+    signal.addEventListener('abort', done);
+  });
+}
+
+/**
+ * POST /compute/v1/claim: a task, or null (204) after `wait_ms`. A claim made for a worker
+ * that hung up meanwhile is released again, so it costs no attempt.
+ */
+export async function claimTask(deps: ComputeServiceDeps, worker: WorkerIdentity, body: ClaimBody, signal: AbortSignal): Promise<ClaimedTask | null> {
+  const deadline = performance.now() + (body.wait_ms ?? DEFAULT_WAIT_MS);
+  const who = { ...worker, label: body.worker?.name ?? worker.name };
+  for (;;) {
+    if (signal.aborted || deps.tasks.claimsStopped) return null;
+    const row = deps.tasks.claim(who);
+    if (row) {
+      if (!signal.aborted) return presentClaim(deps, row);
+      deps.tasks.release(row.id, row.lease!);
+      return null;
+    }
+    const left = deadline - performance.now();
+    if (left <= 0) return null;
+    await nap(deps, left, signal);
+  }
+}
+
+export function heartbeatTask(deps: ComputeServiceDeps, worker: WorkerIdentity, taskId: string, body: HeartbeatBody) {
+  if (body.progress && body.progress.done > body.progress.total) {
+    throw new ApiError('ValidationError', 'Invalid request body: progress.done must not exceed progress.total', [
+      { field: 'progress.done', message: 'must be <= progress.total' },
+    ]);
+  }
+  const res = deps.tasks.heartbeat(taskId, body.lease, worker.id, body.progress);
+  if (typeof res === 'string') refuse(res);
+  return { lease_expires_at: isoTime(res.leaseUntil) };
+}
+
+export function completeTask(deps: ComputeServiceDeps, worker: WorkerIdentity, taskId: string, body: CompleteBody) {
+  const res = deps.tasks.complete(taskId, body.lease, worker.id, {
+    metadata: body.metadata,
+    faceIds: body.face_ids,
+    renderMs: body.render_ms ?? null,
+  });
+  if (res !== 'done') refuse(res);
+  return { status: 'done' as const };
+}
+
+/**
+ * A worker's description reaches the user when it names an input kind: it may say why, but
+ * never where (no URL, no path of the worker's machine).
+ */
+export function userFacingDescription(text: string): string {
+  return text
+    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+    .replace(/\b[a-z][a-z0-9+.-]*:\/\/\S+/gi, '[url]')
+    .replace(/(^|[\s(=:"'])(?:~|\.{1,2})?\/[^\s"')]+/g, '$1[path]')
+    .replace(/\b[A-Za-z]:\\[^\s"')]+/g, '[path]')
+    .trim();
+}
+
+export function failTask(deps: ComputeServiceDeps, worker: WorkerIdentity, taskId: string, body: FailBody) {
+  const description = body.description
+    ? userFacingDescription(body.description) || 'The render failed'
+    : body.kind
+      ? `The render failed (${body.kind})`
+      : 'The worker gave the task up';
+  const res = deps.tasks.fail(taskId, body.lease, worker.id, body.kind ?? null, description);
+  if (res !== 'failed' && res !== 'queued') refuse(res);
+  return { status: res };
+}
+
+export interface FileQuery {
+  lease: string | undefined;
+  expires: string | undefined;
+  signature: string | undefined;
+}
+
+const denied = (description: string) => new ApiError('PermissionError', description);
+
+/** Checks a file URL: its signature, its expiry, and that its lease is still the task's live lease. */
+export function authorizeFile(deps: ComputeServiceDeps, taskId: string, name: string, method: FileMethod, q: FileQuery): TaskRow {
+  const check = verifyFileUrl({ key: deps.urlKey, taskId, name: name as FileName, method, ...q, now: deps.clock.now() });
+  if (check === 'expired') throw denied('The file URL has expired');
+  if (check !== 'ok') throw denied('The file URL signature is missing or invalid');
+  const row = deps.tasks.current(taskId, q.lease!);
+  if (!row) throw denied('The lease of this file URL is no longer current');
+  return row;
+}
+
+/** GET of an input file: where it is, how large, and its type. */
+export function openInput(deps: ComputeServiceDeps, taskId: string, name: string, q: FileQuery) {
+  const row = authorizeFile(deps, taskId, name, 'GET', q);
+  const path = inputPath(JSON.parse(row.request) as StoredRender, name as FileName);
+  const st = path ? statSync(path, { throwIfNoEntry: false }) : undefined;
+  if (!path || !st?.isFile()) throw new ApiError('NotFoundError', 'The task has no such file');
+  return { path, size: st.size, contentType: contentTypeOfInput(path) };
+}

@@ -1,0 +1,70 @@
+import { createWriteStream } from 'node:fs';
+import { open, rename, rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { ApiError } from '../../errors.ts';
+import type { ResultFormat } from '../interface.ts';
+import { RESULT_BRAND, type StoredRender } from './protocol.ts';
+import { authorizeFile, type ComputeServiceDeps, type FileQuery } from './service.ts';
+import { uploadPathOf } from './tasks.ts';
+
+const tooLarge = (max: number) => new ApiError('PayloadTooLargeError', `The result is larger than the limit of ${max} bytes`);
+
+/** The major brand of the file's leading ftyp box, or '' when it has none. */
+async function ftypBrand(file: string): Promise<string> {
+  const handle = await open(file, 'r');
+  try {
+    const buf = Buffer.alloc(12);
+    const { bytesRead } = await handle.read(buf, 0, 12, 0);
+    return bytesRead === 12 && buf.toString('latin1', 4, 8) === 'ftyp' ? buf.toString('latin1', 8, 12) : '';
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * PUT of the result: streamed to a file of its own (one per attempt), never held in memory,
+ * cut off at `maxResultBytes`, and kept only when it is a container of the task's format
+ * and the lease is still live once it is written. A repeated upload replaces the file.
+ */
+export async function storeResult(
+  deps: ComputeServiceDeps,
+  taskId: string,
+  name: string,
+  q: FileQuery,
+  body: ReadableStream<Uint8Array> | null,
+  declaredLength: string | undefined,
+): Promise<void> {
+  const row = authorizeFile(deps, taskId, name, 'PUT', q);
+  const max = deps.maxResultBytes;
+  if (declaredLength !== undefined && Number(declaredLength) > max) throw tooLarge(max);
+  const target = uploadPathOf(row);
+  const part = `${target}.part-${randomBytes(6).toString('hex')}`;
+  let bytes = 0;
+  const counter = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      bytes += chunk.length;
+      done(bytes > max ? tooLarge(max) : null, chunk);
+    },
+  });
+  try {
+    const source = body ? Readable.fromWeb(body as WebReadableStream<Uint8Array>) : Readable.from([]);
+    await pipeline(source, counter, createWriteStream(part));
+    const format = (JSON.parse(row.request) as StoredRender).resultFormat as ResultFormat;
+    if ((await ftypBrand(part)) !== RESULT_BRAND[format]) {
+      throw new ApiError('BadRequestError', `The result is not ${format === 'mp4' ? 'an mp4 (ISO base media, brand isom)' : 'a QuickTime mov (brand "qt  ")'} file`);
+    }
+    await rename(part, target);
+  } catch (err) {
+    await rm(part, { force: true });
+    // A file-system fault (a full disk) is ours: a 500. Anything else is the upload breaking off.
+    if (err instanceof ApiError || (err as NodeJS.ErrnoException).syscall) throw err;
+    throw new ApiError('BadRequestError', 'The upload was interrupted');
+  }
+  if (!deps.tasks.recordUpload(taskId, q.lease!, bytes)) {
+    await rm(target, { force: true });
+    throw new ApiError('PermissionError', 'The lease of this file URL is no longer current');
+  }
+}

@@ -1,0 +1,148 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+/**
+ * Bodies of the compute worker protocol (docs/compute-protocol.md). A worker is a separate,
+ * less trusted process: what it sends goes onto animation records, so everything is bounded.
+ */
+
+/** Render error kinds a worker may name in `fail`: the inputs are at fault, not the worker. */
+export const WORKER_FAIL_KINDS = [
+  'FaceError',
+  'SourceError',
+  'DriverError',
+  'LogoError',
+  'OverlayError',
+  'InvalidImageResolutionError',
+  'InvalidFaceError',
+  'ConfigError',
+] as const;
+export type WorkerFailKind = (typeof WORKER_FAIL_KINDS)[number];
+
+const Lease = Type.String({ pattern: '^lse_[A-Za-z0-9_-]{22}$', description: 'the lease of the claim' });
+
+export const ClaimBody = Type.Object(
+  {
+    worker: Type.Optional(
+      Type.Object(
+        {
+          // null is taken as absent: clients often send their unset options as null.
+          name: Type.Optional(Type.Union([Type.Null(), Type.String({ minLength: 1, maxLength: 64, pattern: '^[\\x21-\\x7e]+$', description: 'printable ASCII, no spaces' })])),
+          version: Type.Optional(Type.Union([Type.Null(), Type.String({ maxLength: 64 })])),
+          backend: Type.Optional(Type.Union([Type.Null(), Type.String({ maxLength: 64 })])),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    wait_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 25_000, description: 'long poll, default 20000' })),
+  },
+  { additionalProperties: false, $id: 'ComputeClaim' },
+);
+
+export const HeartbeatBody = Type.Object(
+  {
+    lease: Lease,
+    progress: Type.Optional(
+      Type.Object(
+        { done: Type.Integer({ minimum: 0, maximum: 10_000_000 }), total: Type.Integer({ minimum: 1, maximum: 10_000_000 }) },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false, $id: 'ComputeHeartbeat' },
+);
+
+const Finite = (opts: object = {}) => Type.Number({ minimum: -1e9, maximum: 1e9, ...opts });
+
+const Side = Type.String({ pattern: '^[1-9][0-9]{0,4}$', description: 'pixels, as a string' });
+const Degrees = Type.Number({ minimum: -360, maximum: 360 });
+
+const WorkerFace = Type.Object(
+  {
+    face_id: Type.Integer({ minimum: 0, maximum: 1000 }),
+    detection: Type.Tuple([Finite(), Finite(), Finite(), Finite()], { description: '[left, top, right, bottom]' }),
+    top_left: Type.Tuple([Finite(), Finite()]),
+    size: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
+    detect_confidence: Type.Number({ minimum: 0, maximum: 1 }),
+    mask_confidence: Type.Number({ minimum: 0, maximum: 1 }),
+    overlap: Type.Union([Type.Literal('no'), Type.Literal('partial'), Type.Literal('yes'), Type.Literal('unknown')]),
+  },
+  { additionalProperties: false },
+);
+
+/** RenderMetadata of src/compute/interface.ts, as a worker reports it. */
+export const WorkerRenderMetadata = Type.Object(
+  {
+    num_frames: Type.Integer({ minimum: 1, maximum: 1_000_000 }),
+    processing_fps: Type.Number({ minimum: 0, maximum: 1e6 }),
+    resolution: Type.Tuple([Side, Side], { description: '[width, height] as strings' }),
+    size_kib: Type.Number({ minimum: 0, maximum: 1e9 }),
+    source_pose: Type.Tuple([Degrees, Degrees, Degrees], { description: '[yaw, pitch, roll] in degrees' }),
+    video_fps: Type.Integer({ minimum: 1, maximum: 240 }),
+    faces: Type.Array(WorkerFace, { maxItems: 100 }),
+  },
+  { additionalProperties: false, $id: 'ComputeRenderMetadata' },
+);
+
+export const CompleteBody = Type.Object(
+  {
+    lease: Lease,
+    metadata: WorkerRenderMetadata,
+    face_ids: Type.Array(Type.Integer({ minimum: 0, maximum: 1000 }), { maxItems: 100, uniqueItems: true }),
+    render_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 86_400_000, description: "the worker's own render time (for measurements)" })),
+  },
+  { additionalProperties: false, $id: 'ComputeComplete' },
+);
+
+export const FailBody = Type.Object(
+  {
+    lease: Lease,
+    kind: Type.Optional(Type.Union(WORKER_FAIL_KINDS.map((k) => Type.Literal(k)))),
+    description: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
+  },
+  { additionalProperties: false, $id: 'ComputeFail' },
+);
+
+export type ClaimBody = Static<typeof ClaimBody>;
+export type HeartbeatBody = Static<typeof HeartbeatBody>;
+export type CompleteBody = Static<typeof CompleteBody>;
+export type FailBody = Static<typeof FailBody>;
+
+const FileUrl = Type.String({ minLength: 1, maxLength: 4000, description: 'a signed file URL of the task' });
+const Kind = <K extends string>(kind: K) => Type.Literal(kind);
+
+/** The 200 answer of a claim. Workers validate it; fields may be added in later minor versions. */
+export const ClaimedTask = Type.Object(
+  {
+    task_id: Type.String({ pattern: '^ctk_[A-Za-z0-9]+$' }),
+    lease: Lease,
+    lease_ms: Type.Integer({ minimum: 1 }),
+    lease_expires_at: Type.String(),
+    attempt: Type.Integer({ minimum: 1 }),
+    render: Type.Object({
+      result_format: Type.Union([Type.Literal('mp4'), Type.Literal('mov')]),
+      mute: Type.Boolean(),
+      stitch: Type.Boolean(),
+      max_animated_faces: Type.Integer({ minimum: 1, maximum: 5 }),
+      face: Type.Union([Type.Null(), Type.Object({ size: Type.Number(), top_left: Type.Array(Type.Number(), { minItems: 2, maxItems: 2 }) })]),
+      driver: Type.Union([
+        Type.Object({ kind: Kind('bank'), category: Type.String(), name: Type.String() }),
+        Type.Object({ kind: Kind('video'), url: FileUrl }),
+      ]),
+      source_url: FileUrl,
+      logo: Type.Union([
+        Type.Object({ kind: Kind('default') }),
+        Type.Object({ kind: Kind('none') }),
+        Type.Object({ kind: Kind('image'), url: FileUrl, position: Type.Array(Type.Integer(), { minItems: 2, maxItems: 2 }) }),
+      ]),
+      overlay_url: Type.Union([Type.Null(), FileUrl]),
+    }),
+    result: Type.Object({
+      upload_url: FileUrl,
+      method: Type.Literal('PUT'),
+      content_type: Type.String(),
+      max_bytes: Type.Integer({ minimum: 1 }),
+    }),
+  },
+  { $id: 'ComputeClaimedTask' },
+);
+export type ClaimedTask = Static<typeof ClaimedTask>;
