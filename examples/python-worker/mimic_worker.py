@@ -43,7 +43,6 @@ WORKER_NAME = re.compile(r"^[\x21-\x7e]{1,64}$")
 INPUT_EXTENSIONS = {"image/png": ".png", "image/jpeg": ".jpg", "image/bmp": ".bmp", "image/tiff": ".tiff",
                     "image/webp": ".webp", "video/mp4": ".mp4", "video/quicktime": ".mov", "video/mpeg": ".mpeg",
                     "video/webm": ".webm"}
-REPO_LOGO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "assets", "logo.png")
 
 log = logging.getLogger("mimic-worker")
 
@@ -439,8 +438,8 @@ class PanRenderer(Renderer):
     BANK_SECONDS, BANK_FPS = 2, 25
     MAX_DRIVER_SECONDS = 60
 
-    def __init__(self, ffmpeg: str, default_logo: Optional[str] = None):
-        self.ff = FFmpeg(ffmpeg, default_logo)
+    def __init__(self, ffmpeg: str):
+        self.ff = FFmpeg(ffmpeg)
 
     @staticmethod
     def shift(k: int, n: int, width: int) -> int:
@@ -558,9 +557,8 @@ _ALPHA_FORMATS = re.compile(r"\b(?:yuva\w*|rgba\w*|bgra|argb|abgr|ya8|ya16\w*|gb
 
 
 class FFmpeg:
-    def __init__(self, path: str, default_logo: Optional[str] = None):
+    def __init__(self, path: str):
         self.path = path
-        self.default_logo = default_logo
 
     def probe(self, path: str, ctx: TaskContext) -> MediaInfo:
         """What `ffmpeg -i` says about a file (ffprobe is not always shipped)."""
@@ -596,14 +594,13 @@ class FFmpeg:
         """
         kind = logo.get("kind")
         if kind == "default":
-            if not self.default_logo:
-                return None
-            info = self.probe(self.default_logo, ctx)
+            path = logo["path"]
+            info = self.probe(path, ctx)
             short = min(width, height)
             w = max(16, round(short * 0.22))
             h = max(1, round(w * info.height / max(1, info.width)))
             margin = round(short * 0.035)
-            return self.default_logo, width - margin - w, height - margin - h, w, h
+            return path, width - margin - w, height - margin - h, w, h
         if kind != "image":
             return None
         info = self.probe(logo["path"], ctx)
@@ -836,6 +833,9 @@ class Worker:
         logo = dict(r.get("logo") or {"kind": "default"})
         if logo.get("kind") == "image":
             logo = {"kind": "image", "path": fetch(logo["url"], "logo"), "position": logo.get("position", [0, 0])}
+        elif logo.get("kind") == "default":
+            # The service serves its default logo with the task.
+            logo = {"kind": "default", "path": fetch(logo["url"], "default-logo")}
         return RenderTask(
             source_path=fetch(r["source_url"], "source"),
             driver=driver,
@@ -872,8 +872,6 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--once", action="store_true", help="handle one task, then exit")
     ap.add_argument("--ffmpeg", help="path of the ffmpeg executable")
     ap.add_argument("--wait-ms", type=int, default=DEFAULT_WAIT_MS, help="claim long-poll, 0-25000 ms")
-    ap.add_argument("--logo", default=os.environ.get("MIMIC_DEFAULT_LOGO", REPO_LOGO),
-                    help="the image drawn for logo {kind: default} (default: the repository's assets/logo.png)")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
     if args.token and args.token.startswith("env:"):
@@ -886,11 +884,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         ap.error("--server must be an http(s) URL")
     if not WORKER_NAME.match(args.name):
         ap.error("--name: 1 to 64 printable ASCII characters, no spaces")
-    default_logo = args.logo if args.logo and os.path.isfile(args.logo) else None
-    if not default_logo:
-        log.warning("no default logo file: logo {kind: default} renders without a logo (see --logo)")
-
-    renderer = PanRenderer(find_ffmpeg(args.ffmpeg), default_logo)
+    renderer = PanRenderer(find_ffmpeg(args.ffmpeg))
     client = ServiceClient(args.server, args.token,
                            {"name": args.name, "version": WORKER_VERSION, "backend": renderer.name})
     worker = Worker(client, renderer, wait_ms=args.wait_ms)

@@ -9,6 +9,7 @@ import sharp, { type Metadata } from 'sharp';
 import { ApiError, RenderError, type RenderErrorKind } from '../errors.ts';
 import type { Config } from '../config.ts';
 import type { ResultFormat } from '../compute/interface.ts';
+import { resultFrameOf } from '../compute/result-frame.ts';
 import type { CreateAnimationBody } from '../schemas/animations.ts';
 
 export type InputRole = 'source' | 'driver' | 'logo' | 'overlay';
@@ -29,11 +30,6 @@ export type CheckLimits = Pick<Config, 'fetch' | 'images'>;
 export const MIN_FACE_SIDE = 16;
 /** Share of the face square that must lie inside the picture (the renderer's overlap "no" or "partial"). */
 export const MIN_FACE_INSIDE = 0.5;
-/**
- * Side of the result without stitch: the face crop. It matches CROP_SIZE of the local
- * renderer; with stitch the result is the whole picture, cut to even sides (H.264 needs them).
- */
-export const CROP_RESULT_SIDE = 512;
 
 type RuleKind = 'InvalidFileSizeError' | 'InvalidImageResolutionError' | 'InvalidFaceError' | 'ConfigError';
 type Measured = Record<string, number | string>;
@@ -233,10 +229,10 @@ export function checkFace(face: CreateAnimationBody['face'], image: ImageSize | 
   }
 }
 
-/** The result's frame: the face crop, or with stitch the picture (known once the source is). */
+/** The result's frame (src/compute/result-frame.ts): with stitch it is known once the source is. */
 export function resultFrame(stitch: boolean, source: ImageSize | null): ImageSize | null {
-  if (!stitch) return { width: CROP_RESULT_SIDE, height: CROP_RESULT_SIDE };
-  return source ? { width: source.width & ~1, height: source.height & ~1 } : null;
+  if (stitch && !source) return null;
+  return resultFrameOf(stitch, source ?? { width: 0, height: 0 });
 }
 
 /**

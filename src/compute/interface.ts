@@ -81,6 +81,7 @@ export interface RenderMetadata {
   size_kib: number;
   /** Head pose of the animated face in the source image, degrees: [yaw, pitch, roll]. */
   source_pose: [number, number, number];
+  /** Frames per second, a whole number (the video itself may run at 29.97). */
   video_fps: number;
   faces: DetectedFace[];
 }

@@ -130,7 +130,8 @@ export const ClaimedTask = Type.Object(
       ]),
       source_url: FileUrl,
       logo: Type.Union([
-        Type.Object({ kind: Kind('default') }),
+        /** The project's logo file, placed by the rule of docs/compute-protocol.md (bottom right, 22 % of the shorter side). */
+        Type.Object({ kind: Kind('default'), url: FileUrl }),
         Type.Object({ kind: Kind('none') }),
         Type.Object({ kind: Kind('image'), url: FileUrl, position: Type.Array(Type.Integer(), { minItems: 2, maxItems: 2 }) }),
       ]),

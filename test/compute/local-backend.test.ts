@@ -267,6 +267,18 @@ describe('local backend', () => {
       expect(facts.hasAudio).toBe(false);
     }, 120_000);
 
+    it('encodes a 29.97 fps driver at its own rate and reports video_fps as the whole number the record holds', async () => {
+      const path = join(dir, 'driver-ntsc.mp4');
+      const r = await runFfmpeg(['-y', '-loglevel', 'error', '-i', driverPath, '-t', '1', '-r', '30000/1001', '-c:v', 'libx264', '-preset', 'veryfast', '-an', path]);
+      expect(r.code, r.stderr).toBe(0);
+      const req = request({ name: 'video-driven-ntsc', driver: { kind: 'video', path } });
+      const result = await backend.render(req);
+      const facts = videoFacts(req.outputPath);
+      expect(result.metadata.video_fps).toBe(30);
+      expect(facts.fps).toBeCloseTo(29.97, 2);
+      expect(result.metadata.num_frames).toBe(facts.frames);
+    }, 120_000);
+
     it('fails with DriverError when the driver video shows no face', async () => {
       const path = join(dir, 'testsrc.mp4');
       const r = await runFfmpeg(['-y', '-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc=size=160x120:rate=10:duration=1', '-pix_fmt', 'yuv420p', path]);

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ffmpeg from '@ffmpeg-installer/ffmpeg';
 import { ROOT } from '../helpers/cli.ts';
-import { spawnProc, startRemoteService, waitForAnimations, waitUntil, type Proc, type RemoteService } from '../helpers/remote.ts';
+import { killAll, spawnProc, startRemoteService, waitForAnimations, waitUntil, type Proc, type RemoteService } from '../helpers/remote.ts';
 import { startTlsServer, type TestServer } from '../helpers/tls.ts';
 import { meanDiff, rgbFrame, videoFacts } from '../helpers/video.ts';
 
@@ -108,8 +108,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  for (const w of workers) if (w.proc.exitCode === null && w.proc.signalCode === null) w.proc.kill('SIGKILL');
-  await Promise.all(workers.map((w) => w.exited));
+  await killAll(workers);
   await service?.close();
   await media?.close();
   if (caDir) rmSync(caDir, { recursive: true, force: true });

@@ -204,7 +204,4 @@ export function shortBankDrivers(n: number): string[] {
   return all.sort((a, b) => a.frames - b.frames || a.url.localeCompare(b.url)).slice(0, n).map((d) => d.url);
 }
 
-export const median = (values: number[]): number => {
-  const s = [...values].sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
+export { median } from '../../bench/stats.ts';

@@ -3,10 +3,10 @@
  * alpha) and the frames of an overlay video (the whole frame, with alpha or screen-blended).
  * Layers are prepared once per render; per frame only their pixels are touched.
  */
-import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { RenderError } from '../../errors.ts';
 import type { LogoInput } from '../interface.ts';
+import { DEFAULT_LOGO_PATH, defaultLogoBox } from '../result-frame.ts';
 import type { RgbImage } from './warp.ts';
 
 /** An rgba picture (straight alpha) whose top-left corner sits at (x, y) of the frame, inside it. */
@@ -18,10 +18,6 @@ export interface Layer {
   data: Uint8Array;
 }
 
-export const DEFAULT_LOGO_PATH = fileURLToPath(new URL('../../../assets/logo.png', import.meta.url));
-/** The default logo's width and margin, as shares of the result's shorter side. */
-const LOGO_WIDTH_SHARE = 0.22;
-const LOGO_MARGIN_SHARE = 0.035;
 
 interface Rgba {
   width: number;
@@ -35,15 +31,6 @@ async function decodeRgba(input: string, resizeWidth?: number): Promise<Rgba> {
   const { data, info } = await img.toColourspace('srgb').ensureAlpha().raw().toBuffer({ resolveWithObject: true });
   if (info.channels !== 4) throw new Error(`unexpected channel count ${info.channels}`);
   return { width: info.width, height: info.height, data: new Uint8Array(data.buffer, data.byteOffset, data.length) };
-}
-
-/** Where the default logo goes on a width x height result: bottom-right, sized to the shorter side. */
-export function defaultLogoBox(width: number, height: number, aspect: number): { x: number; y: number; width: number; height: number } {
-  const short = Math.min(width, height);
-  const w = Math.max(16, Math.round(short * LOGO_WIDTH_SHARE));
-  const h = Math.max(1, Math.round(w / aspect));
-  const margin = Math.round(short * LOGO_MARGIN_SHARE);
-  return { x: width - margin - w, y: height - margin - h, width: w, height: h };
 }
 
 /** `pic` placed at (x, y) and cut to the frame; undefined when no pixel of it is inside. */
@@ -71,7 +58,7 @@ export async function loadLogo(logo: LogoInput, width: number, height: number): 
   if (logo.kind === 'none') return undefined;
   if (logo.kind === 'default') {
     const meta = await sharp(DEFAULT_LOGO_PATH).metadata();
-    const box = defaultLogoBox(width, height, (meta.width ?? 1) / (meta.height ?? 1));
+    const box = defaultLogoBox({ width, height }, (meta.width ?? 1) / (meta.height ?? 1));
     const pic = await decodeRgba(DEFAULT_LOGO_PATH, box.width);
     return clipLayer(pic, box.x, box.y, width, height);
   }

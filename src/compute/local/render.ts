@@ -8,6 +8,7 @@ import { stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RenderError } from '../../errors.ts';
 import type { RenderRequest, RenderResult } from '../interface.ts';
+import { CROP_RESULT_SIDE } from '../result-frame.ts';
 import { drawLayer, loadLogo, screenBlend, type Layer } from './compose.ts';
 import { videoDriverMotion } from './driver-video.ts';
 import { startEncoder } from './ffmpeg.ts';
@@ -22,7 +23,6 @@ import { fillMouth, warpTriangles, type RgbImage } from './warp.ts';
 /** A render request as it crosses into the render process (no signal, no callbacks). */
 export type RenderJob = Omit<RenderRequest, 'signal' | 'onProgress'>;
 
-export const CROP_SIZE = 512;
 /** The face crop spans this many face boxes (the hosted service crops about 1.6-2x). */
 const CROP_SCALE = 1.75;
 
@@ -38,8 +38,8 @@ export async function cropCanvas(src: RgbImage, face: SourceFace): Promise<Canva
   const cx = (l + r) / 2, cy = (t + b) / 2 - 0.04 * size;
   const left = Math.round(Math.min(Math.max(0, cx - size / 2), src.width - size));
   const top = Math.round(Math.min(Math.max(0, cy - size / 2), src.height - size));
-  const s = CROP_SIZE / size;
-  const image = await cropSquare(src, left, top, size, CROP_SIZE);
+  const s = CROP_RESULT_SIDE / size;
+  const image = await cropSquare(src, left, top, size, CROP_RESULT_SIDE);
   const mesh = face.mesh.map((p) => [(p[0] - left) * s, (p[1] - top) * s, p[2] * s] as Point3);
   return { image, meshes: [mesh] };
 }
@@ -98,7 +98,7 @@ export async function renderJob(job: RenderJob, onProgress: (done: number, total
   const source = await decodeImage(job.sourcePath);
   // Inputs that fail cheaply are checked before the faces are searched.
   const whole = job.stitch ? evenSize(source) : undefined;
-  const width = whole?.width ?? CROP_SIZE, height = whole?.height ?? CROP_SIZE;
+  const width = whole?.width ?? CROP_RESULT_SIDE, height = whole?.height ?? CROP_RESULT_SIDE;
   const logo = await loadLogo(job.logo, width, height);
   const overlayAlpha = job.overlayPath ? (await probeOverlay(job.overlayPath)).alpha : false;
   const faces = await detectFaces(source);
@@ -132,7 +132,8 @@ export async function renderJob(job: RenderJob, onProgress: (done: number, total
       resolution: [String(image.width), String(image.height)],
       size_kib: Math.round((size / 1024) * 100) / 100,
       source_pose: chosen.pose,
-      video_fps: track.fps,
+      // The record holds a whole number (29.97 → 30); the video itself keeps the driver's exact rate.
+      video_fps: Math.round(track.fps),
       faces: faces.map((f) => f.face),
     },
     faceIds: animated.map((f) => f.face.face_id),

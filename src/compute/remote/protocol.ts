@@ -1,5 +1,6 @@
 import { extname } from 'node:path';
 import type { DriverInput, FaceRequest, LogoInput, RenderRequest, ResultFormat } from '../interface.ts';
+import { DEFAULT_LOGO_PATH } from '../result-frame.ts';
 import type { ClaimedTask } from '../../schemas/compute.ts';
 import type { FileName } from './signing.ts';
 
@@ -41,6 +42,7 @@ export function inputPath(render: StoredRender, name: FileName): string | null {
     case 'driver':
       return render.driver.kind === 'video' ? render.driver.path : null;
     case 'logo':
+      if (render.logo.kind === 'default') return DEFAULT_LOGO_PATH;
       return render.logo.kind === 'image' ? render.logo.path : null;
     case 'overlay':
       return render.overlayPath;
@@ -88,7 +90,10 @@ export function presentRender(render: StoredRender, sign: SignUrl, maxBytes: num
       face: render.face ? { size: render.face.size, top_left: [...render.face.top_left] } : null,
       driver: driver.kind === 'bank' ? { kind: 'bank', category: driver.category, name: driver.name } : { kind: 'video', url: sign('driver', 'GET') },
       source_url: sign('source', 'GET'),
-      logo: logo.kind === 'image' ? { kind: 'image', url: sign('logo', 'GET'), position: [...logo.position] } : { kind: logo.kind },
+      logo:
+        logo.kind === 'image' ? { kind: 'image', url: sign('logo', 'GET'), position: [...logo.position] }
+        : logo.kind === 'default' ? { kind: 'default', url: sign('logo', 'GET') }
+        : { kind: 'none' },
       overlay_url: render.overlayPath ? sign('overlay', 'GET') : null,
     },
     result: {

@@ -4,6 +4,7 @@ import { METADATA, fakeVideo, remoteFixture, type RemoteFixture } from './fixtur
 import { createComputeTasks } from '../../../src/compute/remote/tasks.ts';
 import { openStore } from '../../../src/db/client.ts';
 import { randomId } from '../../../src/clock.ts';
+import { DEFAULT_LOGO_PATH } from '../../../src/compute/result-frame.ts';
 
 let f: RemoteFixture;
 beforeEach(async () => {
@@ -42,12 +43,15 @@ describe('claiming tasks', () => {
         max_animated_faces: 1,
         face: { size: 200, top_left: [10, 20] },
         driver: { kind: 'bank', category: 'subtle', name: 'driver-03' },
-        logo: { kind: 'default' },
+        logo: { kind: 'default', url: expect.stringContaining('/files/logo?') },
         overlay_url: null,
       },
       result: { method: 'PUT', content_type: 'video/mp4', max_bytes: f.h.config.fetch.maxVideoBytes },
     });
     expect(new Date(t.lease_expires_at).getTime()).toBe(taskRow(t.task_id).lease_until);
+    // The default logo is served like any input, so a worker needs no copy of the project's file.
+    const logo = await fetch(t.render.logo.kind === 'default' ? t.render.logo.url : '');
+    expect(Buffer.from(await logo.arrayBuffer()).equals(readFileSync(DEFAULT_LOGO_PATH))).toBe(true);
     for (const url of [t.render.source_url, t.result.upload_url]) {
       expect(url.startsWith(`${f.base}/compute/v1/tasks/${t.task_id}/files/`)).toBe(true);
       expect(new URL(url).searchParams.get('lease')).toBe(t.lease);
