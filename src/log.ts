@@ -12,6 +12,7 @@ export interface Logger {
 const SECRET_PATTERNS: [RegExp, string][] = [
   [/mimic_[A-Za-z0-9_-]{20,}/g, 'mimic_[redacted]'],
   [/whsec_[A-Za-z0-9+/=_-]{8,}/g, 'whsec_[redacted]'],
+  [/mwk_[A-Za-z0-9_-]{20,}/g, 'mwk_[redacted]'],
   [/\b(Basic|Bearer)\s+[A-Za-z0-9._~+/=-]+/gi, '$1 [redacted]'],
   [/([?&](?:signature|sig|token|X-Amz-Signature|X-Amz-Credential|X-Goog-Signature|access_token|api_key|key)=)[^&\s"]*/gi, '$1[redacted]'],
 ];

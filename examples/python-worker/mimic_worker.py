@@ -432,7 +432,7 @@ class PanRenderer(Renderer):
 
     name = "python-pan"
     #: Side of the result without stitch, as the local renderer and the service's placement
-    #: checks (src/animations/checks.ts, CROP_RESULT_SIDE) have it; with stitch the result is
+    #: checks (src/compute/result-frame.ts, CROP_RESULT_SIDE) have it; with stitch the result is
     #: the whole picture cut to even sides.
     SIZE = 512
     BANK_SECONDS, BANK_FPS = 2, 25
@@ -588,7 +588,7 @@ class FFmpeg:
                    ctx: TaskContext) -> Optional[Tuple[str, int, int, int, int]]:
         """(file, x, y, w, h) of the logo on a width x height result, or None for no logo.
 
-        The same rules as the built-in renderer (src/compute/local/compose.ts): the default
+        The rules of docs/compute-protocol.md (src/compute/result-frame.ts): the default
         logo bottom right, 22 % of the shorter side wide, 3.5 % margin; an image logo at its
         size with its top-left at `position` (negative counts back from the last pixel).
         """
