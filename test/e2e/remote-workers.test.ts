@@ -90,10 +90,12 @@ describe('remote workers', () => {
     const id = created.body.id as string;
     const held = await waitUntil(() => service.tasks().find((t) => t.animation_id === id && t.status === 'leased'), 'the doomed worker to hold the task');
     expect(held.worker_name).toBe('doomed');
-    doomed.proc.kill('SIGKILL');
-    await doomed.exited;
+    // The other worker is up and polling before the doomed one dies mid-job.
     const heir = spawnWorker(service, token, 'heir');
     workers.push(heir);
+    await waitUntil(() => (heir.output().includes('"msg":"worker started"') ? true : undefined), 'the other worker to start');
+    doomed.proc.kill('SIGKILL');
+    await doomed.exited;
 
     const [rec] = await waitForAnimations(service, [id], { timeoutMs: 120_000, diagnostics, giveUpIf: noneRunning([heir], 'the heir exited') });
     expect(rec).toMatchObject({ status: 'done' });
