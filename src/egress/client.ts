@@ -3,8 +3,6 @@ import { createReadStream, createWriteStream, readFileSync } from 'node:fs';
 import { stat, unlink } from 'node:fs/promises';
 import type { LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
-import { Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { rootCertificates } from 'node:tls';
 import { Agent, type Dispatcher } from 'undici';
 import { EgressError } from './errors.ts';
@@ -141,25 +139,76 @@ function discard(body: Dispatcher.ResponseData['body']): void {
   body.destroy();
 }
 
+/**
+ * Reads a body in flowing mode, handing each chunk to `onChunk` as it arrives, so undici's
+ * HTTP/1 parser is never paused by backpressure. undici 7 crashes the whole process with an
+ * uncatchable assertion when a peer closes the connection while the parser is paused
+ * (nodejs/undici#5360; fixed in undici 8 only, which needs Node 22), so a hostile server
+ * could otherwise kill the service by sending a body and closing. Memory stays bounded
+ * because every caller stops at its byte cap: `onChunk` returns false to stop reading (the
+ * body is then dropped) or throws to fail.
+ */
+function consume(body: Dispatcher.ResponseData['body'], onChunk: (chunk: Buffer) => boolean): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const stop = (after: () => void) => {
+      body.off('data', onData);
+      discard(body);
+      after();
+    };
+    const onData = (chunk: Buffer) => {
+      try {
+        if (!onChunk(chunk)) stop(resolve);
+      } catch (err) {
+        stop(() => reject(err));
+      }
+    };
+    body.on('data', onData);
+    body.once('end', resolve);
+    body.once('error', reject);
+  });
+}
+
+const tooLarge = (host: string, max: number) => new EgressError('too_large', `response from host ${host} exceeds ${max} bytes`);
+
 async function readCapped(body: Dispatcher.ResponseData['body'], max: number, truncate: boolean, host: string): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let total = 0;
-  for await (const chunk of body) {
-    const buf = chunk as Buffer;
-    if (total + buf.length > max) {
-      if (!truncate) {
-        discard(body);
-        throw new EgressError('too_large', `response from host ${host} exceeds ${max} bytes`);
-      }
-      chunks.push(buf.subarray(0, max - total));
-      total = max;
-      discard(body);
-      break;
+  await consume(body, (buf) => {
+    if (total + buf.length <= max) {
+      chunks.push(buf);
+      total += buf.length;
+      return true;
     }
-    chunks.push(buf);
-    total += buf.length;
-  }
+    if (!truncate) throw tooLarge(host, max);
+    chunks.push(buf.subarray(0, max - total));
+    total = max;
+    return false;
+  });
   return Buffer.concat(chunks, total);
+}
+
+/** Streams a body to a file without ever pausing the parser (see `consume`); fails past `max` bytes. */
+async function writeCapped(body: Dispatcher.ResponseData['body'], path: string, max: number, host: string): Promise<number> {
+  const file = createWriteStream(path);
+  const failed = new Promise<never>((_, reject) => file.once('error', reject));
+  failed.catch(() => undefined);
+  let bytes = 0;
+  try {
+    await Promise.race([
+      consume(body, (buf) => {
+        bytes += buf.length;
+        if (bytes > max) throw tooLarge(host, max);
+        // The write stream buffers what the disk has not taken yet: at most `max` bytes.
+        file.write(buf);
+        return true;
+      }),
+      failed,
+    ]);
+    await Promise.race([new Promise<void>((resolve) => file.end(resolve)), failed]);
+    return bytes;
+  } finally {
+    file.destroy();
+  }
 }
 
 export function createGuardedClient(opts: GuardedClientOptions): GuardedClient {
@@ -228,7 +277,7 @@ export function createGuardedClient(opts: GuardedClientOptions): GuardedClient {
         const declared = Number(headers['content-length']);
         if (!init.truncate && Number.isFinite(declared) && declared > maxBytes) {
           discard(res.body);
-          throw new EgressError('too_large', `response from host ${target.host} exceeds ${maxBytes} bytes`);
+          throw tooLarge(target.host, maxBytes);
         }
         const body = await readCapped(res.body, maxBytes, init.truncate ?? false, target.host);
         return { status: res.statusCode, headers, body };
@@ -253,17 +302,9 @@ export function createGuardedClient(opts: GuardedClientOptions): GuardedClient {
           const declared = Number(headers['content-length']);
           if (Number.isFinite(declared) && declared > dl.maxBytes) {
             discard(res.body);
-            throw new EgressError('too_large', `response from host ${target.host} exceeds ${dl.maxBytes} bytes`);
+            throw tooLarge(target.host, dl.maxBytes);
           }
-          let bytes = 0;
-          const counter = new Transform({
-            transform(chunk: Buffer, _enc, done) {
-              bytes += chunk.length;
-              if (bytes > dl.maxBytes) done(new EgressError('too_large', `response from host ${target.host} exceeds ${dl.maxBytes} bytes`));
-              else done(null, chunk);
-            },
-          });
-          await pipeline(res.body, counter, createWriteStream(destPath));
+          const bytes = await writeCapped(res.body, destPath, dl.maxBytes, target.host);
           return { contentType, bytes };
         });
       } catch (err) {

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createServer, type AddressInfo, type Server } from 'node:net';
 import { createGuardedClient, type GuardedClient, type GuardedClientOptions } from '../../src/egress/client.ts';
 import { EgressError } from '../../src/egress/errors.ts';
 import { startHttpServer, startTlsServer, type TestServer } from '../helpers/tls.ts';
@@ -214,4 +215,40 @@ describe('download and upload', () => {
     expect(err).toMatchObject({ reason: 'status', status: 403 });
     expect(err.message).not.toContain('SECRET');
   });
+});
+
+describe('a peer that sends its body and closes at once', () => {
+  // undici 7 crashes the process when the connection ends while its parser is paused by
+  // backpressure (nodejs/undici#5360); a slow disk or a slow reader pauses it. The client
+  // reads bodies without ever pausing the parser, so these run to the end.
+  let raw: Server;
+  let url: string;
+  const BODY = Buffer.alloc(8 * 1024 * 1024, 0x61);
+  beforeAll(async () => {
+    raw = createServer((sock) => {
+      sock.on('error', () => undefined); // the client drops truncated and oversize bodies
+      sock.once('data', () => {
+        sock.write(`HTTP/1.1 200 OK\r\nContent-Type: video/mp4\r\nContent-Length: ${BODY.length}\r\nConnection: close\r\n\r\n`);
+        sock.end(BODY);
+      });
+    });
+    await new Promise<void>((r) => raw.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(raw.address() as AddressInfo).port}/clip.mp4`;
+  });
+  afterAll(() => new Promise<void>((r) => raw.close(() => r())));
+
+  it('downloads, reads and refuses oversize bodies without crashing the process', async () => {
+    const c = client({ allow: ['127.0.0.1'], defaultMaxBytes: 16 * 1024 * 1024, defaultTimeoutMs: 20_000 });
+    const file = join(dir, 'fin.mp4');
+    for (let i = 0; i < 10; i++) {
+      expect(await c.download(url, file, { maxBytes: 16 * 1024 * 1024, accept: () => true })).toMatchObject({ bytes: BODY.length });
+      expect((await c.request(url)).body.length).toBe(BODY.length);
+      expect((await c.request(url, { maxBytes: 1024 * 1024, truncate: true })).body.length).toBe(1024 * 1024);
+    }
+    expect(readFileSync(file).equals(BODY)).toBe(true);
+    // Past the cap (no Content-Length check can catch a lying peer: the stream check does).
+    const err = await failure(c.download(url, file, { maxBytes: 4 * 1024 * 1024, accept: () => true }));
+    expect(err.reason).toBe('too_large');
+    expect(existsSync(file)).toBe(false);
+  }, 120_000);
 });
