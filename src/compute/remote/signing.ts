@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { checkSignature, expiresAt, signText, type SignatureCheck } from '../../url-signature.ts';
 
 /**
  * The file URLs of a task are capability URLs:
@@ -22,19 +22,18 @@ export interface FileUrlScope {
 }
 
 const canonical = (s: FileUrlScope, expires: number): string => `${s.taskId}\n${s.lease}\n${s.name}\n${s.method}\n${expires}`;
-const mac = (key: Buffer, s: FileUrlScope, expires: number): string => createHmac('sha256', key).update(canonical(s, expires)).digest('base64url');
 
 export const filePath = (taskId: string, name: FileName): string => `/compute/v1/tasks/${encodeURIComponent(taskId)}/files/${name}`;
 
 export function signFileUrl(input: FileUrlScope & { key: Buffer; publicUrl: string; ttlSeconds: number; now: number }): string {
-  const expires = Math.floor(input.now / 1000) + input.ttlSeconds;
-  const query = new URLSearchParams({ lease: input.lease, expires: String(expires), signature: mac(input.key, input, expires) });
+  const expires = expiresAt(input.now, input.ttlSeconds);
+  const query = new URLSearchParams({ lease: input.lease, expires: String(expires), signature: signText(input.key, canonical(input, expires)) });
   return `${input.publicUrl.replace(/\/+$/, '')}${filePath(input.taskId, input.name)}?${query}`;
 }
 
-export type FileUrlCheck = 'ok' | 'invalid' | 'expired';
+export type FileUrlCheck = SignatureCheck;
 
-/** Authenticity first (constant time over the canonical text, as media/signing.ts does), then expiry. */
+/** Authenticity first (constant time), then expiry: see url-signature.ts. A URL without a lease is invalid. */
 export function verifyFileUrl(input: Omit<FileUrlScope, 'lease'> & {
   key: Buffer;
   lease: string | undefined;
@@ -42,10 +41,7 @@ export function verifyFileUrl(input: Omit<FileUrlScope, 'lease'> & {
   signature: string | undefined;
   now: number;
 }): FileUrlCheck {
-  const { lease, expires, signature } = input;
-  if (!lease || !expires || !signature || !/^\d{1,12}$/.test(expires) || !/^[A-Za-z0-9_-]{43}$/.test(signature)) return 'invalid';
-  const expected = Buffer.from(mac(input.key, { ...input, lease }, Number(expires)));
-  const given = Buffer.from(signature);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'invalid';
-  return Number(expires) * 1000 <= input.now ? 'expired' : 'ok';
+  const { lease } = input;
+  if (!lease) return 'invalid';
+  return checkSignature(input.key, (expires) => canonical({ ...input, lease }, expires), input.expires, input.signature, input.now);
 }
