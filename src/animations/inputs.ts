@@ -79,12 +79,17 @@ async function obtainSource(ctx: Context, req: CreateAnimationBody): Promise<{ p
   return { path: deps.media.find(row.userId, key)!, info };
 }
 
+/** A driver or overlay video, fetched and held to the byte limits. */
+async function obtainVideo(ctx: Context, role: 'driver' | 'overlay', url: string): Promise<string> {
+  const path = await fetchInput(ctx, role, url);
+  await inspectVideo(role, path, ctx.deps.config);
+  return path;
+}
+
 async function obtainDriver(ctx: Context): Promise<DriverInput> {
   const bank = parseBankUrl(ctx.row.driverResolved);
   if (bank?.name) return { kind: 'bank', category: bank.category, name: bank.name };
-  const path = await fetchInput(ctx, 'driver', ctx.row.driverResolved);
-  await inspectVideo('driver', path, ctx.deps.config);
-  return { kind: 'video', path };
+  return { kind: 'video', path: await obtainVideo(ctx, 'driver', ctx.row.driverResolved) };
 }
 
 async function obtainLogo(ctx: Context, req: CreateAnimationBody): Promise<{ logo: LogoInput; info: ImageInfo | null }> {
@@ -94,12 +99,6 @@ async function obtainLogo(ctx: Context, req: CreateAnimationBody): Promise<{ log
   const path = await fetchInput(ctx, 'logo', logo.url);
   const info = await inspectImage('logo', path, ctx.deps.config);
   return { logo: { kind: 'image', path, position: [logo.position[0]!, logo.position[1]!] }, info };
-}
-
-async function obtainOverlay(ctx: Context, url: string): Promise<string> {
-  const path = await fetchInput(ctx, 'overlay', url);
-  await inspectVideo('overlay', path, ctx.deps.config);
-  return path;
 }
 
 /**
@@ -115,7 +114,7 @@ export async function obtainInputs(deps: RenderDeps, row: AnimationRow, req: Cre
     checkLogoPlacement(req, source.info, info);
     const driver = await obtainDriver(ctx);
     const overlay = req.config?.overlay;
-    return { sourcePath: source.path, driver, logo, ...(overlay ? { overlayPath: await obtainOverlay(ctx, overlay) } : {}) };
+    return { sourcePath: source.path, driver, logo, ...(overlay ? { overlayPath: await obtainVideo(ctx, 'overlay', overlay) } : {}) };
   } catch (err) {
     if (err instanceof InputRejected) throw err.toRenderError();
     throw err;

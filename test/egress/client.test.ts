@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { createGuardedClient, type GuardedClient, type GuardedClientOptions } from '../../src/egress/client.ts';
 import { EgressError } from '../../src/egress/errors.ts';
+import { rejectionOf } from '../helpers/rejection.ts';
 import { startHttpServer, startTlsServer, type TestServer } from '../helpers/tls.ts';
 
 let http: TestServer;
@@ -18,15 +19,7 @@ function client(opts: Partial<GuardedClientOptions> = {}): GuardedClient {
   return c;
 }
 
-async function failure(p: Promise<unknown>): Promise<EgressError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(EgressError);
-    return err as EgressError;
-  }
-  throw new Error('expected the request to fail');
-}
+const failure = (p: Promise<unknown>): Promise<EgressError> => rejectionOf(p, EgressError);
 
 beforeAll(async () => {
   http = await startHttpServer();

@@ -3,9 +3,9 @@ import { spawnSync } from 'node:child_process';
 import { openSync, readSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import ffmpeg from '@ffmpeg-installer/ffmpeg';
-import { expect } from 'vitest';
 import type { RenderRequest } from '../../src/compute/interface.ts';
 import { RenderError } from '../../src/errors.ts';
+import { rejectionOf } from './rejection.ts';
 
 export const SAMPLE_PORTRAIT = join(import.meta.dirname, '../../assets/sample-source.png');
 
@@ -31,11 +31,7 @@ export function renderRequest(dir: string, over: Partial<RenderRequest> & { name
 }
 
 /** The RenderError `p` rejects with (the test fails when it resolves or rejects otherwise). */
-export async function renderError(p: Promise<unknown>): Promise<RenderError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
-  expect(err).toBeInstanceOf(RenderError);
-  return err as RenderError;
-}
+export const renderError = (p: Promise<unknown>): Promise<RenderError> => rejectionOf(p, RenderError);
 
 export interface VideoFacts {
   /** The ftyp major brand: 'isom' for mp4, 'qt  ' for QuickTime mov. */

@@ -3,19 +3,10 @@ import { ReauthorizationRequired, RefreshFailed } from '../../../src/secrets/oau
 import { tryLock, unlock } from '../../../src/secrets/oauth2/lock.ts';
 import type { TokenStore } from '../../../src/secrets/oauth2/token-store.ts';
 import { CLIENT_ID, CLIENT_SECRET, USER_ID, createFixture, form, manualClock, startTokenEndpoint, type Fixture, type TokenEndpoint } from './fixtures.ts';
+import { rejectionOf } from '../../helpers/rejection.ts';
 
 let endpoint: TokenEndpoint;
 let fx: Fixture;
-
-async function rejection<E extends Error>(p: Promise<unknown>, type: new (...args: never[]) => E): Promise<E> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(type);
-    return err as E;
-  }
-  throw new Error('expected a rejection');
-}
 
 /** Nothing secret may reach a log line or an error message. */
 function expectNoLeak(...texts: string[]): void {
@@ -138,15 +129,15 @@ describe('refresh failures', () => {
   it('marks the secret on invalid_grant, and later calls fail fast without a request', async () => {
     fx.addSecret('sec_1', { refreshToken: 'rt-revoked' });
     const refresher = fx.refresher();
-    const err = await rejection(refresher.accessTokenFor('sec_1'), ReauthorizationRequired);
+    const err = await rejectionOf(refresher.accessTokenFor('sec_1'), ReauthorizationRequired);
     expect(err.secretId).toBe('sec_1');
     expect(fx.tokens.grants.get('sec_1')!.status).toBe('needs_reauthorization');
     expect(fx.events).toEqual([{ secretId: 'sec_1', userId: USER_ID, outcome: 'failure', reason: 'invalid_grant' }]);
     expect(endpoint.requests()).toHaveLength(1);
 
-    await rejection(refresher.accessTokenFor('sec_1'), ReauthorizationRequired);
-    await rejection(fx.refresher().accessTokenFor('sec_1'), ReauthorizationRequired);
-    await rejection(refresher.refreshAfterRejection('sec_1', 'at-0'), ReauthorizationRequired);
+    await rejectionOf(refresher.accessTokenFor('sec_1'), ReauthorizationRequired);
+    await rejectionOf(fx.refresher().accessTokenFor('sec_1'), ReauthorizationRequired);
+    await rejectionOf(refresher.refreshAfterRejection('sec_1', 'at-0'), ReauthorizationRequired);
     expect(endpoint.requests()).toHaveLength(1);
     expect(fx.lockOf('sec_1').lock_owner).toBeNull();
   });
@@ -156,7 +147,7 @@ describe('refresh failures', () => {
     // A server that echoes the request: its body must not travel into our errors or logs.
     endpoint.override = (req, res) => void res.writeHead(503, { 'content-type': 'text/plain' }).end(req.body);
     const refresher = fx.refresher();
-    const err = await rejection(refresher.accessTokenFor('sec_1'), RefreshFailed);
+    const err = await rejectionOf(refresher.accessTokenFor('sec_1'), RefreshFailed);
     expect(err.reason).toBe('http_503');
     expect(err.host).toBe('localhost');
     expect(err.message).toContain('localhost');
@@ -174,7 +165,7 @@ describe('refresh failures', () => {
   it('does not follow a redirect from the token endpoint', async () => {
     fx.addSecret('sec_1');
     endpoint.override = (_req, res) => void res.writeHead(302, { location: `${endpoint.server.url}/elsewhere` }).end();
-    const err = await rejection(fx.refresher().accessTokenFor('sec_1'), RefreshFailed);
+    const err = await rejectionOf(fx.refresher().accessTokenFor('sec_1'), RefreshFailed);
     expect(err.reason).toBe('http_302');
     expect(endpoint.server.received).toHaveLength(1);
   });
@@ -182,7 +173,7 @@ describe('refresh failures', () => {
   it('fails with reason timeout when the token endpoint does not answer in time', async () => {
     fx.addSecret('sec_1');
     endpoint.delayMs = 2000;
-    const err = await rejection(fx.refresher({ timeoutMs: 200 }).accessTokenFor('sec_1'), RefreshFailed);
+    const err = await rejectionOf(fx.refresher({ timeoutMs: 200 }).accessTokenFor('sec_1'), RefreshFailed);
     expect(err.reason).toBe('timeout');
     expect(fx.lockOf('sec_1').lock_owner).toBeNull();
   });
@@ -191,7 +182,7 @@ describe('refresh failures', () => {
     await fx.close();
     fx = createFixture(endpoint, { allow: [] });
     fx.addSecret('sec_1');
-    const err = await rejection(fx.refresher().accessTokenFor('sec_1'), RefreshFailed);
+    const err = await rejectionOf(fx.refresher().accessTokenFor('sec_1'), RefreshFailed);
     expect(err.reason).toBe('refused_address');
     expect(endpoint.server.received).toHaveLength(0);
     expect(fx.lockOf('sec_1').lock_owner).toBeNull();
@@ -199,7 +190,7 @@ describe('refresh failures', () => {
 
   it('refuses a token_url that is not https, without sending anything', async () => {
     fx.addSecret('sec_1', { tokenUrl: `http://localhost:${endpoint.server.port}/oauth/token` });
-    const err = await rejection(fx.refresher().accessTokenFor('sec_1'), RefreshFailed);
+    const err = await rejectionOf(fx.refresher().accessTokenFor('sec_1'), RefreshFailed);
     expect(err.reason).toBe('scheme');
     expect(endpoint.server.received).toHaveLength(0);
   });
@@ -272,7 +263,7 @@ describe('cross-process lock', () => {
   it('gives up with lock_timeout after maxWaitMs behind a live lock', async () => {
     fx.addSecret('sec_1');
     expect(tryLock(fx.stores[0]!.sqlite, 'sec_1', 'busy-process', Date.now(), 60_000)).toBe(true);
-    const err = await rejection(fx.refresher({ waitMs: 10, maxWaitMs: 100 }).accessTokenFor('sec_1'), RefreshFailed);
+    const err = await rejectionOf(fx.refresher({ waitMs: 10, maxWaitMs: 100 }).accessTokenFor('sec_1'), RefreshFailed);
     expect(err.reason).toBe('lock_timeout');
     expect(endpoint.requests()).toHaveLength(0);
     expect(fx.lockOf('sec_1').lock_owner).toBe('busy-process');
