@@ -20,7 +20,7 @@ import { createGuardedClient, type GuardedClient, type Resolver } from './egress
 import { createLocalMediaStore, createMediaAccess, type LocalMediaStore, type MediaAccess } from './media/index.ts';
 import { createWebhookDispatcher, enqueueWebhook, type WebhookDispatcher } from './webhooks/index.ts';
 import { createWebhookSecrets, type WebhookSecrets } from './webhooks/secrets.ts';
-import type { AuthUser } from './http/env.ts';
+import type { AuthUser } from './users/auth-user.ts';
 import { createVault, createKeyProvider, type Vault } from './vault/index.ts';
 import type { SecretDeps } from './secrets/deps.ts';
 import { createOAuth2Refresher } from './secrets/oauth2/index.ts';

@@ -1,7 +1,7 @@
 import { ApiError } from '../errors.ts';
 import { validate, type FieldError } from '../schemas/ajv.ts';
-import { requirePermission } from '../http/auth.ts';
-import type { AuthUser } from '../http/env.ts';
+import { requirePermission } from '../users/permissions.ts';
+import type { AuthUser } from '../users/auth-user.ts';
 import type { CreateAnimationBody } from '../schemas/animations.ts';
 import { isoTime } from '../clock.ts';
 import { DEFAULT_CATEGORY, DRIVER_CATEGORIES, bankUrl, parseBankUrl, pickDriver } from './driver-bank.ts';

@@ -1,5 +1,5 @@
 import { notFound } from '../errors.ts';
-import { byCreation, toPage, type PageCursor } from '../http/pagination.ts';
+import { byCreation, toPage, type PageCursor } from '../pagination.ts';
 import { ANIMATION_COST, type AnimationDeps } from './deps.ts';
 import { presentAnimation, type AnimationView } from './present.ts';
 import { deleteAnimationRow, getAnimation, listAnimations, refundCredits } from './store.ts';

@@ -2,7 +2,7 @@ import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Store } from '../db/client.ts';
 import { olderThan } from '../db/keyset.ts';
 import { animations, users } from '../db/schema.ts';
-import type { PageCursor } from '../http/pagination.ts';
+import type { PageCursor } from '../pagination.ts';
 
 export type AnimationRow = typeof animations.$inferSelect;
 export type NewAnimation = typeof animations.$inferInsert;

@@ -4,7 +4,7 @@ import type { Store } from '../db/client.ts';
 import { olderThan } from '../db/keyset.ts';
 import { auditEvents, type AuditEventRow } from '../db/schema.ts';
 import type { IdFactory } from '../clock.ts';
-import type { PageCursor } from '../http/pagination.ts';
+import type { PageCursor } from '../pagination.ts';
 
 /**
  * The audit trail of secrets and tools. Rows hold ids, outcomes and non-secret facts only

@@ -1,6 +1,6 @@
 import { and, eq, lt, or, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
-import type { PageCursor } from '../http/pagination.ts';
+import type { PageCursor } from '../pagination.ts';
 
 /**
  * The keyset condition of every newest-first list: rows strictly after `cursor` in

@@ -17,9 +17,3 @@ export function requireAuth(verify: (apiKey: string) => AuthUser | null): Middle
     throw new ApiError('AuthorizationError', 'Missing or invalid credentials: send Authorization: Basic <API_KEY>');
   };
 }
-
-export function requirePermission(user: AuthUser, permission: string, feature: string): void {
-  if (!user.permissions.includes(permission)) {
-    throw new ApiError('PermissionError', `Your account lacks the "${permission}" permission required for ${feature}`);
-  }
-}

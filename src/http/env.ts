@@ -1,10 +1,7 @@
-/** Hono's typed context for the app: what middleware puts on `c.var`. */
-export interface AuthUser {
-  id: string;
-  name: string | null;
-  permissions: readonly string[];
-}
+import type { AuthUser } from '../users/auth-user.ts';
 
+export type { AuthUser };
+/** Hono's typed context for the app: what middleware puts on `c.var`. */
 export interface AppEnv {
   Variables: {
     requestId: string;

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { ApiError, notFound } from '../errors.ts';
 import { secrets, type SecretRow } from '../db/schema.ts';
-import { byCreation, toPage, type PageCursor } from '../http/pagination.ts';
+import { byCreation, toPage, type PageCursor } from '../pagination.ts';
 import { validate } from '../schemas/ajv.ts';
 import {
   CreateApiKeySecret, CreateBasicSecret, CreateBearerSecret, FORBIDDEN_HEADER_NAMES,

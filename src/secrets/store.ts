@@ -3,7 +3,7 @@ import { prepared } from '../db/prepared.ts';
 import type { Store } from '../db/client.ts';
 import { olderThan } from '../db/keyset.ts';
 import { secretFields, secrets, tools, type SecretRow } from '../db/schema.ts';
-import type { PageCursor } from '../http/pagination.ts';
+import type { PageCursor } from '../pagination.ts';
 import type { SealedValue } from '../vault/index.ts';
 
 /** Reads and writes of secret rows. Transactions stay in the callers' synchronous blocks; nothing here awaits. */

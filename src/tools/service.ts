@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { ApiError, notFound } from '../errors.ts';
 import { tools, type ToolRow } from '../db/schema.ts';
-import { byCreation, toPage, type PageCursor } from '../http/pagination.ts';
+import { byCreation, toPage, type PageCursor } from '../pagination.ts';
 import { validate } from '../schemas/ajv.ts';
 import { ToolBody, type ToolBodyInput, type ToolView } from '../schemas/tools.ts';
 import { recordAudit } from '../audit/store.ts';

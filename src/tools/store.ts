@@ -3,7 +3,7 @@ import { prepared } from '../db/prepared.ts';
 import type { Store } from '../db/client.ts';
 import { olderThan } from '../db/keyset.ts';
 import { tools, type ToolRow } from '../db/schema.ts';
-import type { PageCursor } from '../http/pagination.ts';
+import type { PageCursor } from '../pagination.ts';
 
 export function getTool(store: Store, userId: string, id: string): ToolRow | undefined {
   return prepared(store.db, 'getTool', (db) =>

@@ -5,7 +5,7 @@ import type { Clock, IdFactory } from '../clock.ts';
 import { isoTime } from '../clock.ts';
 import { generateApiKey, hashApiKey, keyPrefix } from './api-keys.ts';
 import type { Permission } from './permissions.ts';
-import type { AuthUser } from '../http/env.ts';
+import type { AuthUser } from './auth-user.ts';
 
 export interface UserDeps {
   store: Store;

@@ -3,7 +3,7 @@ import { randomId, type IdFactory } from '../clock.ts';
 import { webhookAttempts, webhookMessages, type WebhookAttemptRow, type WebhookMessageRow } from '../db/schema/webhooks.ts';
 import type { WebhookDb } from './db.ts';
 import { olderThan } from '../db/keyset.ts';
-import { byCreation, toPage } from '../http/pagination.ts';
+import { byCreation, toPage } from '../pagination.ts';
 
 /**
  * The durable outbox. Messages live in SQLite, so they survive restarts and any process

@@ -5,7 +5,7 @@ import { createAnimation } from '../../animations/create.ts';
 import { fetchAnimation, pageAnimations, removeAnimation } from '../../animations/service.ts';
 import { DRIVER_BANK } from '../../animations/driver-bank.ts';
 import { jsonBody } from '../body.ts';
-import { parsePage } from '../pagination.ts';
+import { parsePage } from '../../pagination.ts';
 
 /** Thin handlers: parse, call one verb, shape the response. */
 export function animationRoutes(deps: AnimationDeps) {

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../env.ts';
 import type { Store } from '../../db/client.ts';
-import { parsePage, toPage } from '../pagination.ts';
+import { parsePage, toPage } from '../../pagination.ts';
 import { listAudit } from '../../audit/store.ts';
 import { presentAuditEvent } from '../../audit/present.ts';
 

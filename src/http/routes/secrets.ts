@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../env.ts';
 import { jsonBody } from '../body.ts';
-import { MAX_PAGE_SIZE, parsePage } from '../pagination.ts';
+import { MAX_PAGE_SIZE, parsePage } from '../../pagination.ts';
 import type { SecretDeps } from '../../secrets/deps.ts';
 import { createSecret, deleteSecret, fetchSecret, pageSecrets, updateSecret } from '../../secrets/service.ts';
 

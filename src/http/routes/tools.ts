@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../env.ts';
 import { jsonBody } from '../body.ts';
-import { parsePage } from '../pagination.ts';
+import { parsePage } from '../../pagination.ts';
 import { createTool, deleteTool, fetchTool, pageTools, replaceTool } from '../../tools/service.ts';
 import { callTool, type ToolCallDeps } from '../../tools/call.ts';
 

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import type { Clock } from '../../clock.ts';
-import { parsePage, pageToken } from '../pagination.ts';
+import { parsePage, pageToken } from '../../pagination.ts';
 import type { AppEnv } from '../env.ts';
 import type { WebhookDb } from '../../webhooks/db.ts';
 import { listMessages } from '../../webhooks/outbox.ts';

@@ -1,4 +1,4 @@
-import { ApiError } from '../errors.ts';
+import { ApiError } from './errors.ts';
 
 /** Keyset pagination over (created_at, id), newest first. The token is opaque to clients. */
 export interface PageCursor {
