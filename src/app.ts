@@ -1,36 +1,64 @@
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { randomBytes } from 'node:crypto';
 import type { AppEnv, AuthUser } from './http/env.ts';
 import { errorHandler, notFoundHandler } from './http/errors.ts';
 import { requireAuth } from './http/auth.ts';
-import { animationRoutes } from './http/routes/animations.ts';
 import { buildOpenApi } from './http/openapi.ts';
 import { renderDocsPage } from './http/docs-page.ts';
+import { mountRoutes } from './http/mount.ts';
 import { ApiError } from './errors.ts';
-import { COMPUTE_PREFIX, isComputeFilePath } from './http/routes/compute.ts';
+import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
-import type { AnimationDeps } from './animations/deps.ts';
+import type { Route } from './platform/module.ts';
 
 export interface AppDeps {
-  animations: AnimationDeps;
+  config: Pick<Config, 'publicUrl' | 'maxBodyBytes' | 'logRequests'>;
+  /** Every capability's routes (src/modules.ts); each declares its own access and body limit. */
+  routes: readonly Route[];
   verifyKey: (apiKey: string) => AuthUser | null;
   log: Logger;
-  /** Routes served without an API key (signed media URLs; the compute worker protocol, which has its own auth). */
-  publicRoutes: Hono<AppEnv>[];
-  /** Further authenticated routes (webhook settings, ...). */
-  privateRoutes: Hono<AppEnv>[];
   isReady: () => boolean;
 }
 
-const PUBLIC_PATHS = new Set(['/health', '/openapi.json', '/docs']);
+/** The service's own routes: readiness and the API's description. */
+function serviceRoutes(deps: AppDeps, openapi: () => unknown, docsPage: () => string): Route[] {
+  const common = { tag: 'Service', access: 'public', security: [] } as const;
+  return [
+    {
+      ...common, method: 'get', path: '/health', summary: 'Readiness check',
+      ok: { status: 200, description: 'ready' }, errors: ['ServiceUnavailableError'],
+      handler: (c) => {
+        if (!deps.isReady()) return c.json({ kind: 'ServiceUnavailableError', description: 'starting' }, 503);
+        return c.json({ status: 'ok', version: '0.1.0' });
+      },
+    },
+    {
+      ...common, method: 'get', path: '/openapi.json', summary: 'This OpenAPI 3.1 document',
+      ok: { status: 200, description: 'the document' },
+      handler: (c) => c.json(openapi()),
+    },
+    {
+      ...common, method: 'get', path: '/docs', summary: 'A browsable reference of this document',
+      ok: { status: 200, description: 'an HTML page', contentType: 'text/html' },
+      handler: (c) => c.html(docsPage()),
+    },
+  ];
+}
 
-/** Builds the HTTP app: request ids, logs, body limit, the error boundary, then the routes. */
+const HAS_BODY = new Set(['post', 'put']);
+
+/**
+ * Builds the HTTP app: request ids and logs, the error boundary, then every route with the
+ * middleware it declares (a body limit, the API-key check), chosen once here, not per request.
+ */
 export function createApp(deps: AppDeps): Hono<AppEnv> {
-  const { config } = deps.animations;
+  const { config } = deps;
   const app = new Hono<AppEnv>();
-  const openapi = buildOpenApi(deps.animations.schemas, config.publicUrl);
-  const docsPage = renderDocsPage(openapi as Parameters<typeof renderDocsPage>[0]);
+  let openapi: unknown;
+  let docsPage: string | undefined;
+  const routes = [...serviceRoutes(deps, () => openapi, () => (docsPage ??= renderDocsPage(openapi as Parameters<typeof renderDocsPage>[0]))), ...deps.routes];
+  openapi = buildOpenApi(routes, config.publicUrl);
 
   app.use(async (c, next) => {
     const requestId = `req_${randomBytes(8).toString('hex')}`;
@@ -50,38 +78,32 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       });
     }
   });
-  // Uploads may be as large as an image may be; every other body is small JSON.
-  const limit = (maxSize: number) =>
-    bodyLimit({
-      maxSize,
-      onError: () => {
-        throw new ApiError('PayloadTooLargeError', `The request body is larger than the limit of ${maxSize} bytes`);
-      },
-    });
-  const jsonLimit = limit(config.maxBodyBytes);
-  const uploadLimit = limit(config.fetch.maxImageBytes + 64 * 1024);
-  // A worker's result upload is streamed to disk under its own limit (config.fetch.maxVideoBytes).
-  app.use((c, next) =>
-    c.req.path === '/images' ? uploadLimit(c, next) : isComputeFilePath(c.req.path) ? next() : jsonLimit(c, next),
-  );
   app.onError(errorHandler(deps.log));
-  app.notFound(notFoundHandler);
 
-  // Default deny: every route needs an API key except these few public ones. /compute/v1/
-  // takes no API key: its routes demand a worker token (or a signed file URL) themselves.
+  const limits = new Map<number, MiddlewareHandler<AppEnv>>();
+  const limit = (maxSize: number) => {
+    let m = limits.get(maxSize);
+    if (!m) {
+      m = bodyLimit({
+        maxSize,
+        onError: () => {
+          throw new ApiError('PayloadTooLargeError', `The request body is larger than the limit of ${maxSize} bytes`);
+        },
+      });
+      limits.set(maxSize, m);
+    }
+    return m;
+  };
+  // Default deny: a route is behind an API key unless it declares itself public.
   const auth = requireAuth(deps.verifyKey);
-  const isPublic = (path: string) => PUBLIC_PATHS.has(path) || path.startsWith('/media/') || path.startsWith(COMPUTE_PREFIX);
-  app.use((c, next) => (isPublic(c.req.path) ? next() : auth(c, next)));
-
-  app.get('/health', (c) => {
-    if (!deps.isReady()) return c.json({ kind: 'ServiceUnavailableError', description: 'starting' }, 503);
-    return c.json({ status: 'ok', version: '0.1.0' });
+  mountRoutes(app, routes, (route) => [
+    ...(HAS_BODY.has(route.method) && route.bodyLimit !== 'stream' ? [limit(route.bodyLimit ?? config.maxBodyBytes)] : []),
+    ...(route.access === 'public' ? [] : [auth]),
+  ]);
+  // An unknown path is behind the key too: without one it answers 401, not whether it exists.
+  app.notFound(async (c) => {
+    await auth(c, async () => {});
+    return notFoundHandler(c);
   });
-  app.get('/openapi.json', (c) => c.json(openapi));
-  app.get('/docs', (c) => c.html(docsPage));
-  for (const r of deps.publicRoutes) app.route('/', r);
-
-  app.route('/', animationRoutes(deps.animations));
-  for (const r of deps.privateRoutes) app.route('/', r);
   return app;
 }

@@ -62,6 +62,8 @@ export interface Config {
     readonly maxResponseBytes: number;
   };
   readonly logRequests: boolean;
+  /** The MIMIC_* settings it was read from (not the master key): capability modules read their own sections from them (src/platform/module.ts). */
+  readonly env: Readonly<Record<string, string | undefined>>;
 }
 
 export class ConfigurationError extends Error {}
@@ -205,5 +207,7 @@ export function loadConfig(env: Env = process.env, opts: { generateKey?: boolean
       maxResponseBytes: int(env, 'MIMIC_TOOL_MAX_RESPONSE_BYTES', 1 * MiB, 1024, 64 * MiB),
     },
     logRequests: bool(env, 'MIMIC_LOG_REQUESTS', true),
+    // Settings only: the master key stays out of it (it lives in masterKey, never copied around).
+    env: Object.freeze(Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith('MIMIC_') && !k.startsWith('MIMIC_MASTER_KEY')))),
   });
 }

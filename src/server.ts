@@ -2,13 +2,6 @@ import { serve, type ServerType } from '@hono/node-server';
 import type { Config } from './config.ts';
 import { createServices, type ServiceOptions, type Services } from './services.ts';
 import { createApp } from './app.ts';
-import { mediaRoutes } from './http/routes/media.ts';
-import { webhookRoutes } from './http/routes/webhooks.ts';
-import { imageRoutes } from './http/routes/images.ts';
-import { secretRoutes } from './http/routes/secrets.ts';
-import { toolRoutes } from './http/routes/tools.ts';
-import { auditRoutes } from './http/routes/audit.ts';
-import { computeRoutes } from './http/routes/compute.ts';
 
 export interface RunningServer {
   services: Services;
@@ -19,42 +12,7 @@ export interface RunningServer {
 }
 
 export function buildApp(services: Services, isReady: () => boolean = () => true) {
-  return createApp({
-    animations: services.animations,
-    verifyKey: services.verifyKey,
-    log: services.log,
-    publicRoutes: [
-      mediaRoutes({ store: services.mediaStore, urlKey: services.urlKey, clock: services.clock }),
-      ...(services.config.computeBackend === 'remote' ? [remoteComputeRoutes(services)] : []),
-    ],
-    privateRoutes: [
-      webhookRoutes({ store: services.store, secrets: services.webhookSecrets, clock: services.clock }),
-      imageRoutes({
-        media: services.media,
-        newId: services.animations.newId,
-        storageScheme: services.config.storageScheme,
-        maxBytes: services.config.fetch.maxImageBytes,
-      }),
-      secretRoutes(services.secrets, services.config.publicUrl),
-      toolRoutes(services.tools),
-      auditRoutes(services.store),
-    ],
-    isReady,
-  });
-}
-
-function remoteComputeRoutes(services: Services) {
-  const { config, compute, clock } = services;
-  return computeRoutes({
-    tasks: compute.tasks,
-    workers: compute.workers,
-    urlKey: compute.urlKey,
-    publicUrl: config.publicUrl,
-    urlTtlSeconds: config.signedUrlTtlSeconds,
-    maxResultBytes: config.fetch.maxVideoBytes,
-    pollMs: config.compute.pollMs,
-    clock,
-  });
+  return createApp({ config: services.config, routes: services.routes, verifyKey: services.verifyKey, log: services.log, isReady });
 }
 
 export async function startServer(config: Config, opts: ServiceOptions = {}): Promise<RunningServer> {
@@ -75,6 +33,7 @@ export async function startServer(config: Config, opts: ServiceOptions = {}): Pr
   const port = typeof address === 'object' && address ? address.port : config.port;
   if (config.worker.enabled) services.worker.start();
   if (config.webhooks.enabled) services.dispatcher.start();
+  services.startModules();
   ready = true;
   services.log.info('listening', { port, public_url: config.publicUrl, data_dir: config.dataDir, worker: config.worker.enabled });
 
@@ -82,7 +41,7 @@ export async function startServer(config: Config, opts: ServiceOptions = {}): Pr
   const shutdown = () =>
     (closing ??= (async () => {
       ready = false;
-      services.compute.tasks.stopClaims(); // waiting claims answer 204 now instead of holding the close
+      await services.stopModules();
       await new Promise<void>((r) => server.close(() => r()));
       await services.worker.stop(config.worker.shutdownGraceMs);
       await services.dispatcher.stop();

@@ -22,8 +22,15 @@ export interface UploadedImage {
  * storage-scheme URL that `source_url` accepts. The bytes must be a decodable jpg, png,
  * tiff or bmp image.
  */
+export interface UploadDeps {
+  media: MediaAccess;
+  newId: IdFactory;
+  storageScheme: string;
+  maxBytes: number;
+}
+
 export async function uploadImage(
-  deps: { media: MediaAccess; newId: IdFactory; storageScheme: string; maxBytes: number },
+  deps: UploadDeps,
   userId: string,
   file: { bytes: Buffer },
 ): Promise<UploadedImage> {

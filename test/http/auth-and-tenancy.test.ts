@@ -80,8 +80,8 @@ describe('tenancy', () => {
 describe('errors', () => {
   it('renders an unexpected fault as a generic 500 with a request id', async () => {
     const { key } = h.user();
-    const original = h.services.animations.queue.enqueue;
-    h.services.animations.queue.enqueue = () => {
+    const original = h.services.modules.animations.deps.queue.enqueue;
+    h.services.modules.animations.deps.queue.enqueue = () => {
       throw new Error('disk on fire at /var/secret/path');
     };
     try {
@@ -91,7 +91,7 @@ describe('errors', () => {
       expect(JSON.stringify(res.body)).not.toContain('disk on fire');
       expect(res.body.details.request_id).toBe(res.headers.get('x-request-id'));
     } finally {
-      h.services.animations.queue.enqueue = original;
+      h.services.modules.animations.deps.queue.enqueue = original;
     }
     // The failed request wrote nothing: the charge rolled back.
     const list = await h.call('GET', '/animations', { key });

@@ -1,5 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { harness, type Harness } from '../helpers/harness.ts';
+import { buildApp } from '../../src/server.ts';
+
+/** Mounted routes the document does not list, and documented ones nothing serves. */
+function mismatches(app: Harness['app'], doc: { paths: Record<string, Record<string, unknown>> }) {
+  const documented = new Set(Object.entries(doc.paths).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`)));
+  const mounted = app.routes
+    .filter((r) => r.method !== 'ALL')
+    // The router's form (`:id`, a `/media/*` tail) in OpenAPI's form (`{id}`, `{path}`).
+    .map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, '{$1}').replace(/\/\*$/, '/{path}')}`);
+  return { mounted, undocumented: [...new Set(mounted)].filter((r) => !documented.has(r)), dead: [...documented].filter((r) => !mounted.includes(r)) };
+}
 
 let h: Harness;
 beforeAll(() => {
@@ -15,7 +27,7 @@ describe('OpenAPI document', () => {
     expect(op.deprecated).toBe(true);
     expect(op.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/CreateAnimation' });
     const published = doc.components.schemas.CreateAnimation;
-    const validating = JSON.parse(JSON.stringify(h.services.animations.schemas.CreateAnimation));
+    const validating = JSON.parse(JSON.stringify(h.services.modules.animations.deps.schemas.CreateAnimation));
     expect(published.properties.source_url.pattern).toBe(validating.properties.source_url.pattern);
     expect(published.properties.user_data).toEqual(validating.properties.user_data);
     expect(published.additionalProperties).toBe(false);
@@ -31,6 +43,45 @@ describe('OpenAPI document', () => {
       if (!('get' in methods) || path.includes('{')) continue;
       const res = await h.call('GET', path, { key });
       expect(res.status, path).toBe(200);
+    }
+  });
+
+  it('is a valid OpenAPI 3.1 document (checked by a maintained validator), with and without the compute routes', async () => {
+    const remote = harness({ MIMIC_COMPUTE_BACKEND: 'remote' });
+    try {
+      for (const app of [h, remote]) {
+        const doc = (await app.call('GET', '/openapi.json')).body;
+        const result = await new Validator().validate(doc);
+        expect(result.errors ?? [], JSON.stringify(result.errors)).toEqual([]);
+        expect(result.valid).toBe(true);
+      }
+      // The validator does reject a broken document.
+      const broken = (await h.call('GET', '/openapi.json')).body;
+      broken.paths['/health'].get.responses = 'none';
+      expect((await new Validator().validate(broken)).valid).toBe(false);
+    } finally {
+      await remote.close();
+    }
+  });
+
+  it('lists every mounted route (a route missing from the document fails here)', async () => {
+    const remote = harness({ MIMIC_COMPUTE_BACKEND: 'remote' });
+    try {
+      for (const app of [h, remote]) {
+        const doc = (await app.call('GET', '/openapi.json')).body;
+        const { mounted, undocumented, dead } = mismatches(app.app, doc);
+        expect(mounted.length).toBeGreaterThan(20);
+        expect(undocumented).toEqual([]);
+        expect(dead).toEqual([]);
+      }
+      expect(remote.app.routes.some((r) => r.path.startsWith('/compute/v1/'))).toBe(true);
+      // A route mounted by hand, outside the module list, is caught.
+      const handMade = buildApp(h.services);
+      handMade.get('/hand-mounted', (c) => c.text('x'));
+      const doc = (await h.call('GET', '/openapi.json')).body;
+      expect(mismatches(handMade, doc).undocumented).toEqual(['GET /hand-mounted']);
+    } finally {
+      await remote.close();
     }
   });
 

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Hono } from 'hono';
-import { mediaRoutes, parseRange } from '../../src/http/routes/media.ts';
+import { mediaRoutes, parseRange } from '../../src/media/routes.ts';
+import { mountRoutes } from '../../src/http/mount.ts';
 import { errorHandler } from '../../src/http/errors.ts';
 import { silentLogger } from '../../src/log.ts';
 import type { AppEnv } from '../../src/http/env.ts';
@@ -17,7 +18,7 @@ let now = T0;
 const clock = { now: () => now };
 const store = createLocalMediaStore(mkdtempSync(join(tmpdir(), 'mimic-media-')));
 // Mounted behind the app's real error boundary, which renders the route's ApiErrors.
-const app = new Hono<AppEnv>().route('/', mediaRoutes({ store, urlKey, clock })).onError(errorHandler(silentLogger));
+const app = mountRoutes(new Hono<AppEnv>(), mediaRoutes({ store, urlKey, clock })).onError(errorHandler(silentLogger));
 const video = Buffer.from(Array.from({ length: 1000 }, (_, i) => i % 256));
 
 const sign = (owner: string, objectKey: string, ttlSeconds = 3600) =>

@@ -43,7 +43,7 @@ describe('leak canaries', () => {
       await makeSecret(h, key, { type: 'bearer', provider: 'p', token: CANARY.bearer }),
       await makeSecret(h, key, { type: 'api_key', provider: 'p', api_key: CANARY.apiKey, header_name: 'X-Key' }),
       await makeSecret(h, key, { type: 'basic', provider: 'p', username: CANARY.basicUser, password: CANARY.basicPassword }),
-      (await importOAuth2Grant(h.services.secrets, {
+      (await importOAuth2Grant(h.services.modules.secrets.deps, {
         userId: user.id, provider: 'p', tokenUrl: `${upstream.url}/oauth/token`, clientId: 'cid', clientSecret: CANARY.clientSecret,
         accessToken: CANARY.accessToken, refreshToken: CANARY.refreshToken, expiresIn: 0,
       })).id,

@@ -62,7 +62,7 @@ beforeEach(() => {
 });
 
 async function grant(expiresIn: number): Promise<string> {
-  const secret = await importOAuth2Grant(h.services.secrets, {
+  const secret = await importOAuth2Grant(h.services.modules.secrets.deps, {
     userId: user.id, provider: 'calendar', tokenUrl: `${server.url}/oauth/token`, clientId: 'mimic-client', clientSecret: CANARY.clientSecret,
     accessToken: CANARY.accessToken, refreshToken: CANARY.refreshToken, expiresIn,
   });
@@ -144,7 +144,7 @@ describe('oauth2 secrets in tool calls', () => {
     const sec = await grant(0);
     const tool = await makeTool(h, user.key, toolBody(`${server.url}/events`, { secretId: sec }));
     await call(tool);
-    const stored = await h.services.secrets.vault.open(user.id, sec, h.services.store.sqlite.prepare('SELECT field, kek_id as kekId, wrapped_key as wrappedKey, ciphertext FROM secret_fields WHERE secret_id = ?').all(sec) as never);
+    const stored = await h.services.modules.secrets.deps.vault.open(user.id, sec, h.services.store.sqlite.prepare('SELECT field, kek_id as kekId, wrapped_key as wrappedKey, ciphertext FROM secret_fields WHERE secret_id = ?').all(sec) as never);
     expect(stored.refresh_token).toBe(CANARY.refreshToken);
     expect(stored.access_token).toBe(CANARY.refreshedAccess);
   });
@@ -192,7 +192,7 @@ describe('oauth2 secrets in tool calls', () => {
 
     // Re-importing the grant into the same secret clears the state.
     provider.revoked = false;
-    await importOAuth2Grant(h.services.secrets, {
+    await importOAuth2Grant(h.services.modules.secrets.deps, {
       userId: user.id, provider: 'calendar', tokenUrl: `${server.url}/oauth/token`, clientId: 'mimic-client', clientSecret: CANARY.clientSecret,
       accessToken: CANARY.accessToken, refreshToken: CANARY.refreshToken, expiresIn: 3600, secretId: sec,
     });
@@ -221,7 +221,7 @@ describe('oauth2 secrets in tool calls', () => {
   });
 
   it('a token endpoint refused by the egress policy fails the call with BadGatewayError, no request made', async () => {
-    const sec = (await importOAuth2Grant(h.services.secrets, {
+    const sec = (await importOAuth2Grant(h.services.modules.secrets.deps, {
       userId: user.id, provider: 'evil', tokenUrl: 'https://169.254.169.254/token', clientId: 'mimic-client', clientSecret: CANARY.clientSecret,
       accessToken: CANARY.accessToken, refreshToken: CANARY.refreshToken, expiresIn: 0,
     })).id;

@@ -18,7 +18,7 @@ await new Promise<void>((resolve) => lines.once('line', () => resolve()));
 lines.close(); // an open stdin would keep this process alive
 const statuses = await Promise.all(
   Array.from({ length: Number(process.env.COUNT) }, () =>
-    callTool(services.tools, process.env.USER_ID!, process.env.TOOL_ID!, { input: { city: 'Oslo' } }).then(
+    callTool(services.modules.tools.deps, process.env.USER_ID!, process.env.TOOL_ID!, { input: { city: 'Oslo' } }).then(
       (r) => r.output.status,
       (e: Error) => e.message,
     ),

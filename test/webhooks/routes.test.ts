@@ -5,7 +5,8 @@ import { Hono } from 'hono';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/errors.ts';
 import type { AppEnv } from '../../src/http/env.ts';
-import { webhookRoutes } from '../../src/http/routes/webhooks.ts';
+import { webhookRoutes } from '../../src/webhooks/routes.ts';
+import { mountRoutes } from '../../src/http/mount.ts';
 import { enqueueWebhook } from '../../src/webhooks/outbox.ts';
 import { addUser, openTestStore, type TestStore } from './db.ts';
 
@@ -21,8 +22,7 @@ function buildApp(): Hono<AppEnv> {
     await next();
   });
   root.onError((err, c) => (err instanceof ApiError ? c.json({ kind: err.kind, description: err.description }, err.status as 400) : c.json({ kind: 'InternalServerError' }, 500)));
-  root.route('/', webhookRoutes({ store, clock: { now: () => now }, masterKey: Buffer.alloc(32, 1) }));
-  return root;
+  return mountRoutes(root, webhookRoutes({ store, clock: { now: () => now }, masterKey: Buffer.alloc(32, 1) }));
 }
 
 const json = async (res: Response) => ({ status: res.status, body: (await res.json()) as Record<string, any> });

@@ -1,11 +1,12 @@
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
-import { Hono } from 'hono';
-import { ApiError } from '../../errors.ts';
-import type { Clock } from '../../clock.ts';
-import type { AppEnv } from '../env.ts';
-import type { LocalMediaStore } from '../../media/store.ts';
-import { verifyMediaSignature } from '../../media/signing.ts';
+import type { Context } from 'hono';
+import type { Route } from '../platform/module.ts';
+import { ApiError } from '../errors.ts';
+import type { Clock } from '../clock.ts';
+import type { AppEnv } from '../http/env.ts';
+import type { LocalMediaStore } from './store.ts';
+import { verifyMediaSignature } from './signing.ts';
 
 export interface MediaRouteDeps {
   store: LocalMediaStore;
@@ -38,11 +39,9 @@ const denied = (description: string) => new ApiError('PermissionError', descript
  * GET and HEAD /media/<owner>/<key...>?expires=&signature=: no API key, the signature is the
  * authorization. Serves the stored file with Range support (players seek with it).
  */
-export function mediaRoutes(deps: MediaRouteDeps): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
-
+export function mediaRoutes(deps: MediaRouteDeps): Route[] {
   // Hono answers HEAD with the GET handler (then drops the body): no file is opened for HEAD.
-  app.get('/media/*', (c) => {
+  const serve = (c: Context<AppEnv>) => {
     const url = new URL(c.req.url);
     let segments: string[];
     try {
@@ -90,7 +89,18 @@ export function mediaRoutes(deps: MediaRouteDeps): Hono<AppEnv> {
     if (c.req.method === 'HEAD' || length === 0) return c.body(null, status, headers);
     const stream = Readable.toWeb(createReadStream(object.path, { start, end })) as ReadableStream<Uint8Array>;
     return c.body(stream, status, headers);
-  });
-
-  return app;
+  };
+  return [
+    {
+      method: 'get', path: '/media/{path}', pattern: '/media/*', summary: 'A stored object at a signed, expiring URL (no API key)', tag: 'Media', access: 'public', security: [],
+      params: [
+        { name: 'path', in: 'path', description: 'owner/key (several segments)', required: true },
+        { name: 'expires', in: 'query', description: 'unix seconds', required: true },
+        { name: 'signature', in: 'query', description: 'HMAC signature', required: true },
+      ],
+      ok: { status: 200, description: 'the object (Range requests supported)', contentType: 'application/octet-stream' },
+      errors: ['PermissionError', 'NotFoundError'],
+      handler: serve,
+    },
+  ];
 }

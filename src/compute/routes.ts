@@ -1,0 +1,128 @@
+import { createReadStream } from 'node:fs';
+import { Readable } from 'node:stream';
+import type { Context } from 'hono';
+import type { Route, RouteParam } from '../platform/module.ts';
+import type { AppEnv } from '../http/env.ts';
+import { ApiError } from '../errors.ts';
+import { jsonBody } from '../http/body.ts';
+import { validate } from '../schemas/ajv.ts';
+import { ClaimBody, CompleteBody, FailBody, HeartbeatBody } from '../schemas/compute.ts';
+import { bearerToken, type WorkerIdentity, type WorkerTokens } from './remote/tokens.ts';
+import { isFileName } from './remote/signing.ts';
+import {
+  claimTask,
+  completeTask,
+  failTask,
+  heartbeatTask,
+  openInput,
+  type ComputeServiceDeps,
+  type FileQuery,
+} from './remote/service.ts';
+import { storeResult } from './remote/upload.ts';
+
+/**
+ * The compute worker protocol, /compute/v1 (docs/compute-protocol.md). Not API-key routes:
+ * calls carry a worker token, and the file URLs carry their own signature (capability URLs).
+ */
+const workerToken = [{ workerToken: [] }];
+const taskId: RouteParam = { name: 'id', in: 'path', description: 'the task id', required: true };
+const fileParams: RouteParam[] = [
+  taskId,
+  { name: 'name', in: 'path', description: 'the file name the task lists', required: true },
+  { name: 'lease', in: 'query', description: 'the lease the URL was signed for', required: true },
+  { name: 'expires', in: 'query', description: 'unix seconds', required: true },
+  { name: 'signature', in: 'query', description: 'HMAC signature', required: true },
+];
+const workerErrors = ['AuthorizationError', 'ValidationError', 'BadRequestError', 'NotFoundError', 'ConflictError'] as const;
+
+export interface ComputeRouteDeps extends ComputeServiceDeps {
+  workers: WorkerTokens;
+}
+
+export function computeRoutes(deps: ComputeRouteDeps): Route[] {
+
+  const worker = (c: Context<AppEnv>): WorkerIdentity => {
+    const token = bearerToken(c.req.header('authorization'));
+    const found = token ? deps.workers.verify(token) : null;
+    if (found) return found;
+    c.header('WWW-Authenticate', 'Bearer realm="mimic-compute"');
+    throw new ApiError('AuthorizationError', 'Missing or invalid worker token: send Authorization: Bearer <worker token>');
+  };
+  const body = async (c: Context<AppEnv>) => ((await c.req.text()).trim() === '' ? {} : jsonBody(c));
+  const fileQuery = (c: Context<AppEnv>): FileQuery => ({ lease: c.req.query('lease'), expires: c.req.query('expires'), signature: c.req.query('signature') });
+  const fileName = (c: Context<AppEnv>): string => {
+    const name = c.req.param('name') ?? '';
+    if (!isFileName(name)) throw new ApiError('NotFoundError', 'The task has no such file');
+    return name;
+  };
+
+  const fileHandler = (c: Context<AppEnv>) => {
+    const file = openInput(deps, c.req.param('id')!, fileName(c), fileQuery(c));
+    const headers = {
+      'content-type': file.contentType,
+      'content-length': String(file.size),
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+    };
+    if (c.req.method === 'HEAD' || file.size === 0) return c.body(null, 200, headers);
+    return c.body(Readable.toWeb(createReadStream(file.path)) as ReadableStream<Uint8Array>, 200, headers);
+  };
+  const common = { tag: 'Compute workers', access: 'public', security: workerToken } as const;
+  return [
+    {
+      ...common, method: 'post', path: '/compute/v1/claim', summary: 'Claim the next task (long poll); 204 when none came', body: ClaimBody,
+      ok: { status: 200, description: 'a task with its lease and signed file URLs' }, errors: [...workerErrors],
+      handler: async (c) => {
+        const w = worker(c);
+        const input = validate(ClaimBody, await body(c), 'request body', 'ValidationError');
+        const task = await claimTask(deps, w, input, c.req.raw.signal);
+        return task ? c.json(task) : c.body(null, 204);
+      },
+    },
+    {
+      ...common, method: 'post', path: '/compute/v1/tasks/{id}/heartbeat', summary: 'Extend the lease and report progress', params: [taskId], body: HeartbeatBody,
+      ok: { status: 200, description: 'the lease, or that the task was cancelled' }, errors: [...workerErrors],
+      handler: async (c) => {
+        const w = worker(c);
+        const input = validate(HeartbeatBody, await jsonBody(c), 'request body', 'ValidationError');
+        return c.json(await heartbeatTask(deps, w, c.req.param('id')!, input));
+      },
+    },
+    {
+      ...common, method: 'post', path: '/compute/v1/tasks/{id}/complete', summary: 'Finish the task with its uploaded result', params: [taskId], body: CompleteBody,
+      ok: { status: 200, description: 'accepted' }, errors: [...workerErrors],
+      handler: async (c) => {
+        const w = worker(c);
+        const input = validate(CompleteBody, await jsonBody(c), 'request body', 'ValidationError');
+        return c.json(await completeTask(deps, w, c.req.param('id')!, input));
+      },
+    },
+    {
+      ...common, method: 'post', path: '/compute/v1/tasks/{id}/fail', summary: 'Give the task up, with or without an error kind', params: [taskId], body: FailBody,
+      ok: { status: 200, description: 'accepted' }, errors: [...workerErrors],
+      handler: async (c) => {
+        const w = worker(c);
+        const input = validate(FailBody, await jsonBody(c), 'request body', 'ValidationError');
+        return c.json(await failTask(deps, w, c.req.param('id')!, input));
+      },
+    },
+    {
+      // Hono answers HEAD with this handler too (and drops the body).
+      method: 'get', path: '/compute/v1/tasks/{id}/files/{name}', summary: 'Download a task input at its lease-bound signed URL', tag: 'Compute workers',
+      access: 'public', security: [], params: fileParams,
+      ok: { status: 200, description: 'the file', contentType: 'application/octet-stream' }, errors: ['PermissionError', 'NotFoundError'],
+      handler: fileHandler,
+    },
+    {
+      method: 'put', path: '/compute/v1/tasks/{id}/files/{name}', summary: 'Upload a task output at its lease-bound signed URL', tag: 'Compute workers',
+      access: 'public', security: [], params: fileParams,
+      // Streamed to disk under its own limit (config.fetch.maxVideoBytes).
+      bodyLimit: 'stream', rawBody: { contentType: 'application/octet-stream', description: 'the file bytes' },
+      ok: { status: 204, description: 'stored' }, errors: ['PermissionError', 'NotFoundError', 'ConflictError', 'InvalidFileSizeError', 'PayloadTooLargeError'],
+      handler: async (c) => {
+        await storeResult(deps, c.req.param('id')!, fileName(c), fileQuery(c), c.req.raw.body, c.req.header('content-length'));
+        return c.body(null, 204);
+      },
+    },
+  ];
+}

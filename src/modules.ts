@@ -1,0 +1,15 @@
+/**
+ * The capabilities of the service: the one shared place where a capability is added
+ * (docs/architecture.md, "How to add a capability"). Order matters only for the order of
+ * routes in the OpenAPI document.
+ */
+import { animationsModule } from './animations/module.ts';
+import { imagesModule } from './images/module.ts';
+import { mediaModule } from './media/module.ts';
+import { webhooksModule } from './webhooks/module.ts';
+import { secretsModule } from './secrets/module.ts';
+import { toolsModule } from './tools/module.ts';
+import { auditModule } from './audit/module.ts';
+import { computeModule } from './compute/module.ts';
+
+export const MODULES = [animationsModule, imagesModule, mediaModule, webhooksModule, secretsModule, toolsModule, auditModule, computeModule] as const;

@@ -1,0 +1,99 @@
+/**
+ * The module contract: a capability (animations, secrets, tools, ...) is a folder that exports
+ * one `CapabilityModule`. src/modules.ts lists them; nothing else in the platform names one.
+ * docs/architecture.md explains the layers and how to add a capability.
+ */
+import type { Handler } from 'hono';
+import type { TSchema } from '@sinclair/typebox';
+import type { AppEnv } from '../http/env.ts';
+import type { ErrorKind } from '../errors.ts';
+import type { Command } from '../cli/command.ts';
+import type { Platform } from './platform.ts';
+import type { JobHandler } from '../jobs/worker.ts';
+import type { Job } from '../jobs/queue.ts';
+
+export type Method = 'get' | 'post' | 'put' | 'delete';
+
+export interface RouteParam {
+  name: string;
+  in: 'path' | 'query';
+  description: string;
+  required?: boolean;
+}
+
+/**
+ * One HTTP operation: the handler and everything the platform needs around it (auth, body
+ * limit) and publishes about it (the OpenAPI operation, built from the same schemas that
+ * validate the request). Paths use OpenAPI's `{name}` form; the platform mounts `:name`.
+ */
+export interface Route {
+  method: Method;
+  path: string;
+  /** The router's pattern when it differs from `path` (e.g. `/media/*` for a key of several segments). */
+  pattern?: string;
+  summary: string;
+  tag: string;
+  /**
+   * Who may call it: 'api-key' (the default: the caller's API key, rate limited per key),
+   * or 'public' (no API key: the route checks its own capability, e.g. a signed URL or a
+   * worker token, and says so in `security`).
+   */
+  access?: 'api-key' | 'public';
+  /** The OpenAPI security requirement of a public route that has its own credential. */
+  security?: readonly Record<string, readonly string[]>[];
+  /** Largest request body in bytes; 'stream' when the handler bounds a streamed body itself. Default: MIMIC_MAX_BODY_BYTES. */
+  bodyLimit?: number | 'stream';
+  deprecated?: boolean;
+  body?: TSchema;
+  /** A body that is not JSON: its content type and a description (e.g. a multipart upload). */
+  rawBody?: { contentType: string; description: string };
+  params?: RouteParam[];
+  ok: { status: number; schema?: TSchema; description: string; contentType?: string };
+  errors?: ErrorKind[];
+  handler: Handler<AppEnv>;
+}
+
+/** A job kind a module runs on the platform's job runner. */
+export interface JobKind {
+  kind: string;
+  handler: JobHandler;
+  /** Called once when a job of this kind has used all its attempts: the resource ends in error. */
+  onExhausted?: (job: Job, reason: string) => void | Promise<void>;
+}
+
+/** A resource kind whose final states send webhooks: the body is what the kind says it is (for animations, the GET record). */
+export interface ResourceKind {
+  /** The event prefix, e.g. `animation` for `animation.done`. */
+  name: string;
+  webhookBody(resourceId: string): Promise<unknown | null>;
+}
+
+/** A module's settings: read from the environment once at start, validated, documented. */
+export interface ConfigSection<S> {
+  /** Each variable with its default, for docs and `--help`. */
+  variables: { name: string; default: string; description: string }[];
+  /** Throws ConfigurationError on a bad value. */
+  load(env: Record<string, string | undefined>): S;
+}
+
+/** What a module contributes once it is built on the platform. */
+export interface ModuleInstance {
+  routes?: Route[];
+  jobs?: JobKind[];
+  resources?: ResourceKind[];
+  /** Started after the server listens, stopped before the store closes. */
+  start?(): void;
+  stop?(): Promise<void>;
+}
+
+export interface CapabilityModule<S = unknown, I extends ModuleInstance = ModuleInstance, N extends string = string> {
+  name: N;
+  /** Operator commands (`npm run -s mimic -- <group> <verb>`), keyed by their words. */
+  commands?: Record<string, Command>;
+  config?: ConfigSection<S>;
+  /** Builds the module's part of the running service. */
+  create(platform: Platform, settings: S): I;
+}
+
+/** Declares a module with its settings type checked against its config section. */
+export const defineModule = <const N extends string, S, I extends ModuleInstance>(m: CapabilityModule<S, I, N>): CapabilityModule<S, I, N> => m;

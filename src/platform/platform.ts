@@ -1,0 +1,113 @@
+import type { Config } from '../config.ts';
+import { openStore, type Store } from '../db/client.ts';
+import { createSqliteStores, type Stores } from '../db/stores.ts';
+import { deriveKey } from '../keys.ts';
+import { systemClock, randomId, type Clock, type IdFactory } from '../clock.ts';
+import { createLogger, type Logger } from '../log.ts';
+import { createJobQueue, type JobQueue } from '../jobs/queue.ts';
+import { makeKeyVerifier } from '../users/store.ts';
+import type { AuthUser } from '../users/auth-user.ts';
+import type { ComputeBackend } from '../compute/interface.ts';
+import { createComputeBackend } from '../compute/adapter.ts';
+import { createComputeTasks, type ComputeTasks } from '../compute/remote/tasks.ts';
+import { createWorkerTokens, type WorkerTokens } from '../compute/remote/tokens.ts';
+import { createGuardedClient, type GuardedClient, type Resolver } from '../egress/client.ts';
+import { createLocalMediaStore, createMediaAccess, type LocalMediaStore, type MediaAccess } from '../media/index.ts';
+import { createWebhookSecrets, type WebhookSecrets } from '../webhooks/secrets.ts';
+import { createVault, createKeyProvider, type Vault } from '../vault/index.ts';
+
+export interface PlatformOptions {
+  clock?: Clock;
+  newId?: IdFactory;
+  log?: Logger;
+  backend?: ComputeBackend;
+  /** Extra trusted CA certificates for outbound TLS (tests trust their loopback server this way). */
+  ca?: string[];
+  resolve?: Resolver;
+}
+
+/**
+ * The layers below the capabilities, built once per process and handed to every module:
+ * store, compute, vault, egress, media, the job queue and the webhook outbox's signing keys.
+ * It names no capability.
+ */
+export interface Platform {
+  config: Config;
+  log: Logger;
+  clock: Clock;
+  newId: IdFactory;
+  /** The SQL handle: only store modules may use it. */
+  store: Store;
+  stores: Stores;
+  client: GuardedClient;
+  backend: ComputeBackend;
+  mediaStore: LocalMediaStore;
+  media: MediaAccess;
+  /** deriveKey(masterKey, 'signed-url'): signs media URLs. */
+  urlKey: Buffer;
+  queue: JobQueue;
+  vault: Vault;
+  webhookSecrets: WebhookSecrets;
+  verifyKey: (apiKey: string) => AuthUser | null;
+  /** Remote compute: the task table workers claim from, their tokens, the file-URL key. */
+  compute: { tasks: ComputeTasks; workers: WorkerTokens; urlKey: Buffer };
+}
+
+export function createPlatform(config: Config, opts: PlatformOptions = {}): Platform {
+  const clock = opts.clock ?? systemClock;
+  const newId = opts.newId ?? randomId;
+  const log = opts.log ?? createLogger();
+  const store = openStore(config.databaseFile);
+  const urlKey = deriveKey(config.masterKey, 'signed-url');
+  const mediaStore = createLocalMediaStore(config.mediaDir);
+  const media = createMediaAccess({
+    store: mediaStore,
+    publicUrl: config.publicUrl,
+    urlKey,
+    ttlSeconds: config.signedUrlTtlSeconds,
+    scheme: config.storageScheme,
+    clock,
+  });
+  const computeTasks = createComputeTasks(store.sqlite, clock, newId, config.compute);
+  const jobQueue = createJobQueue(store.sqlite, clock, newId);
+  // Deleting a resource cancels its remote task at once, so its worker hears of it at its next heartbeat.
+  const queue: JobQueue = {
+    ...jobQueue,
+    cancelFor(resourceId) {
+      jobQueue.cancelFor(resourceId);
+      computeTasks.cancelForResource(resourceId);
+    },
+  };
+  const client = createGuardedClient({
+    allow: config.egressAllow,
+    defaultTimeoutMs: config.fetch.timeoutMs,
+    defaultMaxBytes: config.fetch.maxVideoBytes,
+    ...(opts.ca ? { ca: opts.ca } : {}),
+    ...(opts.resolve ? { resolve: opts.resolve } : {}),
+  });
+  const backend = opts.backend ?? createComputeBackend(config, { tasks: computeTasks });
+  // The vault checks its keys as it starts (the server waits for vault.ready() before listening).
+  const vault = createVault({ store, provider: createKeyProvider(config.keyProvider, config.masterKey), masterKey: config.masterKey, clock, newId, log });
+  return {
+    config,
+    log,
+    clock,
+    newId,
+    store,
+    stores: createSqliteStores(store),
+    client,
+    backend,
+    mediaStore,
+    media,
+    urlKey,
+    queue,
+    vault,
+    webhookSecrets: createWebhookSecrets({ db: store.db, clock, masterKey: config.masterKey }),
+    verifyKey: makeKeyVerifier({ store, clock, newId, apiKeyHashKey: deriveKey(config.masterKey, 'api-key-hash') }),
+    compute: {
+      tasks: computeTasks,
+      workers: createWorkerTokens({ sqlite: store.sqlite, clock, newId, hashKey: deriveKey(config.masterKey, 'worker-token-hash') }),
+      urlKey: deriveKey(config.masterKey, 'compute-url'),
+    },
+  };
+}

@@ -1,0 +1,24 @@
+import { defineModule } from '../platform/module.ts';
+import type { SecretDeps } from '../secrets/deps.ts';
+import { createOAuth2Refresher } from '../secrets/oauth2/index.ts';
+import { auditRefresh, createVaultTokenStore } from '../secrets/oauth2-tokens.ts';
+import type { ToolCallDeps } from './call.ts';
+import { toolRoutes } from './routes.ts';
+
+/** Server and client tools, and guarded calls that attach a secret's auth header. */
+export const toolsModule = defineModule({
+  name: 'tools',
+  create(p) {
+    const secrets: SecretDeps = { store: p.store, vault: p.vault, clock: p.clock, newId: p.newId };
+    const refresher = createOAuth2Refresher({
+      tokens: createVaultTokenStore(secrets),
+      sqlite: p.store.sqlite,
+      client: p.client,
+      clock: p.clock,
+      log: p.log,
+      onEvent: (e) => auditRefresh(secrets, e),
+    });
+    const deps: ToolCallDeps = { ...secrets, client: p.client, refresher, log: p.log, limits: p.config.tools };
+    return { deps, routes: toolRoutes(deps) };
+  },
+});
