@@ -55,12 +55,6 @@ export interface Config {
   };
   /** Who wraps the vault's key-encryption keys: 'local' (the master key); see src/vault/providers/README.md. */
   readonly keyProvider: string;
-  readonly tools: {
-    /** Default upstream deadline of a tool call (a tool's config.timeout_ms overrides it). */
-    readonly timeoutMs: number;
-    /** Largest upstream response a tool call reads; larger is a 502. */
-    readonly maxResponseBytes: number;
-  };
   readonly logRequests: boolean;
   /** The MIMIC_* settings it was read from (not the master key): capability modules read their own sections from them (src/platform/module.ts). */
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -68,13 +62,13 @@ export interface Config {
 
 export class ConfigurationError extends Error {}
 
-type Env = Record<string, string | undefined>;
+export type Env = Readonly<Record<string, string | undefined>>;
 
-const MiB = 1024 * 1024;
+export const MiB = 1024 * 1024;
 /** Standard Webhooks' schedule: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h after the first try. */
 const DEFAULT_WEBHOOK_SCHEDULE_MS = [5e3, 300e3, 1800e3, 7200e3, 18000e3, 36000e3, 36000e3];
 
-function int(env: Env, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+export function int(env: Env, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
@@ -84,7 +78,7 @@ function int(env: Env, name: string, fallback: number, min = 0, max = Number.MAX
   return value;
 }
 
-function bool(env: Env, name: string, fallback: boolean): boolean {
+export function bool(env: Env, name: string, fallback: boolean): boolean {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
@@ -202,10 +196,6 @@ export function loadConfig(env: Env = process.env, opts: { generateKey?: boolean
       pollMs: int(env, 'MIMIC_COMPUTE_POLL_MS', 500, 10, 10_000),
     },
     keyProvider: env.MIMIC_KEY_PROVIDER || 'local',
-    tools: {
-      timeoutMs: int(env, 'MIMIC_TOOL_TIMEOUT_MS', 10_000, 100, 60_000),
-      maxResponseBytes: int(env, 'MIMIC_TOOL_MAX_RESPONSE_BYTES', 1 * MiB, 1024, 64 * MiB),
-    },
     logRequests: bool(env, 'MIMIC_LOG_REQUESTS', true),
     // Settings only: the master key stays out of it (it lives in masterKey, never copied around).
     env: Object.freeze(Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith('MIMIC_') && !k.startsWith('MIMIC_MASTER_KEY')))),

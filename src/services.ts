@@ -25,14 +25,13 @@ export interface Services extends Platform {
   close(): Promise<void>;
 }
 
-/** Builds each module on the platform, with its settings read from the environment. */
-function buildModules(platform: Platform, modules: readonly CapabilityModule<any, ModuleInstance>[]): [string, ModuleInstance][] {
-  return modules.map((m) => [m.name, m.create(platform, m.config?.load(platform.config.env))]);
-}
+type AnyModule = CapabilityModule<any, ModuleInstance>;
 
-export function createServices(config: Config, opts: ServiceOptions = {}, modules: readonly CapabilityModule<any, ModuleInstance>[] = MODULES): Services {
+export function createServices(config: Config, opts: ServiceOptions = {}, modules: readonly AnyModule[] = MODULES): Services {
+  // Every module's settings are read (and refused) before anything is opened.
+  const settings = modules.map((m) => m.config?.load(config.env));
   const platform = createPlatform(config, opts);
-  const built = buildModules(platform, modules);
+  const built = modules.map((m, i): [string, ModuleInstance] => [m.name, m.create(platform, settings[i])]);
   const instances = built.map(([, i]) => i);
   const { log } = platform;
 

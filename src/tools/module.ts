@@ -4,11 +4,13 @@ import { createOAuth2Refresher } from '../secrets/oauth2/index.ts';
 import { auditRefresh, createVaultTokenStore } from '../secrets/oauth2-tokens.ts';
 import type { ToolCallDeps } from './call.ts';
 import { toolRoutes } from './routes.ts';
+import { toolSettings } from './settings.ts';
 
 /** Server and client tools, and guarded calls that attach a secret's auth header. */
 export const toolsModule = defineModule({
   name: 'tools',
-  create(p) {
+  config: toolSettings,
+  create(p, limits) {
     const secrets: SecretDeps = { store: p.store, vault: p.vault, clock: p.clock, newId: p.newId };
     const refresher = createOAuth2Refresher({
       tokens: createVaultTokenStore(secrets),
@@ -18,7 +20,7 @@ export const toolsModule = defineModule({
       log: p.log,
       onEvent: (e) => auditRefresh(secrets, e),
     });
-    const deps: ToolCallDeps = { ...secrets, client: p.client, refresher, log: p.log, limits: p.config.tools };
+    const deps: ToolCallDeps = { ...secrets, client: p.client, refresher, log: p.log, limits };
     return { deps, routes: toolRoutes(deps) };
   },
 });

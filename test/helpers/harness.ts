@@ -25,7 +25,7 @@ export interface Harness {
 }
 
 /** The real app over a real SQLite file in a temp folder; the worker is driven by the test. */
-export function harness(env: Record<string, string> = {}, opts: ServiceOptions = {}): Harness {
+export function harness(env: Record<string, string> = {}, opts: ServiceOptions = {}, modules?: Parameters<typeof createServices>[2]): Harness {
   const dataDir = mkdtempSync(join(tmpdir(), 'mimic-test-'));
   const config = loadConfig({
     MIMIC_DATA_DIR: dataDir,
@@ -36,7 +36,7 @@ export function harness(env: Record<string, string> = {}, opts: ServiceOptions =
     ...env,
   });
   const logs: string[] = [];
-  const services = createServices(config, { backend: createFakeBackend(), log: createLogger((l) => logs.push(l)), ...opts });
+  const services = createServices(config, { backend: createFakeBackend(), log: createLogger((l) => logs.push(l)), ...opts }, modules);
   const app = buildApp(services);
   const seen: string[] = [];
   return {
