@@ -44,6 +44,14 @@ describe('import layers', () => {
     expect(offenders((f, spec) => !isStore(f) && /^(drizzle-orm|better-sqlite3)(\/|$)/.test(spec))).toEqual([]);
   });
 
+  it('only store modules touch the SQL handle (store.sqlite, store.db)', () => {
+    const touching = files
+      .filter(({ file }) => !isStore(file))
+      .filter(({ file }) => /\b(?:store|handle)\.(?:sqlite|db)\b|\bsqlite\.(?:prepare|transaction|exec|pragma)\(/.test(readFileSync(join(SRC, file), 'utf8')))
+      .map(({ file }) => file);
+    expect(touching).toEqual([]);
+  });
+
   it('compute/ imports no capability', () => {
     expect(offenders((f, spec) => f.startsWith('compute/') && CAPABILITIES.some((c) => spec.startsWith(`${c}/`)))).toEqual([]);
   });
