@@ -9,8 +9,8 @@ import { animationSchemas } from './schemas/animations.ts';
 import type { AnimationDeps } from './animations/deps.ts';
 import { RENDER_JOB } from './animations/deps.ts';
 import { renderAnimation, finishWithError, type RenderDeps } from './animations/render.ts';
-import { presentAnimation } from './animations/present.ts';
-import { getAnimationById } from './animations/store.ts';
+import { animationLifecycle } from './animations/kind.ts';
+import { createSqliteStores } from './db/stores.ts';
 import { makeKeyVerifier } from './users/store.ts';
 import type { ComputeBackend } from './compute/interface.ts';
 import { createComputeBackend } from './compute/adapter.ts';
@@ -18,7 +18,7 @@ import { createComputeTasks, type ComputeTasks } from './compute/remote/tasks.ts
 import { createWorkerTokens, type WorkerTokens } from './compute/remote/tokens.ts';
 import { createGuardedClient, type GuardedClient, type Resolver } from './egress/client.ts';
 import { createLocalMediaStore, createMediaAccess, type LocalMediaStore, type MediaAccess } from './media/index.ts';
-import { createWebhookDispatcher, enqueueWebhook, type WebhookDispatcher } from './webhooks/index.ts';
+import { createWebhookDispatcher, type WebhookDispatcher } from './webhooks/index.ts';
 import { createWebhookSecrets, type WebhookSecrets } from './webhooks/secrets.ts';
 import type { AuthUser } from './users/auth-user.ts';
 import { createVault, createKeyProvider, type Vault } from './vault/index.ts';
@@ -96,20 +96,18 @@ export function createServices(config: Config, opts: ServiceOptions = {}): Servi
     ...(opts.resolve ? { resolve: opts.resolve } : {}),
   });
   const backend = opts.backend ?? createComputeBackend(config, { tasks: computeTasks });
-  const animations: AnimationDeps = { config, store, clock, newId, schemas: animationSchemas(config.storageScheme), queue, media };
-
-  const onFinished: RenderDeps['onFinished'] = (row) => {
-    const req = JSON.parse(row.request) as { webhook?: string };
-    if (!req.webhook) return;
-    enqueueWebhook(store.db, {
-      userId: row.userId,
-      event: `animation.${row.status}`,
-      resourceId: row.id,
-      url: req.webhook,
-      now: clock.now(),
-    });
+  // The resource store queues a new resource's job inside its transaction, through `queue` (late-bound, as tests replace it).
+  const stores = createSqliteStores(store, { enqueueJob: (input) => queue.enqueue(input) });
+  const animations: AnimationDeps = {
+    config,
+    animations: animationLifecycle(stores.resources, clock, media),
+    clock,
+    newId,
+    schemas: animationSchemas(config.storageScheme),
+    queue,
+    media,
   };
-  const render: RenderDeps = { ...animations, backend, client, log, onFinished };
+  const render: RenderDeps = { ...animations, backend, client, log };
 
   const worker = createWorker({
     queue,
@@ -117,7 +115,9 @@ export function createServices(config: Config, opts: ServiceOptions = {}): Servi
     onExhausted: (job, reason) => {
       log.error('job gave up', { job_id: job.id, kind: job.kind, reason });
       if (job.kind === RENDER_JOB) {
-        finishWithError(render, job.resourceId, 'UnknownError', 'The animation could not be rendered after several attempts');
+        finishWithError(render, job.resourceId, 'UnknownError', 'The animation could not be rendered after several attempts').catch((err: Error) =>
+          log.error('animation could not be ended', { job_id: job.id, error: err.name }),
+        );
       }
     },
     concurrency: config.worker.concurrency,
@@ -136,11 +136,9 @@ export function createServices(config: Config, opts: ServiceOptions = {}): Servi
     timeoutMs: config.webhooks.timeoutMs,
     pollMs: config.webhooks.pollMs,
     log,
-    buildBody: async (event, resourceId) => {
-      if (!event.startsWith('animation.')) return null;
-      const row = getAnimationById(store, resourceId);
-      return row ? presentAnimation(row, media) : null;
-    },
+    // The resource kind builds the body: for animations exactly the GET record.
+    buildBody: async (event, resourceId, userId) =>
+      event.startsWith(`${animations.animations.kind.name}.`) ? animations.animations.webhookBody(resourceId, userId) : null,
   });
 
   // The vault checks its keys as it starts (server.ts waits for vault.ready() before listening).

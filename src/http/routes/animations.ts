@@ -11,9 +11,9 @@ import { parsePage } from '../../pagination.ts';
 export function animationRoutes(deps: AnimationDeps) {
   return new Hono<AppEnv>()
     .post('/animations', async (c) => c.json(await createAnimation(deps, c.var.user, await jsonBody(c)), 201))
-    .get('/animations', (c) => {
+    .get('/animations', async (c) => {
       const { limit, cursor } = parsePage(c.req.query());
-      return c.json(pageAnimations(deps, c.var.user.id, limit, cursor));
+      return c.json(await pageAnimations(deps, c.var.user.id, limit, cursor));
     })
     .get('/animations/drivers', (c) =>
       c.json({
@@ -25,6 +25,6 @@ export function animationRoutes(deps: AnimationDeps) {
         })),
       }),
     )
-    .get('/animations/:id', (c) => c.json(fetchAnimation(deps, c.var.user.id, c.req.param('id'))))
+    .get('/animations/:id', async (c) => c.json(await fetchAnimation(deps, c.var.user.id, c.req.param('id'))))
     .delete('/animations/:id', async (c) => c.json(await removeAnimation(deps, c.var.user.id, c.req.param('id'))));
 }
