@@ -11,6 +11,7 @@ import { RENDER_JOB } from './animations/deps.ts';
 import { renderAnimation, finishWithError, type RenderDeps } from './animations/render.ts';
 import { animationLifecycle } from './animations/kind.ts';
 import { createSqliteStores } from './db/stores.ts';
+import { webhookBodyBuilders } from './resources/lifecycle.ts';
 import { makeKeyVerifier } from './users/store.ts';
 import type { ComputeBackend } from './compute/interface.ts';
 import { createComputeBackend } from './compute/adapter.ts';
@@ -108,6 +109,7 @@ export function createServices(config: Config, opts: ServiceOptions = {}): Servi
     media,
   };
   const render: RenderDeps = { ...animations, backend, client, log };
+  const webhookBodies = webhookBodyBuilders([animations.animations]);
 
   const worker = createWorker({
     queue,
@@ -136,9 +138,8 @@ export function createServices(config: Config, opts: ServiceOptions = {}): Servi
     timeoutMs: config.webhooks.timeoutMs,
     pollMs: config.webhooks.pollMs,
     log,
-    // The resource kind builds the body: for animations exactly the GET record.
-    buildBody: async (event, resourceId, userId) =>
-      event.startsWith(`${animations.animations.kind.name}.`) ? animations.animations.webhookBody(resourceId, userId) : null,
+    // The resource kind named by the event builds the body: for animations exactly the GET record.
+    buildBody: async (event, resourceId, userId) => (await webhookBodies[event.slice(0, event.indexOf('.'))]?.(resourceId, userId)) ?? null,
   });
 
   // The vault checks its keys as it starts (server.ts waits for vault.ready() before listening).

@@ -18,8 +18,12 @@ export interface ResourceKind<View> {
   cost: number;
   /** The job queued with each new resource, if its work runs in the job runner. */
   jobKind?: string;
-  /** States beyond the four shared ones: `active` ones may still change (e.g. 'validating'), `final` ones end it (e.g. 'rejected'). */
-  extraStates?: { active?: readonly string[]; final?: readonly string[] };
+  /**
+   * States beyond the four shared ones: `active` ones may still change (e.g. 'validating'),
+   * `final` ones end it (e.g. 'rejected'); `refundOn` lists the final ones that give the
+   * credits back, as `error` always does.
+   */
+  extraStates?: { active?: readonly string[]; final?: readonly string[]; refundOn?: readonly string[] };
   /** The record as GET shows it. */
   present(row: ResourceRow): View;
   /** The webhook body of a final state; the GET record when not given. */
@@ -56,6 +60,8 @@ export interface Lifecycle<View> {
   remove(userId: string, id: string, label: string): Promise<ResourceRow>;
   getById(id: string): Promise<ResourceRow | undefined>;
   start(id: string): Promise<ResourceRow | undefined>;
+  /** Moves an unfinished resource to `started` or an extra active state of the kind; false when it has ended or is gone. */
+  moveTo(id: string, status: string): Promise<boolean>;
   progress(id: string, done: number, total: number): Promise<void>;
   setDetails(id: string, details: unknown): Promise<void>;
   /** Ends in `done` (or a final state the kind declares) with its result; false when it had already ended or is gone. */
@@ -69,8 +75,17 @@ export interface Lifecycle<View> {
 export const isFinalStatus = (kind: ResourceKind<unknown>, status: string): boolean =>
   status === 'done' || status === 'error' || (kind.extraStates?.final?.includes(status) ?? false);
 
+const isActiveStatus = (kind: ResourceKind<unknown>, status: string): boolean =>
+  status === 'created' || status === 'started' || (kind.extraStates?.active?.includes(status) ?? false);
+
+/** The webhook body builders of some resource kinds, keyed by kind name (the event prefix: `animation` for `animation.done`). */
+export function webhookBodyBuilders(lifecycles: Lifecycle<unknown>[]): Record<string, (resourceId: string, userId: string) => Promise<object | null>> {
+  return Object.fromEntries(lifecycles.map((l) => [l.kind.name, (resourceId: string, userId: string) => l.webhookBody(resourceId, userId)]));
+}
+
 export function resourceLifecycle<View>(kind: ResourceKind<View>, deps: LifecycleDeps): Lifecycle<View> {
   const { resources, clock } = deps;
+  const refunds = (status: string) => status === 'error' || (kind.extraStates?.refundOn?.includes(status) ?? false);
   return {
     kind,
     newId: (newId) => newId(kind.idPrefix),
@@ -122,11 +137,16 @@ export function resourceLifecycle<View>(kind: ResourceKind<View>, deps: Lifecycl
       return row?.kind === kind.name ? row : undefined;
     },
     start: (id) => resources.start(id, clock.now()),
+    async moveTo(id, status) {
+      if (!isActiveStatus(kind, status) || status === 'created') throw new Error(`${kind.name}: '${status}' is not a state it can move to`);
+      return resources.setStatus(id, status, clock.now());
+    },
     progress: (id, done, total) => resources.progress(id, done, total, clock.now()),
     setDetails: (id, details) => resources.setDetails(id, JSON.stringify(details), clock.now()),
 
     async finish(id, result, status = 'done') {
-      return (await resources.finish(id, { status, result: JSON.stringify(result), refund: false, now: clock.now() })) !== undefined;
+      if (status === 'error' || !isFinalStatus(kind, status)) throw new Error(`${kind.name}: '${status}' is not a final state to finish in`);
+      return (await resources.finish(id, { status, result: JSON.stringify(result), refund: refunds(status), now: clock.now() })) !== undefined;
     },
 
     async fail(id, errorKind, description) {
