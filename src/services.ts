@@ -101,7 +101,7 @@ export function createServices(config: Config, opts: ServiceOptions = {}): Servi
   const stores = createSqliteStores(store, { enqueueJob: (input) => queue.enqueue(input) });
   const animations: AnimationDeps = {
     config,
-    animations: animationLifecycle(stores.resources, clock, media),
+    lifecycle: animationLifecycle(stores.resources, clock, media),
     clock,
     newId,
     schemas: animationSchemas(config.storageScheme),
@@ -109,7 +109,7 @@ export function createServices(config: Config, opts: ServiceOptions = {}): Servi
     media,
   };
   const render: RenderDeps = { ...animations, backend, client, log };
-  const webhookBodies = webhookBodyBuilders([animations.animations]);
+  const webhookBodies = webhookBodyBuilders([animations.lifecycle]);
 
   const worker = createWorker({
     queue,

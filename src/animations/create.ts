@@ -117,8 +117,8 @@ async function ensureUserCopy(deps: AnimationDeps, userId: string, key: string, 
  */
 export async function createAnimation(deps: AnimationDeps, user: AuthUser, raw: unknown) {
   const body = validate(deps.schemas.CreateAnimation, raw);
-  const { animations } = deps;
-  const id = animations.newId(deps.newId);
+  const { lifecycle } = deps;
+  const id = lifecycle.newId(deps.newId);
   const driverResolved = resolveDriver(body, id);
   checkWebhook(body.webhook);
   const sourceSize = await checkInputs(deps, body, checkStorageRefs(deps, user.id, body));
@@ -134,7 +134,7 @@ export async function createAnimation(deps: AnimationDeps, user: AuthUser, raw: 
   if (logo === undefined || logo === true) await ensureUserCopy(deps, user.id, DEFAULT_LOGO_KEY, DEFAULT_LOGO_PATH);
 
   const details: AnimationDetails = { driverResolved, sourceKey, ...(sourceSize ? { sourceSize } : {}) };
-  const row = await animations.create({
+  const row = await lifecycle.create({
     id,
     userId: user.id,
     request: body,

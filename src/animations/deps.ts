@@ -9,7 +9,7 @@ import type { AnimationLifecycle } from './kind.ts';
 export interface AnimationDeps {
   config: Config;
   /** The resource lifecycle of the `animation` kind (src/resources/), over the resource store. */
-  animations: AnimationLifecycle;
+  lifecycle: AnimationLifecycle;
   clock: Clock;
   newId: IdFactory;
   schemas: AnimationSchemas;

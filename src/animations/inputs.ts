@@ -84,7 +84,7 @@ async function obtainSource(ctx: Context, req: CreateAnimationBody): Promise<{ p
   // The stored copy, and the source's size (with stitch it sets the frame the default logo is placed in).
   if (path !== kept || !row.details.sourceSize) {
     const details: AnimationDetails = { ...row.details, sourceSize };
-    await deps.animations.setDetails(row.id, details);
+    await deps.lifecycle.setDetails(row.id, details);
     row.details = details;
   }
   return { path, info };

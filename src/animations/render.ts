@@ -37,14 +37,14 @@ async function deliverResult(deps: RenderDeps, row: Animation, req: CreateAnimat
  * Ends an animation in `error`: the record says why, the credit comes back, the webhook goes
  * out, in one conditional update (a record that already ended, or is gone, is left alone).
  */
-export async function finishWithError(deps: Pick<AnimationDeps, 'animations'>, id: string, kind: string, description: string): Promise<void> {
-  await deps.animations.fail(id, kind, description);
+export async function finishWithError(deps: Pick<AnimationDeps, 'lifecycle'>, id: string, kind: string, description: string): Promise<void> {
+  await deps.lifecycle.fail(id, kind, description);
 }
 
 /** The job handler of `animation.render`. */
 export async function renderAnimation(deps: RenderDeps, job: Job, ctx: JobContext): Promise<void> {
   // Only an unfinished record starts; a finished or deleted one ends the job here.
-  const started = await deps.animations.start(job.resourceId);
+  const started = await deps.lifecycle.start(job.resourceId);
   if (!started) return;
   const row = readAnimation(started);
   const { req } = row;
@@ -72,12 +72,12 @@ export async function renderAnimation(deps: RenderDeps, job: Job, ctx: JobContex
         if (t - lastProgress < 500 && done < total) return;
         lastProgress = t;
         // Progress is advisory: a failed write must not fail the render.
-        deps.animations.progress(row.id, done, total).catch(() => deps.log.warn('progress not recorded', { animation_id: row.id }));
+        deps.lifecycle.progress(row.id, done, total).catch(() => deps.log.warn('progress not recorded', { animation_id: row.id }));
       },
     });
     const delivered = await deliverResult(deps, row, req, outputPath, format);
     // Conditional: a record deleted (or ended) meanwhile stays as it is; the webhook is queued with the update.
-    await deps.animations.finish(row.id, { ...delivered, metadata: result.metadata, faceIds: result.faceIds } satisfies AnimationResult);
+    await deps.lifecycle.finish(row.id, { ...delivered, metadata: result.metadata, faceIds: result.faceIds } satisfies AnimationResult);
   } catch (err) {
     if (err instanceof RenderError) {
       deps.log.info('animation failed', { animation_id: row.id, kind: err.kind });

@@ -6,11 +6,11 @@ import { presentAnimation, type AnimationView } from './present.ts';
 const LABEL = 'Animation';
 
 export async function fetchAnimation(deps: AnimationDeps, userId: string, id: string): Promise<AnimationView> {
-  return presentAnimation(readAnimation(await deps.animations.fetch(userId, id, LABEL)), deps.media);
+  return presentAnimation(readAnimation(await deps.lifecycle.fetch(userId, id, LABEL)), deps.media);
 }
 
 export async function pageAnimations(deps: AnimationDeps, userId: string, limit: number, cursor: PageCursor | null) {
-  const page = await deps.animations.page(userId, limit, cursor);
+  const page = await deps.lifecycle.page(userId, limit, cursor);
   return { animations: page.items.map((r) => presentAnimation(readAnimation(r), deps.media)), ...(page.token ? { token: page.token } : {}) };
 }
 
@@ -20,7 +20,7 @@ export async function pageAnimations(deps: AnimationDeps, userId: string, limit:
  * Returns the record as it was.
  */
 export async function removeAnimation(deps: AnimationDeps, userId: string, id: string): Promise<AnimationView> {
-  const row = await deps.animations.remove(userId, id, LABEL);
+  const row = await deps.lifecycle.remove(userId, id, LABEL);
   // A job that starts before this cancel finds no record and ends; one that runs is stopped at its next lease renewal.
   await deps.queue.cancelFor(id);
   await deps.media.removePrefix(userId, `animations/${id}/`);
