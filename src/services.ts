@@ -41,7 +41,9 @@ export function createServices(config: Config, opts: ServiceOptions = {}, module
     handlers: Object.fromEntries([...jobs].map(([kind, j]) => [kind, j.handler])),
     onExhausted: (job, reason) => {
       log.error('job gave up', { job_id: job.id, kind: job.kind, reason });
-      void jobs.get(job.kind)?.onExhausted?.(job, reason);
+      Promise.resolve(jobs.get(job.kind)?.onExhausted?.(job, reason)).catch((err: Error) =>
+        log.error('job could not be ended', { job_id: job.id, kind: job.kind, error: err.name }),
+      );
     },
     concurrency: config.worker.concurrency,
     leaseMs: config.worker.leaseMs,
@@ -60,10 +62,7 @@ export function createServices(config: Config, opts: ServiceOptions = {}, module
     pollMs: config.webhooks.pollMs,
     log,
     // `animation.done` asks the `animation` kind for its body.
-    buildBody: async (event, resourceId) => {
-      const kind = resources.get(event.slice(0, event.indexOf('.')));
-      return kind ? ((await kind.webhookBody(resourceId)) as Record<string, unknown> | null) : null;
-    },
+    buildBody: async (event, resourceId, userId) => (await resources.get(event.slice(0, event.indexOf('.')))?.webhookBody(resourceId, userId)) ?? null,
   });
 
   return {

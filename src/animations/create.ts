@@ -5,11 +5,13 @@ import type { AuthUser } from '../users/auth-user.ts';
 import type { CreateAnimationBody } from '../schemas/animations.ts';
 import { isoTime } from '../clock.ts';
 import { DEFAULT_CATEGORY, DRIVER_CATEGORIES, bankUrl, parseBankUrl, pickDriver } from './driver-bank.ts';
-import { ANIMATION_COST, RENDER_JOB, SAMPLE_SOURCE, SAMPLE_SOURCE_KEY, type AnimationDeps } from './deps.ts';
-import { chargeCredits, insertAnimation } from './store.ts';
+import { ANIMATION_COST, SAMPLE_SOURCE, SAMPLE_SOURCE_KEY, type AnimationDeps } from './deps.ts';
+import type { AnimationDetails } from './kind.ts';
+import { DEFAULT_LOGO_KEY, DEFAULT_LOGO_PATH } from './logo.ts';
 import {
   INPUT_ROLES,
   InputRejected,
+  type ImageSize,
   checkFace,
   checkLogoPlacement,
   checkResultFormat,
@@ -67,9 +69,10 @@ function checkStorageRefs(deps: AnimationDeps, userId: string, body: CreateAnima
 
 /**
  * The rules that need an input's bytes, for every input whose bytes are here now (stored
- * ones and the sample); fetched inputs meet the same rules at render time.
+ * ones and the sample); fetched inputs meet the same rules at render time. Returns the
+ * source's size when it is known now.
  */
-async function checkInputs(deps: AnimationDeps, body: CreateAnimationBody, stored: StoredInputs): Promise<void> {
+async function checkInputs(deps: AnimationDeps, body: CreateAnimationBody, stored: StoredInputs): Promise<ImageSize | null> {
   const limits = deps.config;
   try {
     checkResultFormat(body);
@@ -85,6 +88,7 @@ async function checkInputs(deps: AnimationDeps, body: CreateAnimationBody, store
     if (stored.overlay) await inspectVideo('overlay', stored.overlay, limits);
     checkFace(body.face, source);
     checkLogoPlacement(body, source, logo);
+    return source && { width: source.width, height: source.height };
   } catch (err) {
     if (err instanceof InputRejected) throw err.toApiError();
     throw err;
@@ -102,44 +106,42 @@ function checkWebhook(webhook: string | undefined): void {
   }
 }
 
+/** Puts a bundled file into the user's media store once (the sample source, the default logo), so records can sign URLs of it. */
+async function ensureUserCopy(deps: AnimationDeps, userId: string, key: string, file: string): Promise<void> {
+  if (deps.media.find(userId, key) === null) await deps.media.putFile(userId, key, file, 'image/png');
+}
+
 /**
  * POST /animations. Order of checks: body and inputs (400), permission (403), credits (402). The
  * charge, the record and its job are written in one transaction: all or nothing.
  */
 export async function createAnimation(deps: AnimationDeps, user: AuthUser, raw: unknown) {
   const body = validate(deps.schemas.CreateAnimation, raw);
-  const id = deps.newId('anm');
+  const { lifecycle } = deps;
+  const id = lifecycle.newId(deps.newId);
   const driverResolved = resolveDriver(body, id);
   checkWebhook(body.webhook);
-  await checkInputs(deps, body, checkStorageRefs(deps, user.id, body));
+  const sourceSize = await checkInputs(deps, body, checkStorageRefs(deps, user.id, body));
   if (body.config?.stitch === true) requirePermission(user, 'stitch', 'config.stitch');
 
   // Without a source_url the record points at the user's stored copy of the sample from the start.
   let sourceKey: string | null = null;
   if (body.source_url === undefined) {
-    if (deps.media.find(user.id, SAMPLE_SOURCE_KEY) === null) {
-      await deps.media.putFile(user.id, SAMPLE_SOURCE_KEY, SAMPLE_SOURCE, 'image/png');
-    }
+    await ensureUserCopy(deps, user.id, SAMPLE_SOURCE_KEY, SAMPLE_SOURCE);
     sourceKey = SAMPLE_SOURCE_KEY;
   }
+  const logo = body.config?.logo;
+  if (logo === undefined || logo === true) await ensureUserCopy(deps, user.id, DEFAULT_LOGO_KEY, DEFAULT_LOGO_PATH);
 
-  const now = deps.clock.now();
-  const { store, queue } = deps;
-  store.sqlite.transaction(() => {
-    if (!chargeCredits(store, user.id, ANIMATION_COST)) {
-      throw new ApiError('InsufficientCreditsError', `Not enough credits: an animation costs ${ANIMATION_COST} credit`);
-    }
-    insertAnimation(store, {
-      id,
-      userId: user.id,
-      status: 'created',
-      request: JSON.stringify(body),
-      driverResolved,
-      sourceKey,
-      createdAt: now,
-      modifiedAt: now,
-    });
-    queue.enqueue({ kind: RENDER_JOB, resourceId: id, userId: user.id, maxAttempts: deps.config.worker.maxAttempts });
-  })();
-  return { id, object: 'animation' as const, created_by: user.id, created_at: isoTime(now), status: 'created' as const };
+  const details: AnimationDetails = { driverResolved, sourceKey, ...(sourceSize ? { sourceSize } : {}) };
+  const row = await lifecycle.create({
+    id,
+    userId: user.id,
+    request: body,
+    details,
+    webhookUrl: body.webhook,
+    maxAttempts: deps.config.worker.maxAttempts,
+  });
+  if (!row) throw new ApiError('InsufficientCreditsError', `Not enough credits: an animation costs ${ANIMATION_COST} credit`);
+  return { id, object: 'animation' as const, created_by: user.id, created_at: isoTime(row.createdAt), status: 'created' as const };
 }

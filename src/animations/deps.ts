@@ -1,17 +1,19 @@
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.ts';
-import type { Store } from '../db/client.ts';
 import type { Clock, IdFactory } from '../clock.ts';
 import type { JobQueue } from '../jobs/queue.ts';
 import type { AnimationSchemas } from '../schemas/animations.ts';
 import type { MediaAccess } from '../media/index.ts';
+import type { AnimationLifecycle } from './kind.ts';
 
 export interface AnimationDeps {
   config: Config;
-  store: Store;
+  /** The resource lifecycle of the `animation` kind (src/resources/), over the resource store. */
+  lifecycle: AnimationLifecycle;
   clock: Clock;
   newId: IdFactory;
   schemas: AnimationSchemas;
+  /** The job queue: a deleted animation's job is cancelled through it (its `enqueue` runs inside the resource store's create). */
   queue: JobQueue;
   media: MediaAccess;
 }

@@ -11,7 +11,7 @@ import type { CreateAnimationBody } from '../schemas/animations.ts';
 import { parseBankUrl } from './driver-bank.ts';
 import { SAMPLE_SOURCE } from './deps.ts';
 import type { RenderDeps } from './render.ts';
-import { updateAnimation, type AnimationRow } from './store.ts';
+import type { Animation, AnimationDetails } from './kind.ts';
 import {
   INPUT_ROLES,
   InputRejected,
@@ -40,7 +40,7 @@ export interface RenderInputs {
   overlayPath?: string;
 }
 
-type Context = { deps: RenderDeps; row: AnimationRow; workDir: string };
+type Context = { deps: RenderDeps; row: Animation; workDir: string };
 
 /** The local file of an input URL. A failure names the host at most, never the URL. */
 async function fetchInput({ deps, row, workDir }: Context, role: InputRole, url: string): Promise<string> {
@@ -69,14 +69,25 @@ async function fetchInput({ deps, row, workDir }: Context, role: InputRole, url:
 /** The source image, checked, and kept as the record's own copy (which source_url then signs). */
 async function obtainSource(ctx: Context, req: CreateAnimationBody): Promise<{ path: string; info: ImageInfo }> {
   const { deps, row } = ctx;
-  const kept = row.sourceKey ? deps.media.find(row.userId, row.sourceKey) : null;
+  const { sourceKey } = row.details;
+  const kept = sourceKey ? deps.media.find(row.userId, sourceKey) : null;
   const file = kept ?? (req.source_url === undefined ? SAMPLE_SOURCE : await fetchInput(ctx, 'source', req.source_url));
   const info = req.source_url === undefined ? await inspectSample(file) : await inspectImage('source', file, deps.config);
-  if (kept) return { path: kept, info };
-  const key = `animations/${row.id}/source.${info.format === 'jpeg' ? 'jpg' : info.format}`;
-  await deps.media.putFile(row.userId, key, file, `image/${info.format}`);
-  updateAnimation(deps.store, row.id, { sourceKey: key, modifiedAt: deps.clock.now() });
-  return { path: deps.media.find(row.userId, key)!, info };
+  const sourceSize = { width: info.width, height: info.height };
+  let path = kept;
+  if (!path) {
+    const key = `animations/${row.id}/source.${info.format === 'jpeg' ? 'jpg' : info.format}`;
+    await deps.media.putFile(row.userId, key, file, `image/${info.format}`);
+    path = deps.media.find(row.userId, key)!;
+    row.details = { ...row.details, sourceKey: key };
+  }
+  // The stored copy, and the source's size (with stitch it sets the frame the default logo is placed in).
+  if (path !== kept || !row.details.sourceSize) {
+    const details: AnimationDetails = { ...row.details, sourceSize };
+    await deps.lifecycle.setDetails(row.id, details);
+    row.details = details;
+  }
+  return { path, info };
 }
 
 /** A driver or overlay video, fetched and held to the byte limits. */
@@ -87,9 +98,9 @@ async function obtainVideo(ctx: Context, role: 'driver' | 'overlay', url: string
 }
 
 async function obtainDriver(ctx: Context): Promise<DriverInput> {
-  const bank = parseBankUrl(ctx.row.driverResolved);
+  const bank = parseBankUrl(ctx.row.details.driverResolved);
   if (bank?.name) return { kind: 'bank', category: bank.category, name: bank.name };
-  return { kind: 'video', path: await obtainVideo(ctx, 'driver', ctx.row.driverResolved) };
+  return { kind: 'video', path: await obtainVideo(ctx, 'driver', ctx.row.details.driverResolved) };
 }
 
 async function obtainLogo(ctx: Context, req: CreateAnimationBody): Promise<{ logo: LogoInput; info: ImageInfo | null }> {
@@ -105,7 +116,7 @@ async function obtainLogo(ctx: Context, req: CreateAnimationBody): Promise<{ log
  * Every input of the render, in the order that fails cheapest first: the source and the
  * face on it, then the logo and where it lands, then the videos.
  */
-export async function obtainInputs(deps: RenderDeps, row: AnimationRow, req: CreateAnimationBody, workDir: string): Promise<RenderInputs> {
+export async function obtainInputs(deps: RenderDeps, row: Animation, req: CreateAnimationBody, workDir: string): Promise<RenderInputs> {
   const ctx: Context = { deps, row, workDir };
   try {
     const source = await obtainSource(ctx, req);

@@ -1,25 +1,21 @@
 import { defineModule } from '../platform/module.ts';
 import { animationSchemas } from '../schemas/animations.ts';
-import { enqueueWebhook } from '../webhooks/index.ts';
+import { webhookBodyBuilders } from '../resources/lifecycle.ts';
 import type { AnimationDeps } from './deps.ts';
 import { RENDER_JOB } from './deps.ts';
+import { animationLifecycle } from './kind.ts';
 import { renderAnimation, finishWithError, type RenderDeps } from './render.ts';
-import { presentAnimation } from './present.ts';
-import { getAnimationById } from './store.ts';
 import { animationRoutes } from './routes.ts';
 
 /** Still-photo animations: POST /animations, their render job, and their webhook. */
 export const animationsModule = defineModule({
   name: 'animations',
   create(p) {
-    const { config, store, clock, newId, queue, media, backend, client, log } = p;
-    const deps: AnimationDeps = { config, store, clock, newId, schemas: animationSchemas(config.storageScheme), queue, media };
-    const onFinished: RenderDeps['onFinished'] = (row) => {
-      const req = JSON.parse(row.request) as { webhook?: string };
-      if (!req.webhook) return;
-      enqueueWebhook(store.db, { userId: row.userId, event: `animation.${row.status}`, resourceId: row.id, url: req.webhook, now: clock.now() });
-    };
-    const render: RenderDeps = { ...deps, backend, client, log, onFinished };
+    const { config, stores, clock, newId, queue, media, backend, client, log } = p;
+    const lifecycle = animationLifecycle(stores.resources, clock, media);
+    const deps: AnimationDeps = { config, lifecycle, clock, newId, schemas: animationSchemas(config.storageScheme), queue, media };
+    const render: RenderDeps = { ...deps, backend, client, log };
+    const bodies = webhookBodyBuilders([lifecycle]);
     return {
       deps,
       render,
@@ -31,15 +27,7 @@ export const animationsModule = defineModule({
           onExhausted: (job) => finishWithError(render, job.resourceId, 'UnknownError', 'The animation could not be rendered after several attempts'),
         },
       ],
-      resources: [
-        {
-          name: 'animation',
-          webhookBody: async (id) => {
-            const row = getAnimationById(store, id);
-            return row ? presentAnimation(row, media) : null;
-          },
-        },
-      ],
+      resources: Object.entries(bodies).map(([name, body]) => ({ name, webhookBody: body })),
     };
   },
 });

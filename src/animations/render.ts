@@ -7,8 +7,8 @@ import type { JobContext } from '../jobs/worker.ts';
 import type { GuardedClient } from '../egress/client.ts';
 import type { CreateAnimationBody } from '../schemas/animations.ts';
 import type { Logger } from '../log.ts';
-import { ANIMATION_COST, type AnimationDeps } from './deps.ts';
-import { getAnimationById, refundCredits, updateAnimation, type AnimationRow } from './store.ts';
+import type { AnimationDeps } from './deps.ts';
+import { readAnimation, type Animation, type AnimationResult } from './kind.ts';
 import { obtainInputs } from './inputs.ts';
 import { resultFormatOf } from './checks.ts';
 
@@ -16,14 +16,12 @@ export interface RenderDeps extends AnimationDeps {
   backend: ComputeBackend;
   client: GuardedClient;
   log: Logger;
-  /** Called inside the transaction that ends an animation (done or error): queues its webhook. */
-  onFinished: (row: AnimationRow) => void;
 }
 
 const VIDEO_CONTENT_TYPE = { mp4: 'video/mp4', mov: 'video/quicktime' } as const;
 
 /** Puts the finished video where the request asked: an https upload URL, a storage key, or the default key. */
-async function deliverResult(deps: RenderDeps, row: AnimationRow, req: CreateAnimationBody, file: string, format: 'mp4' | 'mov') {
+async function deliverResult(deps: RenderDeps, row: Animation, req: CreateAnimationBody, file: string, format: 'mp4' | 'mov') {
   const contentType = VIDEO_CONTENT_TYPE[format];
   const target = req.result_url;
   if (target?.startsWith('https://')) {
@@ -35,30 +33,21 @@ async function deliverResult(deps: RenderDeps, row: AnimationRow, req: CreateAni
   return { resultKey: key, resultExternalUrl: null };
 }
 
-/** Ends an animation in `error`: the record says why, the credit comes back, the webhook goes out. */
-export function finishWithError(deps: Pick<RenderDeps, 'store' | 'clock' | 'onFinished'>, id: string, kind: string, description: string): void {
-  deps.store.sqlite.transaction(() => {
-    const row = getAnimationById(deps.store, id);
-    if (!row || row.status === 'done' || row.status === 'error') return;
-    updateAnimation(deps.store, id, {
-      status: 'error',
-      error: JSON.stringify({ kind, description }),
-      modifiedAt: deps.clock.now(),
-      progressDone: null,
-      progressTotal: null,
-    });
-    refundCredits(deps.store, row.userId, ANIMATION_COST);
-    deps.onFinished(getAnimationById(deps.store, id)!);
-  })();
+/**
+ * Ends an animation in `error`: the record says why, the credit comes back, the webhook goes
+ * out, in one conditional update (a record that already ended, or is gone, is left alone).
+ */
+export async function finishWithError(deps: Pick<AnimationDeps, 'lifecycle'>, id: string, kind: string, description: string): Promise<void> {
+  await deps.lifecycle.fail(id, kind, description);
 }
 
 /** The job handler of `animation.render`. */
 export async function renderAnimation(deps: RenderDeps, job: Job, ctx: JobContext): Promise<void> {
-  const row = getAnimationById(deps.store, job.resourceId);
-  if (!row || row.status === 'done' || row.status === 'error') return;
-  const req = JSON.parse(row.request) as CreateAnimationBody;
-  const now = deps.clock.now();
-  updateAnimation(deps.store, row.id, { status: 'started', startedAt: row.startedAt ?? now, modifiedAt: now });
+  // Only an unfinished record starts; a finished or deleted one ends the job here.
+  const started = await deps.lifecycle.start(job.resourceId);
+  if (!started) return;
+  const row = readAnimation(started);
+  const { req } = row;
 
   await mkdir(join(deps.config.dataDir, 'work'), { recursive: true });
   const workDir = await mkdtemp(join(deps.config.dataDir, 'work', `${row.id}-`));
@@ -82,28 +71,17 @@ export async function renderAnimation(deps: RenderDeps, job: Job, ctx: JobContex
         const t = deps.clock.now();
         if (t - lastProgress < 500 && done < total) return;
         lastProgress = t;
-        updateAnimation(deps.store, row.id, { progressDone: done, progressTotal: total, modifiedAt: t });
+        // Progress is advisory: a failed write must not fail the render.
+        deps.lifecycle.progress(row.id, done, total).catch(() => deps.log.warn('progress not recorded', { animation_id: row.id }));
       },
     });
     const delivered = await deliverResult(deps, row, req, outputPath, format);
-    deps.store.sqlite.transaction(() => {
-      const current = getAnimationById(deps.store, row.id);
-      if (!current) return; // deleted while rendering
-      updateAnimation(deps.store, row.id, {
-        status: 'done',
-        ...delivered,
-        metadata: JSON.stringify(result.metadata),
-        faceIds: JSON.stringify(result.faceIds),
-        progressDone: null,
-        progressTotal: null,
-        modifiedAt: deps.clock.now(),
-      });
-      deps.onFinished(getAnimationById(deps.store, row.id)!);
-    })();
+    // Conditional: a record deleted (or ended) meanwhile stays as it is; the webhook is queued with the update.
+    await deps.lifecycle.finish(row.id, { ...delivered, metadata: result.metadata, faceIds: result.faceIds } satisfies AnimationResult);
   } catch (err) {
     if (err instanceof RenderError) {
       deps.log.info('animation failed', { animation_id: row.id, kind: err.kind });
-      finishWithError(deps, row.id, err.kind, err.description);
+      await finishWithError(deps, row.id, err.kind, err.description);
       return;
     }
     throw err;

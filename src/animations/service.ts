@@ -1,36 +1,28 @@
-import { notFound } from '../errors.ts';
-import { byCreation, toPage, type PageCursor } from '../pagination.ts';
-import { ANIMATION_COST, type AnimationDeps } from './deps.ts';
+import type { PageCursor } from '../pagination.ts';
+import type { AnimationDeps } from './deps.ts';
+import { readAnimation } from './kind.ts';
 import { presentAnimation, type AnimationView } from './present.ts';
-import { deleteAnimationRow, getAnimation, listAnimations, refundCredits } from './store.ts';
 
-export function fetchAnimation(deps: AnimationDeps, userId: string, id: string): AnimationView {
-  const row = getAnimation(deps.store, userId, id);
-  if (!row) throw notFound('Animation');
-  return presentAnimation(row, deps.media);
+const LABEL = 'Animation';
+
+export async function fetchAnimation(deps: AnimationDeps, userId: string, id: string): Promise<AnimationView> {
+  return presentAnimation(readAnimation(await deps.lifecycle.fetch(userId, id, LABEL)), deps.media);
 }
 
-export function pageAnimations(deps: AnimationDeps, userId: string, limit: number, cursor: PageCursor | null) {
-  const page = toPage(listAnimations(deps.store, userId, limit + 1, cursor), limit, byCreation);
-  return { animations: page.items.map((r) => presentAnimation(r, deps.media)), ...(page.token ? { token: page.token } : {}) };
+export async function pageAnimations(deps: AnimationDeps, userId: string, limit: number, cursor: PageCursor | null) {
+  const page = await deps.lifecycle.page(userId, limit, cursor);
+  return { animations: page.items.map((r) => presentAnimation(readAnimation(r), deps.media)), ...(page.token ? { token: page.token } : {}) };
 }
 
 /**
- * DELETE /animations/{id}: cancels its job, removes the record and its stored media, and
- * refunds the credit when no result was produced. Returns the record as it was.
+ * DELETE /animations/{id}: removes the record (refunding the credit when no result was
+ * produced, in the same conditional delete), cancels its job, and removes its stored media.
+ * Returns the record as it was.
  */
 export async function removeAnimation(deps: AnimationDeps, userId: string, id: string): Promise<AnimationView> {
-  const row = getAnimation(deps.store, userId, id);
-  if (!row) throw notFound('Animation');
-  const view = presentAnimation(row, deps.media);
-  deps.store.sqlite.transaction(() => {
-    const current = getAnimation(deps.store, userId, id);
-    if (!current) throw notFound('Animation');
-    deps.queue.cancelFor(id);
-    deleteAnimationRow(deps.store, id);
-    if (current.status === 'created' || current.status === 'started') refundCredits(deps.store, userId, ANIMATION_COST);
-  })();
+  const row = await deps.lifecycle.remove(userId, id, LABEL);
+  // A job that starts before this cancel finds no record and ends; one that runs is stopped at its next lease renewal.
+  await deps.queue.cancelFor(id);
   await deps.media.removePrefix(userId, `animations/${id}/`);
-  return view;
+  return presentAnimation(readAnimation(row), deps.media);
 }
-

@@ -27,7 +27,7 @@ export interface DetectedFace {
 }
 
 export type DriverInput =
-  /** A driver of the bank, already resolved to one name (see src/animations/driver-bank.ts). */
+  /** A driver of the bank, already resolved to one name (see src/compute/driver-bank.ts). */
   | { kind: 'bank'; category: string; name: string }
   /** A driver video the caller fetched to a local file. */
   | { kind: 'video'; path: string };

@@ -1,4 +1,7 @@
 import type { Store } from './client.ts';
+import { randomId, systemClock } from '../clock.ts';
+import { createJobQueue } from '../jobs/queue.ts';
+import { createSqliteResourceStore, type EnqueueJob, type ResourceStore } from '../resources/store.ts';
 
 /**
  * Every store of the service, built for one database. Domain code receives these async
@@ -8,8 +11,19 @@ import type { Store } from './client.ts';
 export interface Stores {
   /** The SQLite handle, for the store modules that are built from it. */
   readonly handle: Store;
+  /** Every asynchronous resource (animations, later clips, consents, avatars): src/resources/store.ts. */
+  readonly resources: ResourceStore;
 }
 
-export function createSqliteStores(handle: Store): Stores {
-  return { handle };
+export interface SqliteStoreOptions {
+  /**
+   * The synchronous job insert that `resources.create` runs inside its transaction; by default
+   * a job queue on the same handle. (The composition root passes its queue's `enqueue`.)
+   */
+  enqueueJob?: EnqueueJob;
+}
+
+export function createSqliteStores(handle: Store, opts: SqliteStoreOptions = {}): Stores {
+  const enqueueJob = opts.enqueueJob ?? createJobQueue(handle.sqlite, systemClock, randomId).enqueue;
+  return { handle, resources: createSqliteResourceStore(handle, enqueueJob) };
 }

@@ -61,11 +61,14 @@ export interface JobKind {
   onExhausted?: (job: Job, reason: string) => void | Promise<void>;
 }
 
-/** A resource kind whose final states send webhooks: the body is what the kind says it is (for animations, the GET record). */
-export interface ResourceKind {
+/**
+ * A resource kind (src/resources/) whose final states send webhooks: the dispatcher asks it
+ * for the body (for animations, exactly the GET record); null when the record is gone.
+ */
+export interface WebhookResource {
   /** The event prefix, e.g. `animation` for `animation.done`. */
   name: string;
-  webhookBody(resourceId: string): Promise<unknown | null>;
+  webhookBody(resourceId: string, userId: string): Promise<object | null>;
 }
 
 /** A module's settings: read from the environment once at start, validated, documented. */
@@ -80,7 +83,7 @@ export interface ConfigSection<S> {
 export interface ModuleInstance {
   routes?: Route[];
   jobs?: JobKind[];
-  resources?: ResourceKind[];
+  resources?: WebhookResource[];
   /** Started after the server listens, stopped before the store closes. */
   start?(): void;
   stop?(): Promise<void>;

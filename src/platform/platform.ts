@@ -94,7 +94,8 @@ export function createPlatform(config: Config, opts: PlatformOptions = {}): Plat
     clock,
     newId,
     store,
-    stores: createSqliteStores(store),
+    // The resource store queues a new resource's job inside its transaction, through `queue` (late-bound: tests replace it).
+    stores: createSqliteStores(store, { enqueueJob: (input) => queue.enqueue(input) }),
     client,
     backend,
     mediaStore,

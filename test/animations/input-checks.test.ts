@@ -40,7 +40,7 @@ function bmp(width: number, height: number): Buffer {
 const credits = (h: Harness, id: string) =>
   (h.services.store.sqlite.prepare('SELECT credits FROM users WHERE id = ?').get(id) as { credits: number }).credits;
 const recordCount = (h: Harness, id: string) =>
-  (h.services.store.sqlite.prepare('SELECT count(*) AS n FROM animations WHERE user_id = ?').get(id) as { n: number }).n;
+  (h.services.store.sqlite.prepare("SELECT count(*) AS n FROM resources WHERE kind = 'animation' AND user_id = ?").get(id) as { n: number }).n;
 
 /** A user with files in their media store. */
 async function userWith(h: Harness, files: Record<string, Buffer> = {}, permissions: 'stitch'[] = []) {

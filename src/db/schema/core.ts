@@ -28,34 +28,44 @@ export const apiKeys = sqliteTable(
   (t) => [uniqueIndex('api_keys_hash_idx').on(t.hash), index('api_keys_user_idx').on(t.userId)],
 );
 
-export const animations = sqliteTable(
-  'animations',
+/**
+ * Every asynchronous resource (animations now; clips, consents, avatars next) in one table:
+ * the lifecycle columns are shared, a kind's own fields live in `details` and `result` (JSON).
+ * `finished_at` is null while the resource can still change: every lifecycle update is
+ * conditional on it, so a record is finished, failed or refunded at most once.
+ */
+export const resources = sqliteTable(
+  'resources',
   {
     id: text('id').primaryKey(),
+    /** The resource kind, e.g. 'animation'; also the `object` and the webhook event prefix. */
+    kind: text('kind').notNull(),
     userId: text('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
-    status: text('status', { enum: ['created', 'started', 'done', 'error'] }).notNull(),
+    /** created, started, done, error, or an extra state the kind declares. */
+    status: text('status').notNull(),
     /** The request body as accepted (JSON), the source of truth for what was asked. */
     request: text('request').notNull(),
-    /** Resolved driver, e.g. bank://nostalgia/driver-03, or the driver URL. */
-    driverResolved: text('driver_resolved').notNull(),
-    /** Media-store key (in the owner's namespace) of the stored copy of the source image. */
-    sourceKey: text('source_key'),
-    /** Media-store key of the result, when it was written to the media store. */
-    resultKey: text('result_key'),
-    /** The result URL handed out when the result went to an external https destination. */
-    resultExternalUrl: text('result_external_url'),
-    metadata: text('metadata'),
-    faceIds: text('face_ids'),
+    /** The kind's own working fields (JSON), e.g. an animation's resolved driver and stored source key. */
+    details: text('details').notNull(),
+    /** The kind's result fields (JSON) once done. */
+    result: text('result'),
+    /** {kind, description} (JSON) when it ended in error. */
     error: text('error'),
+    /** Where the final state is announced; null for none. */
+    webhookUrl: text('webhook_url'),
+    /** Credits charged at creation; given back when it fails or is deleted before it finishes. */
+    credits: integer('credits').notNull(),
     progressDone: integer('progress_done'),
     progressTotal: integer('progress_total'),
     createdAt: integer('created_at').notNull(),
     startedAt: integer('started_at'),
     modifiedAt: integer('modified_at').notNull(),
+    /** When it reached a final state; null while it may still change. */
+    finishedAt: integer('finished_at'),
   },
-  (t) => [index('animations_user_created_idx').on(t.userId, t.createdAt, t.id)],
+  (t) => [index('resources_user_kind_created_idx').on(t.userId, t.kind, t.createdAt, t.id)],
 );
 
 export const jobs = sqliteTable(
