@@ -14,7 +14,7 @@ import type { AnimationDeps } from './animations/deps.ts';
 
 export interface AppDeps {
   animations: AnimationDeps;
-  verifyKey: (apiKey: string) => AuthUser | null;
+  verifyKey: (apiKey: string) => Promise<AuthUser | null>;
   log: Logger;
   /** Routes served without an API key (signed media URLs; the compute worker protocol, which has its own auth). */
   publicRoutes: Hono<AppEnv>[];

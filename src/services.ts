@@ -11,7 +11,8 @@ import { RENDER_JOB } from './animations/deps.ts';
 import { renderAnimation, finishWithError, type RenderDeps } from './animations/render.ts';
 import { presentAnimation } from './animations/present.ts';
 import { getAnimationById } from './animations/store.ts';
-import { makeKeyVerifier } from './users/store.ts';
+import { makeKeyVerifier } from './users/accounts.ts';
+import { createSqliteUserStore } from './users/store.ts';
 import type { ComputeBackend } from './compute/interface.ts';
 import { createComputeBackend } from './compute/adapter.ts';
 import { createComputeTasks, type ComputeTasks } from './compute/remote/tasks.ts';
@@ -53,7 +54,7 @@ export interface Services {
   worker: Worker;
   dispatcher: WebhookDispatcher;
   webhookSecrets: WebhookSecrets;
-  verifyKey: (apiKey: string) => AuthUser | null;
+  verifyKey: (apiKey: string) => Promise<AuthUser | null>;
   urlKey: Buffer;
   vault: Vault;
   secrets: SecretDeps;
@@ -156,7 +157,7 @@ export function createServices(config: Config, opts: ServiceOptions = {}): Servi
   });
   const tools: ToolCallDeps = { ...secrets, client, refresher, log, limits: config.tools };
 
-  const verifyKey = makeKeyVerifier({ store, clock, newId, apiKeyHashKey: deriveKey(config.masterKey, 'api-key-hash') });
+  const verifyKey = makeKeyVerifier({ users: createSqliteUserStore(store), apiKeyHashKey: deriveKey(config.masterKey, 'api-key-hash') });
 
   const compute = {
     tasks: computeTasks,

@@ -1,4 +1,5 @@
 import type { Store } from './client.ts';
+import { createSqliteUserStore, type UserStore } from '../users/store.ts';
 
 /**
  * Every store of the service, built for one database. Domain code receives these async
@@ -8,8 +9,9 @@ import type { Store } from './client.ts';
 export interface Stores {
   /** The SQLite handle, for the store modules that are built from it. */
   readonly handle: Store;
+  readonly users: UserStore;
 }
 
 export function createSqliteStores(handle: Store): Stores {
-  return { handle };
+  return { handle, users: createSqliteUserStore(handle) };
 }
