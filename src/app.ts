@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { AppEnv, AuthUser } from './http/env.ts';
 import { errorHandler, notFoundHandler } from './http/errors.ts';
 import { requireAuth } from './http/auth.ts';
+import { createMemoryRateLimiter, rateLimitPerKey } from './http/rate-limit/index.ts';
 import { animationRoutes } from './http/routes/animations.ts';
 import { buildOpenApi } from './http/openapi.ts';
 import { renderDocsPage } from './http/docs-page.ts';
@@ -72,6 +73,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const auth = requireAuth(deps.verifyKey);
   const isPublic = (path: string) => PUBLIC_PATHS.has(path) || path.startsWith('/media/') || path.startsWith(COMPUTE_PREFIX);
   app.use((c, next) => (isPublic(c.req.path) ? next() : auth(c, next)));
+  app.use(rateLimitPerKey(config.rateLimit && createMemoryRateLimiter(config.rateLimit)));
 
   app.get('/health', (c) => {
     if (!deps.isReady()) return c.json({ kind: 'ServiceUnavailableError', description: 'starting' }, 503);

@@ -62,6 +62,15 @@ export interface Config {
     readonly maxResponseBytes: number;
   };
   readonly logRequests: boolean;
+  /** Requests per API key (src/http/rate-limit/); null when MIMIC_RATE_LIMIT=0 turns limiting off. */
+  readonly rateLimit: RateLimitSettings | null;
+}
+
+export interface RateLimitSettings {
+  /** Sustained requests per second per key. */
+  readonly perSecond: number;
+  /** Requests a key may send at once; the allowance refills at `perSecond`. */
+  readonly burst: number;
 }
 
 export class ConfigurationError extends Error {}
@@ -105,6 +114,13 @@ function msList(env: Env, name: string, fallback: number[]): number[] {
     throw new ConfigurationError(`${name} must be a comma list of milliseconds, got "${raw}"`);
   }
   return values;
+}
+
+/** Defaults: 50 requests per second per key, bursts of twice that. */
+function rateLimit(env: Env): RateLimitSettings | null {
+  const perSecond = int(env, 'MIMIC_RATE_LIMIT', 50, 0, 1_000_000_000);
+  const burst = int(env, 'MIMIC_RATE_LIMIT_BURST', Math.min(2 * perSecond, 1_000_000_000), 1, 1_000_000_000);
+  return perSecond === 0 ? null : { perSecond, burst };
 }
 
 function imageBounds(env: Env): Config['images'] {
@@ -205,5 +221,6 @@ export function loadConfig(env: Env = process.env, opts: { generateKey?: boolean
       maxResponseBytes: int(env, 'MIMIC_TOOL_MAX_RESPONSE_BYTES', 1 * MiB, 1024, 64 * MiB),
     },
     logRequests: bool(env, 'MIMIC_LOG_REQUESTS', true),
+    rateLimit: rateLimit(env),
   });
 }

@@ -165,7 +165,8 @@ export function buildOpenApi(schemas: AnimationSchemas, publicUrl: string) {
       },
     };
     const byStatus = new Map<number, string[]>();
-    for (const kind of [...(op.errors ?? []), 'InternalServerError' as const]) {
+    const limited = op.auth === false ? [] : (['TooManyRequestsError'] as const);
+    for (const kind of [...(op.errors ?? []), ...limited, 'InternalServerError' as const]) {
       const st = ERROR_STATUS[kind];
       byStatus.set(st, [...(byStatus.get(st) ?? []), kind]);
     }
