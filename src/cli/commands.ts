@@ -62,9 +62,36 @@ export function groupHelp(group: { name: string; commands: Command[] }): string 
   ].join('\n');
 }
 
+const NEGATIVE_NUMBER = /^-\d+$/;
+
+/**
+ * parseArgs reads `-6` as an unknown option. Amounts may be negative (`users credits add ID -6`,
+ * `--amount -6`), so a negative number becomes the value of the long option before it
+ * (`--amount=-6`) or a positional (every positional goes after `--`, in its order).
+ */
+function numbersAsValues(args: string[], options: NonNullable<Command['options']>): string[] {
+  const flags: string[] = [];
+  const positionals: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--') {
+      positionals.push(...args.slice(i + 1));
+      break;
+    }
+    if (!arg.startsWith('-') || NEGATIVE_NUMBER.test(arg)) {
+      positionals.push(arg);
+      continue;
+    }
+    const next = args[i + 1];
+    const takesValue = arg.startsWith('--') && !arg.includes('=') && options[arg.slice(2)]?.type === 'string';
+    flags.push(takesValue && next !== undefined && (!next.startsWith('-') || NEGATIVE_NUMBER.test(next)) ? `${arg}=${args[++i]}` : arg);
+  }
+  return positionals.length ? [...flags, '--', ...positionals] : flags;
+}
+
 export function parseCommandArgs(command: Command, rest: string[]) {
   const { values, positionals } = parseArgs({
-    args: rest,
+    args: numbersAsValues(rest, command.options ?? {}),
     options: { ...command.options, help: { type: 'boolean', short: 'h' } },
     allowPositionals: true,
     strict: true,

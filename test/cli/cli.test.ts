@@ -47,7 +47,7 @@ describe('operator CLI', () => {
   });
 
   it('has --help on every command', () => {
-    for (const cmd of [[], ['users', 'create'], ['users', 'list'], ['users', 'credits', 'add'], ['keys', 'revoke'], ['keys', 'list'], ['keys', 'create'], ['serve'], ['migrate']]) {
+    for (const cmd of [[], ['users', 'create'], ['users', 'list'], ['users', 'credits', 'add'], ['users', 'credits', 'set'], ['keys', 'revoke'], ['keys', 'list'], ['keys', 'create'], ['serve'], ['migrate']]) {
       const res = mimic([...cmd, '--help'], env);
       expect(res.code, cmd.join(' ')).toBe(0);
       expect(res.stdout).toMatch(/usage:/);
