@@ -69,7 +69,7 @@ export interface Config {
 export interface RateLimitSettings {
   /** Sustained requests per second per key. */
   readonly perSecond: number;
-  /** Requests a key may send at once; the allowance refills at `perSecond`. */
+  /** Requests a key may send at once: each key gets `burst` requests per window of `burst / perSecond` seconds. */
   readonly burst: number;
 }
 
