@@ -11,19 +11,20 @@ import { join } from 'node:path';
 import { loadConfig } from '../src/config.ts';
 import { createServices } from '../src/services.ts';
 import { buildApp } from '../src/server.ts';
-import { createUser } from '../src/users/store.ts';
+import { createUser } from '../src/users/accounts.ts';
+import { createSqliteUserStore } from '../src/users/store.ts';
 import { deriveKey } from '../src/keys.ts';
 import { randomId } from '../src/clock.ts';
 import { silentLogger } from '../src/log.ts';
 import { median } from './stats.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'mimic-bench-auth-'));
-const config = loadConfig({ MIMIC_DATA_DIR: dir, MIMIC_LOG_REQUESTS: 'false' });
+const config = loadConfig({ MIMIC_DATA_DIR: dir, MIMIC_LOG_REQUESTS: 'false', MIMIC_RATE_LIMIT: '1000000000' });
 const services = createServices(config, { log: silentLogger });
 const app = buildApp(services);
-const deps = { store: services.store, clock: services.clock, newId: randomId, apiKeyHashKey: deriveKey(config.masterKey, 'api-key-hash') };
-for (let i = 0; i < 1000; i++) createUser(deps, { credits: 0, permissions: [] }); // a realistic table
-const { apiKey } = createUser(deps, { credits: 0, permissions: [] });
+const deps = { users: createSqliteUserStore(services.store), clock: services.clock, newId: randomId, apiKeyHashKey: deriveKey(config.masterKey, 'api-key-hash') };
+for (let i = 0; i < 1000; i++) await createUser(deps, { credits: 0, permissions: [] }); // a realistic table
+const { apiKey } = await createUser(deps, { credits: 0, permissions: [] });
 
 const cpu = cpus();
 console.log(`machine: ${cpu[0]?.model}, ${cpu.length} cores, node ${process.version}\n`);
@@ -32,7 +33,7 @@ const verifyRounds: number[] = [];
 for (let r = 0; r < 7; r++) {
   const n = 20_000;
   const t = performance.now();
-  for (let i = 0; i < n; i++) if (!services.verifyKey(apiKey)) throw new Error('key not verified');
+  for (let i = 0; i < n; i++) if (!(await services.verifyKey(apiKey))) throw new Error('key not verified');
   verifyRounds.push(((performance.now() - t) * 1000) / n);
 }
 console.log(`key verification: median ${median(verifyRounds).toFixed(2)} µs per call`);

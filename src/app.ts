@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { AppEnv, AuthUser } from './http/env.ts';
 import { errorHandler, notFoundHandler } from './http/errors.ts';
 import { requireAuth } from './http/auth.ts';
+import { createMemoryRateLimiter, rateLimitPerKey } from './http/rate-limit/index.ts';
 import { buildOpenApi } from './http/openapi.ts';
 import { renderDocsPage } from './http/docs-page.ts';
 import { mountRoutes } from './http/mount.ts';
@@ -13,10 +14,10 @@ import type { Logger } from './log.ts';
 import type { Route } from './platform/module.ts';
 
 export interface AppDeps {
-  config: Pick<Config, 'publicUrl' | 'maxBodyBytes' | 'logRequests'>;
+  config: Pick<Config, 'publicUrl' | 'maxBodyBytes' | 'logRequests' | 'rateLimit'>;
   /** Every capability's routes (src/modules.ts); each declares its own access and body limit. */
   routes: readonly Route[];
-  verifyKey: (apiKey: string) => AuthUser | null;
+  verifyKey: (apiKey: string) => Promise<AuthUser | null>;
   log: Logger;
   isReady: () => boolean;
 }
@@ -95,10 +96,12 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     return m;
   };
   // Default deny: a route is behind an API key unless it declares itself public.
+  // Every API-key route counts against the key that authenticated it.
   const auth = requireAuth(deps.verifyKey);
+  const rateLimit = rateLimitPerKey(config.rateLimit && createMemoryRateLimiter(config.rateLimit));
   mountRoutes(app, routes, (route) => [
     ...(HAS_BODY.has(route.method) && route.bodyLimit !== 'stream' ? [limit(route.bodyLimit ?? config.maxBodyBytes)] : []),
-    ...(route.access === 'public' ? [] : [auth]),
+    ...(route.access === 'public' ? [] : [auth, rateLimit]),
   ]);
   // An unknown path is behind the key too: without one it answers 401, not whether it exists.
   app.notFound(async (c) => {

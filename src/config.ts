@@ -58,6 +58,15 @@ export interface Config {
   readonly logRequests: boolean;
   /** The MIMIC_* settings it was read from (not the master key): capability modules read their own sections from them (src/platform/module.ts). */
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** Requests per API key (src/http/rate-limit/); null when MIMIC_RATE_LIMIT=0 turns limiting off. */
+  readonly rateLimit: RateLimitSettings | null;
+}
+
+export interface RateLimitSettings {
+  /** Sustained requests per second per key. */
+  readonly perSecond: number;
+  /** Requests a key may send at once: each key gets `burst` requests per window of `burst / perSecond` seconds. */
+  readonly burst: number;
 }
 
 export class ConfigurationError extends Error {}
@@ -101,6 +110,13 @@ function msList(env: Env, name: string, fallback: number[]): number[] {
     throw new ConfigurationError(`${name} must be a comma list of milliseconds, got "${raw}"`);
   }
   return values;
+}
+
+/** Defaults: 50 requests per second per key, bursts of twice that. */
+function rateLimit(env: Env): RateLimitSettings | null {
+  const perSecond = int(env, 'MIMIC_RATE_LIMIT', 50, 0, 1_000_000_000);
+  const burst = int(env, 'MIMIC_RATE_LIMIT_BURST', Math.min(2 * perSecond, 1_000_000_000), 1, 1_000_000_000);
+  return perSecond === 0 ? null : { perSecond, burst };
 }
 
 function imageBounds(env: Env): Config['images'] {
@@ -199,5 +215,6 @@ export function loadConfig(env: Env = process.env, opts: { generateKey?: boolean
     logRequests: bool(env, 'MIMIC_LOG_REQUESTS', true),
     // Settings only: the master key stays out of it (it lives in masterKey, never copied around).
     env: Object.freeze(Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith('MIMIC_') && !k.startsWith('MIMIC_MASTER_KEY')))),
+    rateLimit: rateLimit(env),
   });
 }

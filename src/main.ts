@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-/** The one entry point: `serve` and the operator commands (`users`, `keys`, `migrate`). */
+/** The one entry point: `serve` and the operator commands (`users`, `keys`, `vault`, `secrets`, `workers`, `worker`, `migrate`). */
 import { loadConfig, ConfigurationError, type Config } from './config.ts';
-import { COMMANDS, UsageError, findCommand, parseCommandArgs } from './cli/commands.ts';
+import { COMMANDS, UsageError, findCommand, findGroup, groupHelp, parseCommandArgs } from './cli/commands.ts';
 
 const out = (line: string) => process.stdout.write(line + '\n');
 const err = (line: string) => process.stderr.write(line + '\n');
@@ -50,6 +50,13 @@ async function main(argv: string[]): Promise<number> {
     return -1; // keeps running; exits from the signal handler
   }
   const found = findCommand(argv);
+  const group = found ? null : findGroup(argv);
+  if (group) {
+    // `users --help` prints the group's commands; a bare `users` prints them as a usage error.
+    const asked = argv.includes('--help') || argv.includes('-h');
+    (asked ? out : err)(groupHelp(group));
+    return asked ? 0 : 2;
+  }
   if (!found) {
     err(`unknown command: ${argv.join(' ')}\n\n${topHelp()}`);
     return 2;

@@ -1,7 +1,7 @@
 /**
  * The capabilities of the service: the one shared place where a capability is added
  * (docs/architecture.md, "How to add a capability"). Order matters only for the order of
- * routes in the OpenAPI document.
+ * routes in the OpenAPI document and of commands in `--help`.
  */
 import { animationsModule } from './animations/module.ts';
 import { imagesModule } from './images/module.ts';
@@ -11,5 +11,7 @@ import { secretsModule } from './secrets/module.ts';
 import { toolsModule } from './tools/module.ts';
 import { auditModule } from './audit/module.ts';
 import { computeModule } from './compute/module.ts';
+import { usersModule } from './users/module.ts';
+import { vaultModule } from './vault/module.ts';
 
-export const MODULES = [animationsModule, imagesModule, mediaModule, webhooksModule, secretsModule, toolsModule, auditModule, computeModule] as const;
+export const MODULES = [usersModule, vaultModule, animationsModule, imagesModule, mediaModule, webhooksModule, secretsModule, toolsModule, auditModule, computeModule] as const;

@@ -2,6 +2,7 @@ import type { Store } from './client.ts';
 import { randomId, systemClock } from '../clock.ts';
 import { createJobQueue } from '../jobs/queue.ts';
 import { createSqliteResourceStore, type EnqueueJob, type ResourceStore } from '../resources/store.ts';
+import { createSqliteUserStore, type UserStore } from '../users/store.ts';
 
 /**
  * Every store of the service, built for one database. Domain code receives these async
@@ -13,6 +14,8 @@ export interface Stores {
   readonly handle: Store;
   /** Every asynchronous resource (animations, later clips, consents, avatars): src/resources/store.ts. */
   readonly resources: ResourceStore;
+  /** Users, their API keys and credits: src/users/store.ts. */
+  readonly users: UserStore;
 }
 
 export interface SqliteStoreOptions {
@@ -25,5 +28,5 @@ export interface SqliteStoreOptions {
 
 export function createSqliteStores(handle: Store, opts: SqliteStoreOptions = {}): Stores {
   const enqueueJob = opts.enqueueJob ?? createJobQueue(handle.sqlite, systemClock, randomId).enqueue;
-  return { handle, resources: createSqliteResourceStore(handle, enqueueJob) };
+  return { handle, resources: createSqliteResourceStore(handle, enqueueJob), users: createSqliteUserStore(handle) };
 }

@@ -4,10 +4,10 @@ import type { AppEnv, AuthUser } from './env.ts';
 import { keysFromAuthorization } from '../users/api-keys.ts';
 
 /** Authenticates `Authorization: Basic <API_KEY>` (and its RFC 7617 and Bearer forms). */
-export function requireAuth(verify: (apiKey: string) => AuthUser | null): MiddlewareHandler<AppEnv> {
+export function requireAuth(verify: (apiKey: string) => Promise<AuthUser | null>): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     for (const key of keysFromAuthorization(c.req.header('authorization'))) {
-      const user = verify(key);
+      const user = await verify(key);
       if (user) {
         c.set('user', user);
         return next();

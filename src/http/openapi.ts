@@ -31,7 +31,8 @@ export function buildOpenApi(routes: readonly Route[], publicUrl: string) {
       },
     };
     const byStatus = new Map<number, string[]>();
-    for (const kind of [...(op.errors ?? []), 'InternalServerError' as const]) {
+    const limited = op.access === 'public' ? [] : (['TooManyRequestsError'] as const);
+    for (const kind of [...(op.errors ?? []), ...limited, 'InternalServerError' as const]) {
       const st = ERROR_STATUS[kind];
       byStatus.set(st, [...(byStatus.get(st) ?? []), kind]);
     }

@@ -5,7 +5,7 @@ import { deriveKey } from '../keys.ts';
 import { systemClock, randomId, type Clock, type IdFactory } from '../clock.ts';
 import { createLogger, type Logger } from '../log.ts';
 import { createJobQueue, type JobQueue } from '../jobs/queue.ts';
-import { makeKeyVerifier } from '../users/store.ts';
+import { makeKeyVerifier } from '../users/accounts.ts';
 import type { AuthUser } from '../users/auth-user.ts';
 import type { ComputeBackend } from '../compute/interface.ts';
 import { createComputeBackend } from '../compute/adapter.ts';
@@ -48,7 +48,7 @@ export interface Platform {
   queue: JobQueue;
   vault: Vault;
   webhookSecrets: WebhookSecrets;
-  verifyKey: (apiKey: string) => AuthUser | null;
+  verifyKey: (apiKey: string) => Promise<AuthUser | null>;
   /** Remote compute: the task table workers claim from, their tokens, the file-URL key. */
   compute: { tasks: ComputeTasks; workers: WorkerTokens; urlKey: Buffer };
 }
@@ -88,14 +88,15 @@ export function createPlatform(config: Config, opts: PlatformOptions = {}): Plat
   const backend = opts.backend ?? createComputeBackend(config, { tasks: computeTasks });
   // The vault checks its keys as it starts (the server waits for vault.ready() before listening).
   const vault = createVault({ store, provider: createKeyProvider(config.keyProvider, config.masterKey), masterKey: config.masterKey, clock, newId, log });
+  // The resource store queues a new resource's job inside its transaction, through `queue` (late-bound: tests replace it).
+  const stores = createSqliteStores(store, { enqueueJob: (input) => queue.enqueue(input) });
   return {
     config,
     log,
     clock,
     newId,
     store,
-    // The resource store queues a new resource's job inside its transaction, through `queue` (late-bound: tests replace it).
-    stores: createSqliteStores(store, { enqueueJob: (input) => queue.enqueue(input) }),
+    stores,
     client,
     backend,
     mediaStore,
@@ -104,7 +105,7 @@ export function createPlatform(config: Config, opts: PlatformOptions = {}): Plat
     queue,
     vault,
     webhookSecrets: createWebhookSecrets({ db: store.db, clock, masterKey: config.masterKey }),
-    verifyKey: makeKeyVerifier({ store, clock, newId, apiKeyHashKey: deriveKey(config.masterKey, 'api-key-hash') }),
+    verifyKey: makeKeyVerifier({ users: stores.users, apiKeyHashKey: deriveKey(config.masterKey, 'api-key-hash') }),
     compute: {
       tasks: computeTasks,
       workers: createWorkerTokens({ sqlite: store.sqlite, clock, newId, hashKey: deriveKey(config.masterKey, 'worker-token-hash') }),

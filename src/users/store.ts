@@ -1,123 +1,172 @@
-import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { Store } from '../db/client.ts';
-import { apiKeys, users } from '../db/schema.ts';
-import type { Clock, IdFactory } from '../clock.ts';
-import { isoTime } from '../clock.ts';
-import { generateApiKey, hashApiKey, keyPrefix } from './api-keys.ts';
-import type { Permission } from './permissions.ts';
-import type { AuthUser } from './auth-user.ts';
 
-export interface UserDeps {
-  store: Store;
-  clock: Clock;
-  newId: IdFactory;
-  /** deriveKey(master, 'api-key-hash') */
-  apiKeyHashKey: Buffer;
+/**
+ * Users, their API keys and their credits. Every statement is prepared once when the store
+ * is built; credits change only through conditional updates (never read-then-write), so two
+ * processes on one database can never take a balance below zero.
+ */
+export interface UserStore {
+  /** Inserts the user and its first API key in one transaction. */
+  create(user: NewUser, firstKey: NewApiKey): Promise<void>;
+  get(id: string): Promise<UserRecord | undefined>;
+  /** Newest first. */
+  list(): Promise<UserRecord[]>;
+  /** False when there is no such user. */
+  addKey(userId: string, key: NewApiKey): Promise<boolean>;
+  /** Newest first; hashes stay inside the store. */
+  listKeys(userId: string): Promise<ApiKeyRecord[]>;
+  /** Revokes an active key found by its id or by its hash; false when none matched. */
+  revokeKey(by: { id: string } | { hash: string }, now: number): Promise<boolean>;
+  /** The authentication hot path: one prepared, indexed select. */
+  ownerOfKey(hash: string): Promise<KeyOwner | undefined>;
+  /**
+   * Adds `amount` (negative takes credits away) unless the balance would drop below zero.
+   * Charges and refunds are this same conditional update.
+   */
+  addCredits(userId: string, amount: number): Promise<CreditChange>;
+  /** Sets the balance (an operator's correction); `credits` must not be negative. */
+  setCredits(userId: string, credits: number): Promise<CreditChange>;
 }
 
-export interface UserView {
+export interface UserRecord {
   id: string;
   name: string | null;
   credits: number;
   permissions: string[];
-  created_at: string;
+  createdAt: number;
 }
 
-const view = (u: typeof users.$inferSelect): UserView => ({
-  id: u.id,
-  name: u.name,
-  credits: u.credits,
-  permissions: JSON.parse(u.permissions) as string[],
-  created_at: isoTime(u.createdAt),
+export type NewUser = UserRecord;
+
+export interface NewApiKey {
+  id: string;
+  /** The keyed hash of the API key (users/api-keys.ts); the key itself is never stored. */
+  hash: string;
+  prefix: string;
+  createdAt: number;
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  userId: string;
+  prefix: string;
+  createdAt: number;
+  revokedAt: number | null;
+}
+
+export interface KeyOwner {
+  keyId: string;
+  userId: string;
+  name: string | null;
+  permissions: string[];
+}
+
+/** `insufficient`: the change would have made the balance negative, and nothing changed. */
+export type CreditChange =
+  | { status: 'ok'; credits: number }
+  | { status: 'not-found' }
+  | { status: 'insufficient'; credits: number };
+
+interface UserRow {
+  id: string;
+  name: string | null;
+  credits: number;
+  permissions: string;
+  created_at: number;
+}
+
+interface KeyRow {
+  id: string;
+  user_id: string;
+  prefix: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+/** Callers validate their input; a negative balance reaching the store is a bug. */
+function nonNegative(credits: number): void {
+  if (!Number.isSafeInteger(credits) || credits < 0) throw new RangeError(`credits must be a whole number >= 0, got ${credits}`);
+}
+
+const record = (r: UserRow): UserRecord => ({
+  id: r.id,
+  name: r.name,
+  credits: r.credits,
+  permissions: JSON.parse(r.permissions) as string[],
+  createdAt: r.created_at,
 });
 
-export function createUser(
-  deps: UserDeps,
-  input: { name?: string; credits: number; permissions: Permission[] },
-): { user: UserView; apiKey: string } {
-  const now = deps.clock.now();
-  const id = deps.newId('usr');
-  const apiKey = generateApiKey();
-  deps.store.sqlite.transaction(() => {
-    deps.store.db
-      .insert(users)
-      .values({ id, name: input.name ?? null, credits: input.credits, permissions: JSON.stringify(input.permissions), createdAt: now })
-      .run();
-    insertKey(deps, id, apiKey, now);
-  })();
-  return { user: getUser(deps, id)!, apiKey };
-}
-
-function insertKey(deps: UserDeps, userId: string, apiKey: string, now: number): string {
-  const id = deps.newId('key');
-  deps.store.db
-    .insert(apiKeys)
-    .values({ id, userId, hash: hashApiKey(deps.apiKeyHashKey, apiKey), prefix: keyPrefix(apiKey), createdAt: now })
-    .run();
-  return id;
-}
-
-export function createKey(deps: UserDeps, userId: string): { id: string; apiKey: string } | null {
-  if (!getUser(deps, userId)) return null;
-  const apiKey = generateApiKey();
-  return { id: insertKey(deps, userId, apiKey, deps.clock.now()), apiKey };
-}
-
-export function getUser(deps: Pick<UserDeps, 'store'>, id: string): UserView | null {
-  const row = deps.store.db.select().from(users).where(eq(users.id, id)).get();
-  return row ? view(row) : null;
-}
-
-export function listUsers(deps: Pick<UserDeps, 'store'>): UserView[] {
-  return deps.store.db.select().from(users).orderBy(desc(users.createdAt)).all().map(view);
-}
-
-export function addCredits(deps: Pick<UserDeps, 'store'>, userId: string, amount: number): UserView | null {
-  const res = deps.store.db
-    .update(users)
-    .set({ credits: sql`${users.credits} + ${amount}` })
-    .where(eq(users.id, userId))
-    .run();
-  return res.changes === 0 ? null : getUser(deps, userId);
-}
-
-export function listKeys(deps: Pick<UserDeps, 'store'>, userId: string) {
-  return deps.store.db
-    .select()
-    .from(apiKeys)
-    .where(eq(apiKeys.userId, userId))
-    .orderBy(desc(apiKeys.createdAt))
-    .all()
-    .map((k) => ({
-      id: k.id,
-      user_id: k.userId,
-      prefix: k.prefix,
-      created_at: isoTime(k.createdAt),
-      revoked_at: k.revokedAt === null ? null : isoTime(k.revokedAt),
-    }));
-}
-
-/** Revokes by key id, or by the API key itself. Returns false when no active key matched. */
-export function revokeKey(deps: UserDeps, idOrKey: string): boolean {
-  const match = idOrKey.startsWith('mimic_')
-    ? eq(apiKeys.hash, hashApiKey(deps.apiKeyHashKey, idOrKey))
-    : eq(apiKeys.id, idOrKey);
-  const res = deps.store.db
-    .update(apiKeys)
-    .set({ revokedAt: deps.clock.now() })
-    .where(and(match, isNull(apiKeys.revokedAt)))
-    .run();
-  return res.changes > 0;
-}
-
-/** The authentication hot path: one HMAC and one indexed lookup per candidate. */
-export function makeKeyVerifier(deps: UserDeps): (apiKey: string) => AuthUser | null {
-  const stmt = deps.store.sqlite.prepare<[string], { id: string; name: string | null; permissions: string }>(
-    `SELECT u.id, u.name, u.permissions FROM api_keys k JOIN users u ON u.id = k.user_id
+export function createSqliteUserStore({ sqlite }: Store): UserStore {
+  const insertUser = sqlite.prepare<[string, string | null, number, string, number]>(
+    'INSERT INTO users (id, name, credits, permissions, created_at) VALUES (?, ?, ?, ?, ?)',
+  );
+  const insertKey = sqlite.prepare<[string, string, string, number, string]>(
+    'INSERT INTO api_keys (id, user_id, hash, prefix, created_at) SELECT ?, id, ?, ?, ? FROM users WHERE id = ?',
+  );
+  const selectUser = sqlite.prepare<[string], UserRow>('SELECT id, name, credits, permissions, created_at FROM users WHERE id = ?');
+  const selectUsers = sqlite.prepare<[], UserRow>(
+    'SELECT id, name, credits, permissions, created_at FROM users ORDER BY created_at DESC, id DESC',
+  );
+  const selectKeys = sqlite.prepare<[string], KeyRow>(
+    'SELECT id, user_id, prefix, created_at, revoked_at FROM api_keys WHERE user_id = ? ORDER BY created_at DESC, id DESC',
+  );
+  const revokeById = sqlite.prepare<[number, string]>('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
+  const revokeByHash = sqlite.prepare<[number, string]>('UPDATE api_keys SET revoked_at = ? WHERE hash = ? AND revoked_at IS NULL');
+  const selectOwner = sqlite.prepare<[string], { key_id: string; user_id: string; name: string | null; permissions: string }>(
+    `SELECT k.id AS key_id, u.id AS user_id, u.name, u.permissions FROM api_keys k JOIN users u ON u.id = k.user_id
      WHERE k.hash = ? AND k.revoked_at IS NULL`,
   );
-  return (apiKey) => {
-    const row = stmt.get(hashApiKey(deps.apiKeyHashKey, apiKey));
-    return row ? { id: row.id, name: row.name, permissions: JSON.parse(row.permissions) as string[] } : null;
+  const addToBalance = sqlite.prepare<[number, string, number], { credits: number }>(
+    'UPDATE users SET credits = credits + ? WHERE id = ? AND credits + ? >= 0 RETURNING credits',
+  );
+  const setBalance = sqlite.prepare<[number, string], { credits: number }>('UPDATE users SET credits = ? WHERE id = ? RETURNING credits');
+  const selectBalance = sqlite.prepare<[string], { credits: number }>('SELECT credits FROM users WHERE id = ?');
+
+  const addKeyRow = (userId: string, k: NewApiKey) => insertKey.run(k.id, k.hash, k.prefix, k.createdAt, userId).changes > 0;
+  const create = sqlite.transaction((u: NewUser, k: NewApiKey) => {
+    insertUser.run(u.id, u.name, u.credits, JSON.stringify(u.permissions), u.createdAt);
+    addKeyRow(u.id, k);
+  });
+  /** Only after a conditional update matched nothing: tells "no such user" from "too few credits". */
+  const refusal = (userId: string): CreditChange => {
+    const row = selectBalance.get(userId);
+    return row ? { status: 'insufficient', credits: row.credits } : { status: 'not-found' };
+  };
+
+  return {
+    async create(user, firstKey) {
+      nonNegative(user.credits);
+      create(user, firstKey);
+    },
+    async get(id) {
+      const row = selectUser.get(id);
+      return row && record(row);
+    },
+    async list() {
+      return selectUsers.all().map(record);
+    },
+    async addKey(userId, key) {
+      return addKeyRow(userId, key);
+    },
+    async listKeys(userId) {
+      return selectKeys.all(userId).map((k) => ({ id: k.id, userId: k.user_id, prefix: k.prefix, createdAt: k.created_at, revokedAt: k.revoked_at }));
+    },
+    async revokeKey(by, now) {
+      const res = 'id' in by ? revokeById.run(now, by.id) : revokeByHash.run(now, by.hash);
+      return res.changes > 0;
+    },
+    async ownerOfKey(hash) {
+      const row = selectOwner.get(hash);
+      return row && { keyId: row.key_id, userId: row.user_id, name: row.name, permissions: JSON.parse(row.permissions) as string[] };
+    },
+    async addCredits(userId, amount) {
+      const row = addToBalance.get(amount, userId, amount);
+      return row ? { status: 'ok', credits: row.credits } : refusal(userId);
+    },
+    async setCredits(userId, credits) {
+      nonNegative(credits);
+      const row = setBalance.get(credits, userId);
+      return row ? { status: 'ok', credits: row.credits } : { status: 'not-found' };
+    },
   };
 }

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mimic, NODE_ARGS, ROOT } from '../helpers/cli.ts';
+import { mimicAsync as mimic, NODE_ARGS, ROOT } from '../helpers/cli.ts';
 import { CANARY, leakedIn } from '../helpers/canaries.ts';
 
 /** The operator commands of the vault and secrets, each in its own process on one data directory. */
@@ -11,10 +11,10 @@ let dataDir: string;
 let env: Record<string, string>;
 let userId: string;
 
-beforeAll(() => {
+beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'mimic-cli-secrets-'));
   env = { MIMIC_DATA_DIR: dataDir, MIMIC_MASTER_KEY: 'a'.repeat(64) };
-  userId = JSON.parse(mimic(['users', 'create'], env).lines[0]!).id;
+  userId = JSON.parse((await mimic(['users', 'create'], env)).lines[0]!).id;
 });
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
@@ -25,8 +25,8 @@ const importArgs = (extra: string[] = []) => [
 ];
 
 describe('secrets import-oauth2', () => {
-  it('prints the sanitized Secret as one JSON line, never a token', () => {
-    const res = mimic(importArgs(), env);
+  it('prints the sanitized Secret as one JSON line, never a token', async () => {
+    const res = await mimic(importArgs(), env);
     expect(res.code, res.stderr).toBe(0);
     expect(res.lines).toHaveLength(1);
     const secret = JSON.parse(res.lines[0]!);
@@ -35,19 +35,19 @@ describe('secrets import-oauth2', () => {
     expect(leakedIn(res.stdout + res.stderr)).toEqual([]);
 
     // --secret replaces the grant of that secret (re-authorization).
-    const again = mimic(importArgs(['--secret', secret.id]), env);
+    const again = await mimic(importArgs(['--secret', secret.id]), env);
     expect(again.code, again.stderr).toBe(0);
     expect(JSON.parse(again.lines[0]!).id).toBe(secret.id);
   });
 
-  it('reads a credential from the environment with env:NAME', () => {
+  it('reads a credential from the environment with env:NAME', async () => {
     const args = importArgs().map((a) => (a === CANARY.clientSecret ? 'env:CLIENT_SECRET' : a));
-    const res = mimic(args, { ...env, CLIENT_SECRET: CANARY.clientSecret });
+    const res = await mimic(args, { ...env, CLIENT_SECRET: CANARY.clientSecret });
     expect(res.code, res.stderr).toBe(0);
-    expect(mimic(args, env).code).toBe(2);
+    expect((await mimic(args, env)).code).toBe(2);
   });
 
-  it('refuses bad input with a clear message', () => {
+  it('refuses bad input with a clear message', async () => {
     const cases: [string[], RegExp][] = [
       [importArgs().map((a) => (a === 'https://oauth.example.com/token' ? 'http://oauth.example.com/token' : a)), /https/],
       [importArgs().map((a) => (a === '3600' ? '-5' : a)), /expires-in/],
@@ -56,15 +56,15 @@ describe('secrets import-oauth2', () => {
       [importArgs().filter((a, i, all) => a !== '--refresh-token' && all[i - 1] !== '--refresh-token'), /--refresh-token is required/],
     ];
     for (const [args, message] of cases) {
-      const res = mimic(args, env);
+      const res = await mimic(args, env);
       expect(res.code).not.toBe(0);
       expect(res.stderr).toMatch(message);
       expect(leakedIn(res.stdout + res.stderr)).toEqual([]);
     }
   });
 
-  it('has --help', () => {
-    const res = mimic(['secrets', 'import-oauth2', '--help'], env);
+  it('has --help', async () => {
+    const res = await mimic(['secrets', 'import-oauth2', '--help'], env);
     expect(res.code).toBe(0);
     expect(res.stdout).toMatch(/--token-url/);
   });
@@ -73,9 +73,9 @@ describe('secrets import-oauth2', () => {
 describe('a master key that cannot decrypt what is stored', () => {
   const wrong = { MIMIC_MASTER_KEY: 'b'.repeat(64) };
 
-  it('operator commands refuse with the reason and exit 1', () => {
+  it('operator commands refuse with the reason and exit 1', async () => {
     for (const args of [['users', 'create'], ['vault', 'status'], ['secrets', 'import-oauth2', ...importArgs().slice(2)]]) {
-      const res = mimic(args, { ...env, ...wrong });
+      const res = await mimic(args, { ...env, ...wrong });
       expect(res.code, args.join(' ')).toBe(1);
       expect(res.stderr).toMatch(/master key/i);
     }

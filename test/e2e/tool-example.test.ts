@@ -5,9 +5,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
-import { createUser } from '../../src/users/store.ts';
-import { deriveKey } from '../../src/keys.ts';
-import { randomId } from '../../src/clock.ts';
+import { createUser } from '../../src/users/accounts.ts';
+import { userDeps } from '../helpers/harness.ts';
 import { silentLogger } from '../../src/log.ts';
 import { startTlsServer, type TestServer } from '../helpers/tls.ts';
 import { echo } from '../helpers/tools.ts';
@@ -24,8 +23,7 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'mimic-example-'));
   const config = loadConfig({ MIMIC_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', MIMIC_EGRESS_ALLOW: 'localhost', MIMIC_WORKER: 'false', MIMIC_LOG_REQUESTS: 'false' });
   running = await startServer(config, { ca: [upstream.ca], log: silentLogger });
-  const s = running.services;
-  apiKey = createUser({ store: s.store, clock: s.clock, newId: randomId, apiKeyHashKey: deriveKey(config.masterKey, 'api-key-hash') }, { credits: 0, permissions: [] }).apiKey;
+  apiKey = (await createUser(userDeps(running.services), { credits: 0, permissions: [] })).apiKey;
 });
 afterAll(async () => {
   await running.shutdown();

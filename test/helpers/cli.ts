@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -14,4 +14,17 @@ export function mimic(args: string[], env: Record<string, string>) {
     timeout: 60_000,
   });
   return { code: res.status, stdout: res.stdout, stderr: res.stderr, lines: res.stdout.split('\n').filter(Boolean) };
+}
+
+/**
+ * `mimic` without blocking the test worker: spawnSync stalls vitest's own messages, which
+ * time out on a loaded machine when a test runs many commands.
+ */
+export function mimicAsync(args: string[], env: Record<string, string>): Promise<ReturnType<typeof mimic>> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [...NODE_ARGS, ...args], { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
+      resolve({ code, stdout, stderr, lines: stdout.split('\n').filter(Boolean) });
+    });
+  });
 }

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createServices, type ServiceOptions, type Services } from '../../src/services.ts';
 import { buildApp } from '../../src/server.ts';
-import { createUser } from '../../src/users/store.ts';
+import { issueKey, type UserDeps } from '../../src/users/accounts.ts';
+import { createSqliteUserStore } from '../../src/users/store.ts';
 import { deriveKey } from '../../src/keys.ts';
 import { randomId } from '../../src/clock.ts';
 import { createLogger } from '../../src/log.ts';
@@ -24,6 +25,16 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/** The operator verbs on the users of a running service (tests create users and revoke keys with them). */
+export function userDeps(services: Services): UserDeps {
+  return {
+    users: createSqliteUserStore(services.store),
+    clock: services.clock,
+    newId: randomId,
+    apiKeyHashKey: deriveKey(services.config.masterKey, 'api-key-hash'),
+  };
+}
+
 /** The real app over a real SQLite file in a temp folder; the worker is driven by the test. */
 export function harness(env: Record<string, string> = {}, opts: ServiceOptions = {}, modules?: Parameters<typeof createServices>[2]): Harness {
   const dataDir = mkdtempSync(join(tmpdir(), 'mimic-test-'));
@@ -33,12 +44,18 @@ export function harness(env: Record<string, string> = {}, opts: ServiceOptions =
     MIMIC_PUBLIC_URL: 'http://mimic.test',
     MIMIC_JOB_POLL_MS: '20',
     MIMIC_WEBHOOK_POLL_MS: '20',
+    // Tests send bursts far above a production limit; test/http/rate-limit.test.ts sets its own.
+    MIMIC_RATE_LIMIT: '1000000',
     ...env,
   });
   const logs: string[] = [];
   const services = createServices(config, { backend: createFakeBackend(), log: createLogger((l) => logs.push(l)), ...opts }, modules);
   const app = buildApp(services);
   const seen: string[] = [];
+  const users = userDeps(services);
+  // user() stays synchronous for the tests: the SQLite store has written the rows before its
+  // promise settles, and call() and close() await it, so a failed insert still fails the test.
+  const pending: Promise<unknown>[] = [];
   return {
     config,
     services,
@@ -46,13 +63,13 @@ export function harness(env: Record<string, string> = {}, opts: ServiceOptions =
     logs,
     seen,
     user({ credits = 10, permissions = [] } = {}) {
-      const { user, apiKey } = createUser(
-        { store: services.store, clock: services.clock, newId: randomId, apiKeyHashKey: deriveKey(config.masterKey, 'api-key-hash') },
-        { credits, permissions },
-      );
-      return { id: user.id, key: apiKey };
+      const { row, apiKey } = issueKey(users);
+      const id = randomId('usr');
+      pending.push(users.users.create({ id, name: null, credits, permissions, createdAt: row.createdAt }, row));
+      return { id, key: apiKey };
     },
     async call(method, path, { key, body, raw, headers = {} } = {}) {
+      await Promise.all(pending);
       const h: Record<string, string> = { ...headers };
       if (key) h.authorization = `Basic ${key}`;
       let payload: string | undefined = raw;
@@ -72,6 +89,7 @@ export function harness(env: Record<string, string> = {}, opts: ServiceOptions =
       return { status: res.status, body: parsed, headers: res.headers };
     },
     async close() {
+      await Promise.all(pending);
       // The leak canaries: no planted credential in any response, log line or audit row of this run.
       const audit = services.store.sqlite.prepare('SELECT * FROM audit_events').all();
       const leaks = [...new Set([...seen, ...logs, JSON.stringify(audit)].flatMap(leakedIn))];

@@ -10,3 +10,16 @@ export async function rejectionOf<E extends Error>(p: Promise<unknown>, type: ne
   expect(outcome.err).toBeInstanceOf(type);
   return outcome.err as E;
 }
+
+/** The error `fn` throws, which must be a `type` (the test fails when `fn` returns or throws otherwise). */
+export function thrownBy<E extends Error>(fn: () => unknown, type: new (...args: never[]) => E): E {
+  let outcome: { threw: false } | { threw: true; err: unknown } = { threw: false };
+  try {
+    fn();
+  } catch (err) {
+    outcome = { threw: true, err };
+  }
+  if (!outcome.threw) throw new Error(`expected a throw of ${type.name}`);
+  expect(outcome.err).toBeInstanceOf(type);
+  return outcome.err as E;
+}

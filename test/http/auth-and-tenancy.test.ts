@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { harness, type Harness } from '../helpers/harness.ts';
-import { revokeKey } from '../../src/users/store.ts';
-import { deriveKey } from '../../src/keys.ts';
-import { randomId } from '../../src/clock.ts';
+import { harness, userDeps, type Harness } from '../helpers/harness.ts';
+import { revokeKey } from '../../src/users/accounts.ts';
 
 let h: Harness;
 beforeAll(() => {
@@ -41,8 +39,7 @@ describe('authentication', () => {
   it('refuses a revoked key on the next request', async () => {
     const { key } = h.user();
     expect((await h.call('GET', '/animations', { key })).status).toBe(200);
-    const deps = { store: h.services.store, clock: h.services.clock, newId: randomId, apiKeyHashKey: deriveKey(h.config.masterKey, 'api-key-hash') };
-    expect(revokeKey(deps, key)).toBe(true);
+    expect(await revokeKey(userDeps(h.services), key)).toBe(true);
     expect((await h.call('GET', '/animations', { key })).status).toBe(401);
   });
 

@@ -11,9 +11,8 @@ import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { harness, type Harness } from '../helpers/harness.ts';
-import { createKey } from '../../src/users/store.ts';
-import { deriveKey } from '../../src/keys.ts';
-import { randomId } from '../../src/clock.ts';
+import { createKey } from '../../src/users/accounts.ts';
+import { userDeps } from '../helpers/harness.ts';
 
 const MIGRATIONS = resolve(import.meta.dirname, '../../drizzle');
 let h: Harness | undefined;
@@ -68,7 +67,7 @@ it('moves existing animations into resources: same records, webhook URL in its c
   expect(sqlite.prepare(`SELECT name FROM sqlite_master WHERE name = 'animations'`).get()).toBeUndefined();
 
   // What the API shows of them is what the previous release showed.
-  const key = createKey({ store: h.services.store, clock: h.services.clock, newId: randomId, apiKeyHashKey: deriveKey(h.config.masterKey, 'api-key-hash') }, 'usr_old')!.apiKey;
+  const key = (await createKey(userDeps(h.services), 'usr_old'))!.apiKey;
   const rec = (await h.call('GET', '/animations/anm_done', { key })).body;
   expect(rec).toMatchObject({
     id: 'anm_done',

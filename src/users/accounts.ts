@@ -1,0 +1,110 @@
+import type { Clock, IdFactory } from '../clock.ts';
+import { isoTime } from '../clock.ts';
+import { API_KEY_PATTERN, generateApiKey, hashApiKey, keyPrefix } from './api-keys.ts';
+import type { Permission } from './permissions.ts';
+import type { AuthUser } from './auth-user.ts';
+import type { CreditChange, NewApiKey, UserRecord, UserStore } from './store.ts';
+
+/** The operator verbs on users and API keys (the CLI calls them; the HTTP layer only verifies keys). */
+export interface UserDeps {
+  users: UserStore;
+  clock: Clock;
+  newId: IdFactory;
+  /** deriveKey(master, 'api-key-hash') */
+  apiKeyHashKey: Buffer;
+}
+
+export interface UserView {
+  id: string;
+  name: string | null;
+  credits: number;
+  permissions: string[];
+  created_at: string;
+}
+
+export interface ApiKeyView {
+  id: string;
+  user_id: string;
+  prefix: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+const view = (u: UserRecord): UserView => ({
+  id: u.id,
+  name: u.name,
+  credits: u.credits,
+  permissions: u.permissions,
+  created_at: isoTime(u.createdAt),
+});
+
+/** A fresh API key and the row the store keeps of it (its keyed hash, never the key). */
+export function issueKey(deps: Pick<UserDeps, 'newId' | 'clock' | 'apiKeyHashKey'>): { row: NewApiKey; apiKey: string } {
+  const apiKey = generateApiKey();
+  const row = { id: deps.newId('key'), hash: hashApiKey(deps.apiKeyHashKey, apiKey), prefix: keyPrefix(apiKey), createdAt: deps.clock.now() };
+  return { row, apiKey };
+}
+
+export async function createUser(
+  deps: UserDeps,
+  input: { name?: string; credits: number; permissions: Permission[] },
+): Promise<{ user: UserView; apiKey: string }> {
+  const { row, apiKey } = issueKey(deps);
+  const user: UserRecord = { id: deps.newId('usr'), name: input.name ?? null, credits: input.credits, permissions: [...input.permissions], createdAt: row.createdAt };
+  await deps.users.create(user, row);
+  return { user: view(user), apiKey };
+}
+
+/** Issues another key; null when there is no such user. */
+export async function createKey(deps: UserDeps, userId: string): Promise<{ id: string; apiKey: string } | null> {
+  const { row, apiKey } = issueKey(deps);
+  return (await deps.users.addKey(userId, row)) ? { id: row.id, apiKey } : null;
+}
+
+export async function getUser(deps: Pick<UserDeps, 'users'>, id: string): Promise<UserView | null> {
+  const user = await deps.users.get(id);
+  return user ? view(user) : null;
+}
+
+export async function listUsers(deps: Pick<UserDeps, 'users'>): Promise<UserView[]> {
+  return (await deps.users.list()).map(view);
+}
+
+export async function listKeys(deps: Pick<UserDeps, 'users'>, userId: string): Promise<ApiKeyView[]> {
+  return (await deps.users.listKeys(userId)).map((k) => ({
+    id: k.id,
+    user_id: k.userId,
+    prefix: k.prefix,
+    created_at: isoTime(k.createdAt),
+    revoked_at: k.revokedAt === null ? null : isoTime(k.revokedAt),
+  }));
+}
+
+/** Revokes by key id, or by the API key itself. Returns false when no active key matched. */
+export async function revokeKey(deps: UserDeps, idOrKey: string): Promise<boolean> {
+  const by = API_KEY_PATTERN.test(idOrKey) ? { hash: hashApiKey(deps.apiKeyHashKey, idOrKey) } : { id: idOrKey };
+  return deps.users.revokeKey(by, deps.clock.now());
+}
+
+/**
+ * Adds credits (a negative amount takes some away). Refused, with nothing changed, when the
+ * balance would drop below zero: `users credits set` is the tool for corrections.
+ */
+export function addCredits(deps: Pick<UserDeps, 'users'>, userId: string, amount: number): Promise<CreditChange> {
+  return deps.users.addCredits(userId, amount);
+}
+
+export function setCredits(deps: Pick<UserDeps, 'users'>, userId: string, credits: number): Promise<CreditChange> {
+  return deps.users.setCredits(userId, credits);
+}
+
+/**
+ * The authentication hot path: one HMAC and one prepared, indexed select per candidate key.
+ * The caller carries the id of the key that matched (rate limits are per key, not per user).
+ */
+export function makeKeyVerifier(deps: Pick<UserDeps, 'users' | 'apiKeyHashKey'>): (apiKey: string) => Promise<AuthUser | null> {
+  return async (apiKey) => {
+    const owner = await deps.users.ownerOfKey(hashApiKey(deps.apiKeyHashKey, apiKey));
+    return owner ? { id: owner.userId, name: owner.name, permissions: owner.permissions, keyId: owner.keyId } : null;
+  };
+}

@@ -1,0 +1,111 @@
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import type { Dialect, OpenStores } from '../dialects.ts';
+import type { NewApiKey, NewUser } from '../../../src/users/store.ts';
+
+/** Users, API keys and credits: what every dialect's UserStore must do. */
+export function contract(dialect: Dialect): void {
+  let db: OpenStores;
+  let n = 0;
+  beforeEach(async () => {
+    db = await dialect.open();
+  });
+  afterEach(async () => {
+    await db.close();
+  });
+
+  const user = (over: Partial<NewUser> = {}): NewUser => ({ id: `usr_${++n}`, name: null, credits: 10, permissions: [], createdAt: 1_700_000_000_000 + n, ...over });
+  const key = (over: Partial<NewApiKey> = {}): NewApiKey => ({ id: `key_${++n}`, hash: `hash_${n}`, prefix: `mimic_${n}`, createdAt: 1_700_000_000_000 + n, ...over });
+
+  it('creates a user with its first key, and reads it back', async () => {
+    const u = user({ name: 'Ada', credits: 7, permissions: ['stitch'] });
+    const k = key();
+    await db.stores.users.create(u, k);
+    expect(await db.stores.users.get(u.id)).toEqual(u);
+    expect(await db.stores.users.get('usr_nope')).toBeUndefined();
+    expect(await db.stores.users.listKeys(u.id)).toEqual([{ id: k.id, userId: u.id, prefix: k.prefix, createdAt: k.createdAt, revokedAt: null }]);
+    expect(await db.stores.users.ownerOfKey(k.hash)).toEqual({ keyId: k.id, userId: u.id, name: 'Ada', permissions: ['stitch'] });
+  });
+
+  it('creates nothing when the first key cannot be stored (one transaction)', async () => {
+    const first = key();
+    await db.stores.users.create(user(), first);
+    const u = user();
+    await expect(db.stores.users.create(u, key({ hash: first.hash }))).rejects.toThrow();
+    expect(await db.stores.users.get(u.id)).toBeUndefined();
+  });
+
+  it('lists users newest first', async () => {
+    const older = user({ createdAt: 1000 });
+    const newer = user({ createdAt: 2000 });
+    await db.stores.users.create(older, key());
+    await db.stores.users.create(newer, key());
+    expect((await db.stores.users.list()).map((u) => u.id)).toEqual([newer.id, older.id]);
+  });
+
+  it('adds keys to existing users only, and lists them newest first', async () => {
+    const u = user();
+    const first = key({ createdAt: 1000 });
+    await db.stores.users.create(u, first);
+    const second = key({ createdAt: 2000 });
+    expect(await db.stores.users.addKey(u.id, second)).toBe(true);
+    expect(await db.stores.users.addKey('usr_nope', key())).toBe(false);
+    expect((await db.stores.users.listKeys(u.id)).map((k) => k.id)).toEqual([second.id, first.id]);
+    expect((await db.stores.users.ownerOfKey(second.hash))?.keyId).toBe(second.id);
+    expect(await db.stores.users.ownerOfKey('hash_nope')).toBeUndefined();
+  });
+
+  it('revokes a key by id or by hash, once, and a revoked key no longer verifies', async () => {
+    const u = user();
+    const a = key();
+    const b = key();
+    await db.stores.users.create(u, a);
+    await db.stores.users.addKey(u.id, b);
+    expect(await db.stores.users.revokeKey({ id: a.id }, 5000)).toBe(true);
+    expect(await db.stores.users.revokeKey({ id: a.id }, 6000)).toBe(false);
+    expect(await db.stores.users.revokeKey({ hash: b.hash }, 7000)).toBe(true);
+    expect(await db.stores.users.revokeKey({ hash: b.hash }, 8000)).toBe(false);
+    expect(await db.stores.users.revokeKey({ id: 'key_nope' }, 8000)).toBe(false);
+    expect(await db.stores.users.ownerOfKey(a.hash)).toBeUndefined();
+    expect(await db.stores.users.ownerOfKey(b.hash)).toBeUndefined();
+    expect((await db.stores.users.listKeys(u.id)).find((k) => k.id === a.id)?.revokedAt).toBe(5000);
+  });
+
+  it('adds and takes credits, never below zero', async () => {
+    const u = user({ credits: 5 });
+    await db.stores.users.create(u, key());
+    expect(await db.stores.users.addCredits(u.id, 3)).toEqual({ status: 'ok', credits: 8 });
+    expect(await db.stores.users.addCredits(u.id, -9)).toEqual({ status: 'insufficient', credits: 8 });
+    expect((await db.stores.users.get(u.id))?.credits).toBe(8);
+    expect(await db.stores.users.addCredits(u.id, -8)).toEqual({ status: 'ok', credits: 0 });
+    expect(await db.stores.users.addCredits(u.id, -1)).toEqual({ status: 'insufficient', credits: 0 });
+    expect(await db.stores.users.addCredits('usr_nope', 1)).toEqual({ status: 'not-found' });
+  });
+
+  it('sets a balance, never a negative one', async () => {
+    const u = user({ credits: 5 });
+    await db.stores.users.create(u, key());
+    expect(await db.stores.users.setCredits(u.id, 42)).toEqual({ status: 'ok', credits: 42 });
+    expect(await db.stores.users.setCredits('usr_nope', 1)).toEqual({ status: 'not-found' });
+    await expect(db.stores.users.setCredits(u.id, -1)).rejects.toThrow(RangeError);
+    await expect(db.stores.users.create(user({ credits: -1 }), key())).rejects.toThrow(RangeError);
+    expect((await db.stores.users.get(u.id))?.credits).toBe(42);
+  });
+
+  it('two connections share users, keys and balances, and together never overdraw', async () => {
+    const other = await db.reopen();
+    try {
+      const u = user({ credits: 3 });
+      const k = key();
+      await db.stores.users.create(u, k);
+      expect((await other.stores.users.ownerOfKey(k.hash))?.userId).toBe(u.id);
+      const takes = await Promise.all([1, 2, 3, 4, 5, 6].map((i) => (i % 2 ? db : other).stores.users.addCredits(u.id, -1)));
+      expect(takes.filter((t) => t.status === 'ok')).toHaveLength(3);
+      expect(takes.filter((t) => t.status === 'insufficient')).toHaveLength(3);
+      expect((await other.stores.users.get(u.id))?.credits).toBe(0);
+      expect(await other.stores.users.revokeKey({ id: k.id }, 9000)).toBe(true);
+      expect(await db.stores.users.ownerOfKey(k.hash)).toBeUndefined();
+    } finally {
+      await other.close();
+    }
+  });
+}
