@@ -3,7 +3,8 @@ import { openStore, type Store } from './db/client.ts';
 import { deriveKey } from './keys.ts';
 import { systemClock, randomId, type Clock, type IdFactory } from './clock.ts';
 import { createLogger, type Logger } from './log.ts';
-import { createJobQueue, type JobQueue } from './jobs/queue.ts';
+import { createJobStore, type JobQueue } from './jobs/store.ts';
+import { defaultBackoff, jobCatalogue } from './jobs/catalogue.ts';
 import { createWorker, type Worker } from './jobs/worker.ts';
 import { animationSchemas } from './schemas/animations.ts';
 import type { AnimationDeps } from './animations/deps.ts';
@@ -14,7 +15,7 @@ import { getAnimationById } from './animations/store.ts';
 import { makeKeyVerifier } from './users/store.ts';
 import type { ComputeBackend } from './compute/interface.ts';
 import { createComputeBackend } from './compute/adapter.ts';
-import { createComputeTasks, type ComputeTasks } from './compute/remote/tasks.ts';
+import { createComputeTasks, type ComputeTasks } from './compute/remote/task-store.ts';
 import { createWorkerTokens, type WorkerTokens } from './compute/remote/tokens.ts';
 import { createGuardedClient, type GuardedClient, type Resolver } from './egress/client.ts';
 import { createLocalMediaStore, createMediaAccess, type LocalMediaStore, type MediaAccess } from './media/index.ts';
@@ -78,8 +79,8 @@ export function createServices(config: Config, opts: ServiceOptions = {}): Servi
     scheme: config.storageScheme,
     clock,
   });
-  const computeTasks = createComputeTasks(store.sqlite, clock, newId, config.compute);
-  const jobQueue = createJobQueue(store.sqlite, clock, newId);
+  const computeTasks = createComputeTasks(store, clock, newId, config.compute);
+  const jobQueue = createJobStore(store, clock, newId);
   // Deleting an animation cancels its remote task at once, so its worker hears of it at its next heartbeat.
   const queue: JobQueue = {
     ...jobQueue,
@@ -113,13 +114,20 @@ export function createServices(config: Config, opts: ServiceOptions = {}): Servi
 
   const worker = createWorker({
     queue,
-    handlers: { [RENDER_JOB]: (job, ctx) => renderAnimation(render, job, ctx) },
-    onExhausted: (job, reason) => {
-      log.error('job gave up', { job_id: job.id, kind: job.kind, reason });
-      if (job.kind === RENDER_JOB) {
-        finishWithError(render, job.resourceId, 'UnknownError', 'The animation could not be rendered after several attempts');
-      }
-    },
+    catalogue: jobCatalogue([
+      {
+        kind: RENDER_JOB,
+        handler: (job, ctx) => renderAnimation(render, job, ctx),
+        maxAttempts: config.worker.maxAttempts,
+        backoffMs: defaultBackoff,
+        // A local render of the longest driver takes minutes; a remote one parks and waits outside this limit.
+        timeLimitMs: 2 * 60 * 60 * 1000,
+        onExhausted: (job, reason) => {
+          log.error('job gave up', { job_id: job.id, kind: job.kind, reason });
+          finishWithError(render, job.resourceId, 'UnknownError', 'The animation could not be rendered after several attempts');
+        },
+      },
+    ]),
     concurrency: config.worker.concurrency,
     leaseMs: config.worker.leaseMs,
     pollMs: config.worker.pollMs,

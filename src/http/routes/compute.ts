@@ -61,24 +61,24 @@ export function computeRoutes(deps: ComputeRouteDeps): Hono<AppEnv> {
   app.post('/compute/v1/tasks/:id/heartbeat', async (c) => {
     const w = worker(c);
     const input = validate(HeartbeatBody, await jsonBody(c), 'request body', 'ValidationError');
-    return c.json(heartbeatTask(deps, w, c.req.param('id'), input));
+    return c.json(await heartbeatTask(deps, w, c.req.param('id'), input));
   });
 
   app.post('/compute/v1/tasks/:id/complete', async (c) => {
     const w = worker(c);
     const input = validate(CompleteBody, await jsonBody(c), 'request body', 'ValidationError');
-    return c.json(completeTask(deps, w, c.req.param('id'), input));
+    return c.json(await completeTask(deps, w, c.req.param('id'), input));
   });
 
   app.post('/compute/v1/tasks/:id/fail', async (c) => {
     const w = worker(c);
     const input = validate(FailBody, await jsonBody(c), 'request body', 'ValidationError');
-    return c.json(failTask(deps, w, c.req.param('id'), input));
+    return c.json(await failTask(deps, w, c.req.param('id'), input));
   });
 
   // Hono answers HEAD with this handler too (and drops the body).
-  app.get('/compute/v1/tasks/:id/files/:name', (c) => {
-    const file = openInput(deps, c.req.param('id'), fileName(c), fileQuery(c));
+  app.get('/compute/v1/tasks/:id/files/:name', async (c) => {
+    const file = await openInput(deps, c.req.param('id'), fileName(c), fileQuery(c));
     const headers = {
       'content-type': file.contentType,
       'content-length': String(file.size),

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import { METADATA, fakeVideo, remoteFixture, type RemoteFixture } from './fixture.ts';
-import { createComputeTasks } from '../../../src/compute/remote/tasks.ts';
+import { createComputeTasks } from '../../../src/compute/remote/task-store.ts';
 import { openStore } from '../../../src/db/client.ts';
 import { randomId } from '../../../src/clock.ts';
 import { DEFAULT_LOGO_PATH } from '../../../src/compute/result-frame.ts';
@@ -180,11 +180,11 @@ describe('exactly once', () => {
     // A second connection to the same database file stands for a second API process.
     const other = openStore(f.h.config.databaseFile);
     try {
-      const tasksB = createComputeTasks(other.sqlite, f.clock, randomId, f.h.config.compute);
+      const tasksB = createComputeTasks(other, f.clock, randomId, f.h.config.compute);
       const r = f.render();
       const t = (await f.claim()).body;
       expect((await f.upload(t.result.upload_url, fakeVideo())).status).toBe(204);
-      const viaB = tasksB.complete(t.task_id, t.lease, f.workerId, { metadata: { ...METADATA, num_frames: 7 } as never, faceIds: [0], renderMs: null });
+      const viaB = await tasksB.complete(t.task_id, t.lease, f.workerId, { metadata: { ...METADATA, num_frames: 7 } as never, faceIds: [0], renderMs: null });
       expect(viaB).toBe('done');
       const viaA = await f.call('POST', `/compute/v1/tasks/${t.task_id}/complete`, { body: { lease: t.lease, metadata: { ...METADATA, num_frames: 8 }, face_ids: [0] } });
       expect(viaA.status).toBe(200);
