@@ -144,10 +144,11 @@ export function createServices(config: Config, opts: ServiceOptions = {}): Servi
     timeoutMs: config.webhooks.timeoutMs,
     pollMs: config.webhooks.pollMs,
     log,
-    buildBody: async (event, resourceId) => {
-      if (!event.startsWith('animation.')) return null;
-      const row = getAnimationById(store, resourceId);
-      return row ? presentAnimation(row, media) : null;
+    bodies: {
+      animation: async (resourceId) => {
+        const row = getAnimationById(store, resourceId);
+        return row ? presentAnimation(row, media) : null;
+      },
     },
   });
 
