@@ -63,8 +63,8 @@ export function leaseSql(t: LeaseTable) {
      * Ends our lease and applies `set` (complete, fail, requeue, release) only while we still
      * hold it: a holder whose lease was reclaimed changes nothing. Params: ...set, id, owner, ...where.
      */
-    finish: (s: { set: string; keepOwner?: boolean; where?: string }) =>
-      `UPDATE ${t.table} SET ${s.keepOwner ? '' : `${t.owner} = NULL, `}${t.until} = NULL, ${s.set}
+    finish: (s: { set?: string; keepOwner?: boolean; where?: string } = {}) =>
+      `UPDATE ${t.table} SET ${[s.keepOwner ? '' : `${t.owner} = NULL`, `${t.until} = NULL`, s.set ?? ''].filter(Boolean).join(', ')}
        WHERE ${t.id} = ? AND ${t.owner} = ?${s.where ? ` AND ${s.where}` : ''}`,
   };
 }
