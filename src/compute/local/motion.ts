@@ -2,7 +2,7 @@
  * Motion tracks: what a driver does to a face, frame by frame. Bank drivers are procedural
  * and deterministic per (category, name): the same name always yields the same track.
  */
-import { DRIVER_BANK, type DriverCategory } from '../../animations/driver-bank.ts';
+import { DRIVER_BANK, type DriverCategory } from '../driver-bank.ts';
 import { seededRandom } from './random.ts';
 import { mouthFromAudio, synthesizeSong, type Pcm } from './song.ts';
 

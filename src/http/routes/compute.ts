@@ -36,9 +36,9 @@ export interface ComputeRouteDeps extends ComputeServiceDeps {
 export function computeRoutes(deps: ComputeRouteDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
-  const worker = (c: Context<AppEnv>): WorkerIdentity => {
+  const worker = async (c: Context<AppEnv>): Promise<WorkerIdentity> => {
     const token = bearerToken(c.req.header('authorization'));
-    const found = token ? deps.workers.verify(token) : null;
+    const found = token ? await deps.workers.verify(token) : null;
     if (found) return found;
     c.header('WWW-Authenticate', 'Bearer realm="mimic-compute"');
     throw new ApiError('AuthorizationError', 'Missing or invalid worker token: send Authorization: Bearer <worker token>');
@@ -52,26 +52,26 @@ export function computeRoutes(deps: ComputeRouteDeps): Hono<AppEnv> {
   };
 
   app.post('/compute/v1/claim', async (c) => {
-    const w = worker(c);
+    const w = await worker(c);
     const input = validate(ClaimBody, await body(c), 'request body', 'ValidationError');
     const task = await claimTask(deps, w, input, c.req.raw.signal);
     return task ? c.json(task) : c.body(null, 204);
   });
 
   app.post('/compute/v1/tasks/:id/heartbeat', async (c) => {
-    const w = worker(c);
+    const w = await worker(c);
     const input = validate(HeartbeatBody, await jsonBody(c), 'request body', 'ValidationError');
     return c.json(await heartbeatTask(deps, w, c.req.param('id'), input));
   });
 
   app.post('/compute/v1/tasks/:id/complete', async (c) => {
-    const w = worker(c);
+    const w = await worker(c);
     const input = validate(CompleteBody, await jsonBody(c), 'request body', 'ValidationError');
     return c.json(await completeTask(deps, w, c.req.param('id'), input));
   });
 
   app.post('/compute/v1/tasks/:id/fail', async (c) => {
-    const w = worker(c);
+    const w = await worker(c);
     const input = validate(FailBody, await jsonBody(c), 'request body', 'ValidationError');
     return c.json(await failTask(deps, w, c.req.param('id'), input));
   });
