@@ -16,8 +16,8 @@ import { makeKeyVerifier } from './users/store.ts';
 import type { ComputeBackend } from './compute/interface.ts';
 import { createComputeBackend } from './compute/adapter.ts';
 import { createComputeTasks, type ComputeTasks } from './compute/remote/task-store.ts';
-import type { WorkerTokens } from './compute/remote/tokens.ts';
-import { createWorkerTokens } from './compute/remote/token-store.ts';
+import { createWorkerTokens, type WorkerTokens } from './compute/remote/tokens.ts';
+import { createWorkerTokenStore } from './compute/remote/token-store.ts';
 import { createGuardedClient, type GuardedClient, type Resolver } from './egress/client.ts';
 import { createLocalMediaStore, createMediaAccess, type LocalMediaStore, type MediaAccess } from './media/index.ts';
 import { createWebhookDispatcher, enqueueWebhook, type WebhookDispatcher } from './webhooks/index.ts';
@@ -170,7 +170,7 @@ export function createServices(config: Config, opts: ServiceOptions = {}): Servi
 
   const compute = {
     tasks: computeTasks,
-    workers: createWorkerTokens({ store, clock, newId, hashKey: deriveKey(config.masterKey, 'worker-token-hash') }),
+    workers: createWorkerTokens({ store: createWorkerTokenStore(store), clock, newId, hashKey: deriveKey(config.masterKey, 'worker-token-hash') }),
     urlKey: deriveKey(config.masterKey, 'compute-url'),
   };
 

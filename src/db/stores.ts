@@ -1,4 +1,10 @@
 import type { Store } from './client.ts';
+import { systemClock, randomId, type Clock, type IdFactory } from '../clock.ts';
+import { createJobStore, type JobQueue } from '../jobs/store.ts';
+import { createLeaseLock, type LeaseLock } from '../jobs/lock-store.ts';
+import { createComputeTasks, type ComputeTasks, type ComputeTasksOptions } from '../compute/remote/task-store.ts';
+import { createOutboxStore, type OutboxStore } from '../webhooks/outbox-store.ts';
+import { createWorkerTokenStore, type WorkerTokenStore } from '../compute/remote/token-store.ts';
 
 /**
  * Every store of the service, built for one database. Domain code receives these async
@@ -8,8 +14,29 @@ import type { Store } from './client.ts';
 export interface Stores {
   /** The SQLite handle, for the store modules that are built from it. */
   readonly handle: Store;
+  readonly jobs: JobQueue;
+  readonly computeTasks: ComputeTasks;
+  readonly outbox: OutboxStore;
+  readonly workerTokens: WorkerTokenStore;
+  /** The oauth2 refresh lock on `secrets` rows. */
+  readonly secretLocks: LeaseLock;
 }
 
-export function createSqliteStores(handle: Store): Stores {
-  return { handle };
+export interface StoreOptions {
+  clock?: Clock;
+  newId?: IdFactory;
+  compute?: ComputeTasksOptions;
+}
+
+export function createSqliteStores(handle: Store, opts: StoreOptions = {}): Stores {
+  const clock = opts.clock ?? systemClock;
+  const newId = opts.newId ?? randomId;
+  return {
+    handle,
+    jobs: createJobStore(handle, clock, newId),
+    computeTasks: createComputeTasks(handle, clock, newId, opts.compute ?? { leaseMs: 30_000, maxAttempts: 3 }),
+    outbox: createOutboxStore(handle, newId),
+    workerTokens: createWorkerTokenStore(handle),
+    secretLocks: createLeaseLock(handle.sqlite, { table: 'secrets', id: 'id', owner: 'lock_owner', until: 'lock_until' }),
+  };
 }

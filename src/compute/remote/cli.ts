@@ -6,8 +6,8 @@ import { createLogger } from '../../log.ts';
 import { checkMasterKey } from '../../vault/key-check.ts';
 import { valueOf } from '../../cli/values.ts';
 import { createLocalBackend } from '../local/index.ts';
-import type { WorkerTokens } from './tokens.ts';
-import { createWorkerTokens } from './token-store.ts';
+import { createWorkerTokens, type WorkerTokens } from './tokens.ts';
+import { createWorkerTokenStore } from './token-store.ts';
 import { parseServerUrl, runRemoteWorker, WorkerAuthError } from './worker.ts';
 
 async function withWorkers<T>(ctx: CommandContext, fn: (workers: WorkerTokens) => Promise<T>): Promise<T> {
@@ -15,7 +15,7 @@ async function withWorkers<T>(ctx: CommandContext, fn: (workers: WorkerTokens) =
   try {
     // A wrong master key would store token hashes no server could verify: refuse first.
     checkMasterKey(store.sqlite, ctx.config.masterKey);
-    return await fn(createWorkerTokens({ store, clock: systemClock, newId: randomId, hashKey: deriveKey(ctx.config.masterKey, 'worker-token-hash') }));
+    return await fn(createWorkerTokens({ store: createWorkerTokenStore(store), clock: systemClock, newId: randomId, hashKey: deriveKey(ctx.config.masterKey, 'worker-token-hash') }));
   } finally {
     store.close();
   }
