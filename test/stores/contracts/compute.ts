@@ -1,7 +1,8 @@
 import { expect, it } from 'vitest';
 import type { Dialect } from '../dialects.ts';
+import { RENDER, claimAllAtOnce } from '../claims.ts';
 
-const render = { sourcePath: '/x.png', driver: { kind: 'bank', category: 'fun', name: 'driver-01' }, face: null, resultFormat: 'mp4', mute: true, stitch: false, maxAnimatedFaces: 1, logo: { kind: 'none' }, overlayPath: null } as const;
+const render = RENDER;
 const worker = (id: string) => ({ id, name: id, label: id });
 
 /** Compute tasks: claims, and changes that only the live lease may make. */
@@ -12,11 +13,7 @@ export function contract(dialect: Dialect): void {
     try {
       const ids = new Set<string>();
       for (let i = 0; i < 30; i++) ids.add((await a.stores.computeTasks.create({ jobId: `job_${i}`, render, outputPath: `/tmp/${i}.mp4` })).id);
-      const got: string[] = [];
-      const claimer = async (s: typeof a, w: string) => {
-        for (let t = await s.stores.computeTasks.claim(worker(w)); t; t = await s.stores.computeTasks.claim(worker(w))) got.push(t.id);
-      };
-      await Promise.all([claimer(a, 'wkr_a'), claimer(b, 'wkr_b'), claimer(a, 'wkr_c'), claimer(b, 'wkr_d')]);
+      const got = await claimAllAtOnce([a, b, a, b].map((s, i) => () => s.stores.computeTasks.claim(worker(`wkr_${i}`))));
       expect(got).toHaveLength(ids.size);
       expect(new Set(got)).toEqual(ids);
     } finally {

@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
 import type { Dialect } from '../dialects.ts';
+import { RENDER, claimAllAtOnce } from '../claims.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const job = (resourceId: string) => ({ kind: 'test.kind', resourceId, userId: 'usr_1', maxAttempts: 3 });
@@ -11,11 +12,7 @@ export function contract(dialect: Dialect): void {
     const b = await a.reopen();
     try {
       const ids = new Set(Array.from({ length: 40 }, (_, i) => a.stores.jobs.enqueue(job(`r${i}`))));
-      const got: string[] = [];
-      const claimer = async (s: typeof a, owner: string) => {
-        for (let j = await s.stores.jobs.claim(owner, 60_000); j; j = await s.stores.jobs.claim(owner, 60_000)) got.push(j.id);
-      };
-      await Promise.all([claimer(a, 'A'), claimer(b, 'B'), claimer(a, 'A2'), claimer(b, 'B2')]);
+      const got = await claimAllAtOnce([a, b, a, b].map((s, i) => () => s.stores.jobs.claim(`owner-${i}`, 60_000)));
       expect(got).toHaveLength(ids.size);
       expect(new Set(got)).toEqual(ids);
     } finally {
@@ -70,8 +67,7 @@ export function contract(dialect: Dialect): void {
     try {
       const id = a.stores.jobs.enqueue(job('r1'));
       await a.stores.jobs.claim('A', 60_000);
-      const render = { sourcePath: '/x.png', driver: { kind: 'bank', category: 'fun', name: 'driver-01' }, face: null, resultFormat: 'mp4', mute: true, stitch: false, maxAnimatedFaces: 1, logo: { kind: 'none' }, overlayPath: null } as const;
-      const task = await a.stores.computeTasks.create({ jobId: id, render, outputPath: '/tmp/x.mp4' });
+      const task = await a.stores.computeTasks.create({ jobId: id, render: RENDER, outputPath: '/tmp/x.mp4' });
       expect(await a.stores.jobs.park(id, 'A', 3_600_000)).toBe('waiting');
       expect(await a.stores.jobs.get(id)).toMatchObject({ status: 'waiting', leaseOwner: null, waitingOn: task.id, attempts: 0 });
       expect(await b.stores.jobs.claim('B', 60_000)).toBeNull();

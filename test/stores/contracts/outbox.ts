@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
 import type { Dialect, OpenStores } from '../dialects.ts';
+import { claimAllAtOnce } from '../claims.ts';
 
 /**
  * The rows these contracts need from other areas. TODO(lead): replace with the users and
@@ -24,11 +25,7 @@ export function contract(dialect: Dialect): void {
       const now = Date.now();
       const ids = new Set<string>();
       for (let i = 0; i < 30; i++) ids.add(await a.stores.outbox.enqueue(message(now, i)));
-      const got: string[] = [];
-      const claimer = async (s: OpenStores) => {
-        for (let batch = await s.stores.outbox.claim(now, 60_000, 3); batch.length; batch = await s.stores.outbox.claim(now, 60_000, 3)) got.push(...batch.map((m) => m.id));
-      };
-      await Promise.all([claimer(a), claimer(b), claimer(a), claimer(b)]);
+      const got = await claimAllAtOnce([a, b, a, b].map((s) => () => s.stores.outbox.claim(now, 60_000, 3)));
       expect(got).toHaveLength(ids.size);
       expect(new Set(got)).toEqual(ids);
     } finally {
