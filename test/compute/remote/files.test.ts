@@ -66,7 +66,8 @@ describe('input files', () => {
       withParam(source, 'expires', String(Number(new URL(source).searchParams.get('expires')) + 1)),
       withParam(source, 'lease', `lse_${'x'.repeat(22)}`),
       source.replace('/files/source', '/files/logo'),
-      source.replace(t.task_id, `${t.task_id.slice(0, -1)}0`),
+      // Another task's id: the last character changed (to one it is not).
+      source.replace(t.task_id, `${t.task_id.slice(0, -1)}${t.task_id.endsWith('0') ? '1' : '0'}`),
       source.split('?')[0]!,
     ];
     for (const url of tampered) {
