@@ -17,6 +17,20 @@ afterEach(async () => {
 const taskRow = (id: string) => f.h.services.store.sqlite.prepare('SELECT * FROM compute_tasks WHERE id = ?').get(id) as any;
 
 describe('claiming tasks', () => {
+  it('names the task kind with its inputs and outputs, and offers a worker only the kinds it asks for', async () => {
+    f.render();
+    // A worker that names other kinds is offered nothing; one that names none gets animation.render.
+    expect((await f.claim({ wait_ms: 0, kinds: ['clip.render'] })).status).toBe(204);
+    expect((await f.claim({ wait_ms: 0, kinds: ['not a kind'] })).status).toBe(400);
+    const t = (await f.claim({ wait_ms: 0 })).body;
+    expect(t.kind).toBe('animation.render');
+    // The inputs the task has (a bank driver and no overlay: no driver or overlay file), and its one output.
+    expect(Object.keys(t.inputs).sort()).toEqual(['logo', 'source']);
+    expect(t.inputs.source).toBe(t.render.source_url);
+    expect(t.inputs.logo).toBe(t.render.logo.url);
+    expect(t.outputs).toEqual({ result: t.result });
+  });
+
   it('answers 204 when there is nothing to do, and a task with signed URLs when there is', async () => {
     const empty = await f.claim({ wait_ms: 50 });
     expect(empty.status).toBe(204);
