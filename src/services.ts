@@ -2,6 +2,7 @@ import type { Config } from './config.ts';
 import { createPlatform, type Platform, type PlatformOptions } from './platform/platform.ts';
 import type { CapabilityModule, ModuleInstance, Route } from './platform/module.ts';
 import { createWorker, type Worker } from './jobs/worker.ts';
+import { jobCatalogue } from './jobs/catalogue.ts';
 import { createWebhookDispatcher, type WebhookDispatcher } from './webhooks/index.ts';
 import { MODULES } from './modules.ts';
 
@@ -35,16 +36,17 @@ export function createServices(config: Config, opts: ServiceOptions = {}, module
   const instances = built.map(([, i]) => i);
   const { log } = platform;
 
-  const jobs = new Map(instances.flatMap((i) => i.jobs ?? []).map((j) => [j.kind, j]));
   const worker = createWorker({
     queue: platform.queue,
-    handlers: Object.fromEntries([...jobs].map(([kind, j]) => [kind, j.handler])),
-    onExhausted: (job, reason) => {
-      log.error('job gave up', { job_id: job.id, kind: job.kind, reason });
-      Promise.resolve(jobs.get(job.kind)?.onExhausted?.(job, reason)).catch((err: Error) =>
-        log.error('job could not be ended', { job_id: job.id, kind: job.kind, error: err.name }),
-      );
-    },
+    catalogue: jobCatalogue(
+      instances.flatMap((i) => i.jobs ?? []).map((kind) => ({
+        ...kind,
+        onExhausted: async (job, reason) => {
+          log.error('job gave up', { job_id: job.id, kind: job.kind, reason });
+          await kind.onExhausted(job, reason);
+        },
+      })),
+    ),
     concurrency: config.worker.concurrency,
     leaseMs: config.worker.leaseMs,
     pollMs: config.worker.pollMs,
@@ -62,7 +64,7 @@ export function createServices(config: Config, opts: ServiceOptions = {}, module
     pollMs: config.webhooks.pollMs,
     log,
     // `animation.done` asks the `animation` kind for its body.
-    buildBody: async (event, resourceId, userId) => (await resources.get(event.slice(0, event.indexOf('.')))?.webhookBody(resourceId, userId)) ?? null,
+    bodies: Object.fromEntries([...resources].map(([name, r]) => [name, (resourceId: string, userId: string) => r.webhookBody(resourceId, userId)])),
   });
 
   return {

@@ -1,4 +1,5 @@
 import { defineModule } from '../platform/module.ts';
+import { defaultBackoff } from '../jobs/catalogue.ts';
 import { animationSchemas } from '../schemas/animations.ts';
 import { webhookBodyBuilders } from '../resources/lifecycle.ts';
 import type { AnimationDeps } from './deps.ts';
@@ -24,6 +25,10 @@ export const animationsModule = defineModule({
         {
           kind: RENDER_JOB,
           handler: (job, ctx) => renderAnimation(render, job, ctx),
+          maxAttempts: config.worker.maxAttempts,
+          backoffMs: defaultBackoff,
+          // A local render of the longest driver takes minutes; a remote one parks and waits outside this limit.
+          timeLimitMs: 2 * 60 * 60 * 1000,
           onExhausted: (job) => finishWithError(render, job.resourceId, 'UnknownError', 'The animation could not be rendered after several attempts'),
         },
       ],

@@ -1,9 +1,10 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RenderError } from '../errors.ts';
 import type { ComputeBackend } from '../compute/interface.ts';
 import type { Job } from '../jobs/queue.ts';
-import type { JobContext } from '../jobs/worker.ts';
+import type { JobContext, JobOutcome } from '../jobs/worker.ts';
+import { renderStep } from '../compute/run.ts';
 import type { GuardedClient } from '../egress/client.ts';
 import type { CreateAnimationBody } from '../schemas/animations.ts';
 import type { Logger } from '../log.ts';
@@ -42,39 +43,51 @@ export async function finishWithError(deps: Pick<AnimationDeps, 'lifecycle'>, id
 }
 
 /** The job handler of `animation.render`. */
-export async function renderAnimation(deps: RenderDeps, job: Job, ctx: JobContext): Promise<void> {
+export async function renderAnimation(deps: RenderDeps, job: Job, ctx: JobContext): Promise<JobOutcome> {
   // Only an unfinished record starts; a finished or deleted one ends the job here.
   const started = await deps.lifecycle.start(job.resourceId);
   if (!started) return;
   const row = readAnimation(started);
   const { req } = row;
 
-  await mkdir(join(deps.config.dataDir, 'work'), { recursive: true });
-  const workDir = await mkdtemp(join(deps.config.dataDir, 'work', `${row.id}-`));
+  // One folder per job: a job parked on a remote render finds its inputs and result here on its next run.
+  const workDir = join(deps.config.dataDir, 'work', `${row.id}-${job.id}`);
+  await mkdir(workDir, { recursive: true });
   let lastProgress = 0;
+  let parked = false;
   try {
-    const inputs = await obtainInputs(deps, row, req, workDir);
     const format = resultFormatOf(req);
     const outputPath = join(workDir, `result.${format}`);
-    const result = await deps.backend.render({
+    const onProgress = (done: number, total: number) => {
+      const t = deps.clock.now();
+      if (t - lastProgress < 500 && done < total) return;
+      lastProgress = t;
+      // Progress is advisory: a failed write must not fail the render.
+      deps.lifecycle.progress(row.id, done, total).catch(() => deps.log.warn('progress not recorded', { animation_id: row.id }));
+    };
+    const step = await renderStep(deps.backend, {
       jobId: job.id,
-      ...inputs,
-      ...(req.face ? { face: { size: req.face.size, top_left: [req.face.top_left[0]!, req.face.top_left[1]!] } } : {}),
-      resultFormat: format,
-      mute: req.config?.mute ?? true,
-      stitch: req.config?.stitch ?? false,
-      maxAnimatedFaces: Math.floor(req.config?.max_animated_faces ?? 5),
       outputPath,
-      workDir,
-      signal: ctx.signal,
-      onProgress: (done, total) => {
-        const t = deps.clock.now();
-        if (t - lastProgress < 500 && done < total) return;
-        lastProgress = t;
-        // Progress is advisory: a failed write must not fail the render.
-        deps.lifecycle.progress(row.id, done, total).catch(() => deps.log.warn('progress not recorded', { animation_id: row.id }));
-      },
+      onProgress,
+      prepare: async () => ({
+        jobId: job.id,
+        ...(await obtainInputs(deps, row, req, workDir)),
+        ...(req.face ? { face: { size: req.face.size, top_left: [req.face.top_left[0]!, req.face.top_left[1]!] } } : {}),
+        resultFormat: format,
+        mute: req.config?.mute ?? true,
+        stitch: req.config?.stitch ?? false,
+        maxAnimatedFaces: Math.floor(req.config?.max_animated_faces ?? 5),
+        outputPath,
+        workDir,
+        signal: ctx.signal,
+        onProgress,
+      }),
     });
+    if ('wait' in step) {
+      parked = true;
+      return step;
+    }
+    const { result } = step;
     const delivered = await deliverResult(deps, row, req, outputPath, format);
     // Conditional: a record deleted (or ended) meanwhile stays as it is; the webhook is queued with the update.
     await deps.lifecycle.finish(row.id, { ...delivered, metadata: result.metadata, faceIds: result.faceIds } satisfies AnimationResult);
@@ -86,7 +99,7 @@ export async function renderAnimation(deps: RenderDeps, job: Job, ctx: JobContex
     }
     throw err;
   } finally {
-    await rm(workDir, { recursive: true, force: true });
+    if (!parked) await rm(workDir, { recursive: true, force: true });
   }
 }
 

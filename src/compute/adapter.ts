@@ -2,7 +2,7 @@ import type { Config } from '../config.ts';
 import type { ComputeBackend } from './interface.ts';
 import { createLocalBackend } from './local/index.ts';
 import { createRemoteBackend } from './remote/backend.ts';
-import type { ComputeTasks } from './remote/tasks.ts';
+import type { ComputeTasks } from './remote/task-store.ts';
 
 export interface ComputeDeps {
   /** The task table the remote backend hands renders to workers through. */
@@ -20,6 +20,7 @@ export function createComputeBackend(config: Config, deps: ComputeDeps): Compute
     case 'remote':
       // A task cancelled under a render (its animation deleted) is followed by the job runner's
       // abort within a job heartbeat; one job lease is the longest that may take.
-      return createRemoteBackend({ tasks: deps.tasks, pollMs: config.compute.pollMs, cancelGraceMs: config.worker.leaseMs });
+      // A parked job looks at its task on its own once per task lease (a worker that died on its last attempt).
+      return createRemoteBackend({ tasks: deps.tasks, pollMs: config.compute.pollMs, cancelGraceMs: config.worker.leaseMs, recheckMs: config.compute.leaseMs });
   }
 }

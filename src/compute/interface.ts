@@ -92,7 +92,33 @@ export interface RenderResult {
   faceIds: number[];
 }
 
+/** Where a parked job's render stands (see `ComputeBackend.parking`). */
+export type RenderState =
+  /** Nothing to wait for (never submitted, superseded, or its failure already reported): submit. */
+  | { state: 'none' }
+  | { state: 'running'; progress: { done: number; total: number } | null }
+  /** Finished: the video is at the outputPath given to `poll`. */
+  | { state: 'done'; result: RenderResult };
+
+/**
+ * A backend whose renders run elsewhere (GPU workers): the job hands the render over and
+ * parks, holding no runner slot, and is woken when it ends (src/jobs/README.md).
+ */
+export interface ParkingBackend {
+  /** Hands the render over and returns at once; the job then waits on it. */
+  submit(req: RenderRequest): Promise<void>;
+  /**
+   * Where the job's latest render stands; keeps the job waiting on it while it runs. Throws the
+   * render's failure (RenderError for the inputs' fault), once.
+   */
+  poll(jobId: string, outputPath: string): Promise<RenderState>;
+  /** The longest a parked job waits before it looks again on its own (another API process, an expired lease). */
+  readonly recheckMs: number;
+}
+
 export interface ComputeBackend {
+  /** Present when renders run outside this process: the job runner parks instead of waiting. */
+  readonly parking?: ParkingBackend;
   readonly name: string;
   /**
    * Renders one animation. Fails with `RenderError` (src/errors.ts) for a reason that lies

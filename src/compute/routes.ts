@@ -41,9 +41,9 @@ export interface ComputeRouteDeps extends ComputeServiceDeps {
 
 export function computeRoutes(deps: ComputeRouteDeps): Route[] {
 
-  const worker = (c: Context<AppEnv>): WorkerIdentity => {
+  const worker = async (c: Context<AppEnv>): Promise<WorkerIdentity> => {
     const token = bearerToken(c.req.header('authorization'));
-    const found = token ? deps.workers.verify(token) : null;
+    const found = token ? await deps.workers.verify(token) : null;
     if (found) return found;
     c.header('WWW-Authenticate', 'Bearer realm="mimic-compute"');
     throw new ApiError('AuthorizationError', 'Missing or invalid worker token: send Authorization: Bearer <worker token>');
@@ -56,8 +56,8 @@ export function computeRoutes(deps: ComputeRouteDeps): Route[] {
     return name;
   };
 
-  const fileHandler = (c: Context<AppEnv>) => {
-    const file = openInput(deps, c.req.param('id')!, fileName(c), fileQuery(c));
+  const fileHandler = async (c: Context<AppEnv>) => {
+    const file = await openInput(deps, c.req.param('id')!, fileName(c), fileQuery(c));
     const headers = {
       'content-type': file.contentType,
       'content-length': String(file.size),
@@ -73,7 +73,7 @@ export function computeRoutes(deps: ComputeRouteDeps): Route[] {
       ...common, method: 'post', path: '/compute/v1/claim', summary: 'Claim the next task (long poll); 204 when none came', body: ClaimBody,
       ok: { status: 200, description: 'a task with its lease and signed file URLs' }, errors: [...workerErrors],
       handler: async (c) => {
-        const w = worker(c);
+        const w = await worker(c);
         const input = validate(ClaimBody, await body(c), 'request body', 'ValidationError');
         const task = await claimTask(deps, w, input, c.req.raw.signal);
         return task ? c.json(task) : c.body(null, 204);
@@ -83,7 +83,7 @@ export function computeRoutes(deps: ComputeRouteDeps): Route[] {
       ...common, method: 'post', path: '/compute/v1/tasks/{id}/heartbeat', summary: 'Extend the lease and report progress', params: [taskId], body: HeartbeatBody,
       ok: { status: 200, description: 'the lease, or that the task was cancelled' }, errors: [...workerErrors],
       handler: async (c) => {
-        const w = worker(c);
+        const w = await worker(c);
         const input = validate(HeartbeatBody, await jsonBody(c), 'request body', 'ValidationError');
         return c.json(await heartbeatTask(deps, w, c.req.param('id')!, input));
       },
@@ -92,7 +92,7 @@ export function computeRoutes(deps: ComputeRouteDeps): Route[] {
       ...common, method: 'post', path: '/compute/v1/tasks/{id}/complete', summary: 'Finish the task with its uploaded result', params: [taskId], body: CompleteBody,
       ok: { status: 200, description: 'accepted' }, errors: [...workerErrors],
       handler: async (c) => {
-        const w = worker(c);
+        const w = await worker(c);
         const input = validate(CompleteBody, await jsonBody(c), 'request body', 'ValidationError');
         return c.json(await completeTask(deps, w, c.req.param('id')!, input));
       },
@@ -101,7 +101,7 @@ export function computeRoutes(deps: ComputeRouteDeps): Route[] {
       ...common, method: 'post', path: '/compute/v1/tasks/{id}/fail', summary: 'Give the task up, with or without an error kind', params: [taskId], body: FailBody,
       ok: { status: 200, description: 'accepted' }, errors: [...workerErrors],
       handler: async (c) => {
-        const w = worker(c);
+        const w = await worker(c);
         const input = validate(FailBody, await jsonBody(c), 'request body', 'ValidationError');
         return c.json(await failTask(deps, w, c.req.param('id')!, input));
       },

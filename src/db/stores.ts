@@ -1,6 +1,10 @@
 import type { Store } from './client.ts';
-import { randomId, systemClock } from '../clock.ts';
-import { createJobQueue } from '../jobs/queue.ts';
+import { systemClock, randomId, type Clock, type IdFactory } from '../clock.ts';
+import { createJobStore, type JobQueue } from '../jobs/store.ts';
+import { createLeaseLock, type LeaseLock } from '../jobs/lock-store.ts';
+import { createComputeTasks, type ComputeTasks, type ComputeTasksOptions } from '../compute/remote/task-store.ts';
+import { createOutboxStore, type OutboxStore } from '../webhooks/outbox-store.ts';
+import { createWorkerTokenStore, type WorkerTokenStore } from '../compute/remote/token-store.ts';
 import { createSqliteResourceStore, type EnqueueJob, type ResourceStore } from '../resources/store.ts';
 import { createSqliteUserStore, type UserStore } from '../users/store.ts';
 
@@ -16,17 +20,37 @@ export interface Stores {
   readonly resources: ResourceStore;
   /** Users, their API keys and credits: src/users/store.ts. */
   readonly users: UserStore;
+  readonly jobs: JobQueue;
+  readonly computeTasks: ComputeTasks;
+  readonly outbox: OutboxStore;
+  readonly workerTokens: WorkerTokenStore;
+  /** The oauth2 refresh lock on `secrets` rows. */
+  readonly secretLocks: LeaseLock;
 }
 
-export interface SqliteStoreOptions {
+export interface StoreOptions {
+  clock?: Clock;
+  newId?: IdFactory;
+  compute?: ComputeTasksOptions;
   /**
    * The synchronous job insert that `resources.create` runs inside its transaction; by default
-   * a job queue on the same handle. (The composition root passes its queue's `enqueue`.)
+   * this database's job store. (The composition root passes its queue's `enqueue`.)
    */
   enqueueJob?: EnqueueJob;
 }
 
-export function createSqliteStores(handle: Store, opts: SqliteStoreOptions = {}): Stores {
-  const enqueueJob = opts.enqueueJob ?? createJobQueue(handle.sqlite, systemClock, randomId).enqueue;
-  return { handle, resources: createSqliteResourceStore(handle, enqueueJob), users: createSqliteUserStore(handle) };
+export function createSqliteStores(handle: Store, opts: StoreOptions = {}): Stores {
+  const clock = opts.clock ?? systemClock;
+  const newId = opts.newId ?? randomId;
+  const jobs = createJobStore(handle, clock, newId);
+  return {
+    handle,
+    resources: createSqliteResourceStore(handle, opts.enqueueJob ?? jobs.enqueue),
+    users: createSqliteUserStore(handle),
+    jobs,
+    computeTasks: createComputeTasks(handle, clock, newId, opts.compute ?? { leaseMs: 30_000, maxAttempts: 3 }),
+    outbox: createOutboxStore(handle, newId),
+    workerTokens: createWorkerTokenStore(handle),
+    secretLocks: createLeaseLock(handle.sqlite, { table: 'secrets', id: 'id', owner: 'lock_owner', until: 'lock_until' }),
+  };
 }

@@ -1,27 +1,18 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import type { Job, JobQueue } from './queue.ts';
+import type { Job, JobQueue } from './store.ts';
+import type { JobCatalogue } from './catalogue.ts';
 import type { Logger } from '../log.ts';
 
-export interface JobContext {
-  signal: AbortSignal;
-  /** true on the job's last allowed attempt: a handler may then record a final failure itself. */
-  lastAttempt: boolean;
-}
-
-export type JobHandler = (job: Job, ctx: JobContext) => Promise<void>;
+export type { JobContext, JobHandler, JobOutcome } from './catalogue.ts';
 
 export interface WorkerOptions {
   queue: JobQueue;
-  handlers: Record<string, JobHandler>;
-  /** Called once when a job has used all its attempts (or crashed that often); marks the resource failed. */
-  onExhausted: (job: Job, reason: string) => void;
+  catalogue: JobCatalogue;
   concurrency: number;
   leaseMs: number;
   pollMs: number;
   log: Logger;
-  /** Delay before retry n (1-based). */
-  backoffMs?: (attempt: number) => number;
 }
 
 export interface Worker {
@@ -29,7 +20,7 @@ export interface Worker {
   start(): void;
   /** Stops claiming; waits up to `graceMs` for running jobs, then aborts and releases them. */
   stop(graceMs: number): Promise<void>;
-  /** Claims and runs due jobs until none is left (tests). */
+  /** Claims and runs due jobs until none is left (tests); parked jobs are left waiting. */
   drain(): Promise<void>;
 }
 
@@ -52,77 +43,112 @@ export function ownerIsAlive(owner: string): boolean {
   }
 }
 
+/** The lease was lost or the runner is stopping: the job goes back, the attempt does not count. */
 class Aborted extends Error {}
+/** The run took longer than its kind allows: a failed attempt. */
+class TimeLimit extends Error {}
+
+const reasonOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 export function createWorker(opts: WorkerOptions): Worker {
   const owner = newOwnerId();
   const active = new Map<string, { controller: AbortController; done: Promise<void> }>();
-  const backoff = opts.backoffMs ?? ((n) => Math.min(60_000, 2000 * 2 ** (n - 1)));
   let running = false;
   let timer: NodeJS.Timeout | undefined;
   let wake: (() => void) | undefined;
 
-  async function runJob(job: Job, controller: AbortController): Promise<void> {
-    const { queue, log } = opts;
-    const heartbeat = setInterval(() => {
-      if (!queue.renew(job.id, owner, opts.leaseMs)) controller.abort(new Aborted('lease lost or job cancelled'));
-    }, Math.max(50, Math.floor(opts.leaseMs / 3)));
-    heartbeat.unref();
-    const handler = opts.handlers[job.kind];
+  async function exhausted(job: Job, reason: string): Promise<void> {
     try {
-      if (job.attempts > job.maxAttempts) {
-        opts.onExhausted(job, 'the job was interrupted too many times');
-        queue.fail(job.id, owner, 'attempts exhausted');
-        return;
-      }
-      if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
-      await handler(job, { signal: controller.signal, lastAttempt: job.attempts >= job.maxAttempts });
-      queue.complete(job.id, owner);
-    } catch (err) {
-      if (controller.signal.aborted) {
-        queue.release(job.id, owner);
-        log.info('job released', { job_id: job.id, kind: job.kind });
-        return;
-      }
-      const reason = err instanceof Error ? err.message : String(err);
-      log.warn('job attempt failed', { job_id: job.id, kind: job.kind, attempt: job.attempts, error: reason });
-      if (job.attempts >= job.maxAttempts) {
-        opts.onExhausted(job, reason);
-        queue.fail(job.id, owner, reason);
-      } else {
-        queue.fail(job.id, owner, reason, backoff(job.attempts));
-      }
+      await opts.catalogue.get(job.kind)?.onExhausted(job, reason);
     } finally {
-      clearInterval(heartbeat);
+      await opts.queue.fail(job.id, owner, reason);
     }
   }
 
-  function fill(): void {
-    while (running && active.size < opts.concurrency) {
-      let job: Job | null;
-      try {
-        job = opts.queue.claim(owner, opts.leaseMs);
-      } catch (err) {
-        opts.log.error('job claim failed', { error: (err as Error).message });
+  async function runJob(job: Job, controller: AbortController): Promise<void> {
+    const { queue, log } = opts;
+    const heartbeat = setInterval(() => {
+      queue.renew(job.id, owner, opts.leaseMs).then(
+        (ours) => ours || controller.abort(new Aborted('lease lost or job cancelled')),
+        (err: unknown) => log.error('job lease renewal failed', { job_id: job.id, error: reasonOf(err) }),
+      );
+    }, Math.max(50, Math.floor(opts.leaseMs / 3)));
+    heartbeat.unref();
+    const kind = opts.catalogue.get(job.kind);
+    let limit: NodeJS.Timeout | undefined;
+    try {
+      if (job.attempts > job.maxAttempts) {
+        await exhausted(job, 'the job was interrupted too many times');
         return;
       }
-      if (!job) return;
-      const controller = new AbortController();
-      const entry = { controller, done: Promise.resolve() };
-      active.set(job.id, entry);
-      const claimed = job;
-      entry.done = runJob(claimed, controller).finally(() => {
-        active.delete(claimed.id);
-        wake?.();
-      });
+      if (!kind) throw new Error(`no handler for job kind ${job.kind}`);
+      limit = setTimeout(() => controller.abort(new TimeLimit(`the job ran longer than ${kind.timeLimitMs} ms`)), kind.timeLimitMs);
+      limit.unref();
+      const outcome = await kind.handler(job, { signal: controller.signal, lastAttempt: job.attempts >= job.maxAttempts });
+      if (outcome) {
+        const parked = await queue.park(job.id, owner, outcome.wait.recheckMs);
+        log.info('job waiting', { job_id: job.id, kind: job.kind, status: parked ?? 'lease lost' });
+      } else {
+        await queue.complete(job.id, owner);
+      }
+    } catch (err) {
+      const signalled = controller.signal.aborted ? (controller.signal.reason as unknown) : undefined;
+      if (signalled instanceof Aborted) {
+        await queue.release(job.id, owner);
+        log.info('job released', { job_id: job.id, kind: job.kind });
+        return;
+      }
+      const reason = signalled instanceof TimeLimit ? signalled.message : reasonOf(err);
+      log.warn('job attempt failed', { job_id: job.id, kind: job.kind, attempt: job.attempts, error: reason });
+      if (!kind || job.attempts >= job.maxAttempts) await exhausted(job, reason);
+      else await queue.fail(job.id, owner, reason, kind.backoffMs(job.attempts));
+    } finally {
+      clearInterval(heartbeat);
+      clearTimeout(limit);
     }
+  }
+
+  async function claimNext(): Promise<Job | null> {
+    try {
+      return await opts.queue.claim(owner, opts.leaseMs);
+    } catch (err) {
+      opts.log.error('job claim failed', { error: reasonOf(err) });
+      return null;
+    }
+  }
+
+  /** One claim at a time, so `active.size` never overshoots the concurrency. */
+  let filling: Promise<number> | undefined;
+  /** Claims until the slots are full or nothing is due; resolves with how many jobs it started. */
+  function fill(): Promise<number> {
+    filling ??= (async () => {
+      let started = 0;
+      while (running && active.size < opts.concurrency) {
+        const job = await claimNext();
+        if (!job) return started;
+        started++;
+        const controller = new AbortController();
+        const entry = { controller, done: Promise.resolve() };
+        active.set(job.id, entry);
+        entry.done = runJob(job, controller)
+          .catch((err: unknown) => opts.log.error('job bookkeeping failed', { job_id: job.id, error: reasonOf(err) }))
+          .finally(() => {
+            active.delete(job.id);
+            wake?.();
+          });
+      }
+      return started;
+    })().finally(() => (filling = undefined));
+    return filling;
   }
 
   function loop(): void {
     if (!running) return;
-    fill();
-    timer = setTimeout(loop, opts.pollMs);
-    timer.unref();
+    void fill().finally(() => {
+      if (!running) return;
+      timer = setTimeout(loop, opts.pollMs);
+      timer.unref();
+    });
   }
 
   return {
@@ -130,16 +156,24 @@ export function createWorker(opts: WorkerOptions): Worker {
     start() {
       if (running) return;
       running = true;
-      const released = opts.queue.releaseOrphans(ownerIsAlive);
-      if (released > 0) opts.log.info('released jobs of dead processes', { count: released });
       wake = () => {
-        if (running) fill();
+        if (running) void fill();
       };
-      loop();
+      void opts.queue.releaseOrphans(ownerIsAlive).then(
+        (released) => {
+          if (released > 0) opts.log.info('released jobs of dead processes', { count: released });
+          loop();
+        },
+        (err: unknown) => {
+          opts.log.error('releasing orphaned jobs failed', { error: reasonOf(err) });
+          loop();
+        },
+      );
     },
     async stop(graceMs) {
       running = false;
       if (timer) clearTimeout(timer);
+      await filling;
       const pending = [...active.values()];
       if (pending.length === 0) return;
       const all = Promise.all(pending.map((p) => p.done));
@@ -159,8 +193,11 @@ export function createWorker(opts: WorkerOptions): Worker {
       running = true;
       try {
         for (;;) {
-          fill();
-          if (active.size === 0) return;
+          const started = await fill();
+          if (active.size === 0) {
+            if (started === 0) return;
+            continue;
+          }
           await Promise.race([...active.values()].map((p) => p.done));
         }
       } finally {

@@ -9,8 +9,7 @@ import type { AppEnv } from '../http/env.ts';
 import type { ErrorKind } from '../errors.ts';
 import type { Command } from '../cli/command.ts';
 import type { Platform } from './platform.ts';
-import type { JobHandler } from '../jobs/worker.ts';
-import type { Job } from '../jobs/queue.ts';
+import type { JobKind } from '../jobs/catalogue.ts';
 
 export type Method = 'get' | 'post' | 'put' | 'delete';
 
@@ -53,14 +52,6 @@ export interface Route {
   handler: Handler<AppEnv>;
 }
 
-/** A job kind a module runs on the platform's job runner. */
-export interface JobKind {
-  kind: string;
-  handler: JobHandler;
-  /** Called once when a job of this kind has used all its attempts: the resource ends in error. */
-  onExhausted?: (job: Job, reason: string) => void | Promise<void>;
-}
-
 /**
  * A resource kind (src/resources/) whose final states send webhooks: the dispatcher asks it
  * for the body (for animations, exactly the GET record); null when the record is gone.
@@ -82,6 +73,7 @@ export interface ConfigSection<S> {
 /** What a module contributes once it is built on the platform. */
 export interface ModuleInstance {
   routes?: Route[];
+  /** Job kinds (src/jobs/catalogue.ts) the platform's one job runner runs. */
   jobs?: JobKind[];
   resources?: WebhookResource[];
   /** Started after the server listens, stopped before the store closes. */

@@ -4,12 +4,12 @@ import { createSqliteStores, type Stores } from '../db/stores.ts';
 import { deriveKey } from '../keys.ts';
 import { systemClock, randomId, type Clock, type IdFactory } from '../clock.ts';
 import { createLogger, type Logger } from '../log.ts';
-import { createJobQueue, type JobQueue } from '../jobs/queue.ts';
+import type { JobQueue } from '../jobs/store.ts';
 import { makeKeyVerifier } from '../users/accounts.ts';
 import type { AuthUser } from '../users/auth-user.ts';
 import type { ComputeBackend } from '../compute/interface.ts';
 import { createComputeBackend } from '../compute/adapter.ts';
-import { createComputeTasks, type ComputeTasks } from '../compute/remote/tasks.ts';
+import type { ComputeTasks } from '../compute/remote/task-store.ts';
 import { createWorkerTokens, type WorkerTokens } from '../compute/remote/tokens.ts';
 import { createGuardedClient, type GuardedClient, type Resolver } from '../egress/client.ts';
 import { createLocalMediaStore, createMediaAccess, type LocalMediaStore, type MediaAccess } from '../media/index.ts';
@@ -68,13 +68,14 @@ export function createPlatform(config: Config, opts: PlatformOptions = {}): Plat
     scheme: config.storageScheme,
     clock,
   });
-  const computeTasks = createComputeTasks(store.sqlite, clock, newId, config.compute);
-  const jobQueue = createJobQueue(store.sqlite, clock, newId);
+  // The resource store queues a new resource's job inside its transaction, through `queue` (late-bound: tests replace it).
+  const stores = createSqliteStores(store, { clock, newId, compute: config.compute, enqueueJob: (input) => queue.enqueue(input) });
+  const computeTasks = stores.computeTasks;
   // Deleting a resource cancels its remote task at once, so its worker hears of it at its next heartbeat.
   const queue: JobQueue = {
-    ...jobQueue,
+    ...stores.jobs,
     cancelFor(resourceId) {
-      jobQueue.cancelFor(resourceId);
+      stores.jobs.cancelFor(resourceId);
       computeTasks.cancelForResource(resourceId);
     },
   };
@@ -88,8 +89,6 @@ export function createPlatform(config: Config, opts: PlatformOptions = {}): Plat
   const backend = opts.backend ?? createComputeBackend(config, { tasks: computeTasks });
   // The vault checks its keys as it starts (the server waits for vault.ready() before listening).
   const vault = createVault({ store, provider: createKeyProvider(config.keyProvider, config.masterKey), masterKey: config.masterKey, clock, newId, log });
-  // The resource store queues a new resource's job inside its transaction, through `queue` (late-bound: tests replace it).
-  const stores = createSqliteStores(store, { enqueueJob: (input) => queue.enqueue(input) });
   return {
     config,
     log,
@@ -108,7 +107,7 @@ export function createPlatform(config: Config, opts: PlatformOptions = {}): Plat
     verifyKey: makeKeyVerifier({ users: stores.users, apiKeyHashKey: deriveKey(config.masterKey, 'api-key-hash') }),
     compute: {
       tasks: computeTasks,
-      workers: createWorkerTokens({ sqlite: store.sqlite, clock, newId, hashKey: deriveKey(config.masterKey, 'worker-token-hash') }),
+      workers: createWorkerTokens({ store: stores.workerTokens, clock, newId, hashKey: deriveKey(config.masterKey, 'worker-token-hash') }),
       urlKey: deriveKey(config.masterKey, 'compute-url'),
     },
   };

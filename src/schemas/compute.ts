@@ -34,6 +34,14 @@ export const ClaimBody = Type.Object(
       ),
     ),
     wait_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 25_000, description: 'long poll, default 20000' })),
+    kinds: Type.Optional(
+      Type.Array(Type.String({ pattern: '^[a-z][a-z0-9_]*\\.[a-z][a-z0-9_]*$', maxLength: 64 }), {
+        minItems: 1,
+        maxItems: 8,
+        uniqueItems: true,
+        description: 'task kinds this worker can run; default ["animation.render"]',
+      }),
+    ),
   },
   { additionalProperties: false, $id: 'ComputeClaim' },
 );
@@ -118,6 +126,17 @@ export const ClaimedTask = Type.Object(
     lease_ms: Type.Integer({ minimum: 1 }),
     lease_expires_at: Type.String(),
     attempt: Type.Integer({ minimum: 1 }),
+    /** What to do (docs/compute-protocol.md); absent from servers before kinds, which meant animation.render. */
+    kind: Type.Optional(Type.String()),
+    /** The task's input files by name (signed GET URLs), as its kind lists them. */
+    inputs: Type.Optional(Type.Record(Type.String(), FileUrl)),
+    /** The task's output files by name: where and how to upload each. */
+    outputs: Type.Optional(
+      Type.Record(
+        Type.String(),
+        Type.Object({ upload_url: FileUrl, method: Type.Literal('PUT'), content_type: Type.String(), max_bytes: Type.Integer({ minimum: 1 }) }),
+      ),
+    ),
     render: Type.Object({
       result_format: Type.Union([Type.Literal('mp4'), Type.Literal('mov')]),
       mute: Type.Boolean(),

@@ -1,20 +1,11 @@
 import type { Command } from '../cli/command.ts';
 import { UsageError } from '../cli/command.ts';
+import { valueOf } from '../cli/values.ts';
 import { systemClock, randomId } from '../clock.ts';
 import { withVault } from '../vault/cli.ts';
 import { importOAuth2Grant, ImportError } from './oauth2-import.ts';
 
 const FLAGS = ['user', 'provider', 'token-url', 'client-id', 'client-secret', 'access-token', 'refresh-token', 'expires-in'] as const;
-
-/** A credential flag may name an environment variable (`env:NAME`) so the value stays out of `ps` and shell history. */
-export function valueOf(v: Record<string, string | boolean | undefined>, flag: string, env: Record<string, string | undefined>): string {
-  const raw = v[flag];
-  if (typeof raw !== 'string' || raw === '') throw new UsageError(`--${flag} is required`);
-  if (!raw.startsWith('env:')) return raw;
-  const fromEnv = env[raw.slice(4)];
-  if (fromEnv === undefined || fromEnv === '') throw new UsageError(`--${flag} names the environment variable ${raw.slice(4)}, which is not set`);
-  return fromEnv;
-}
 
 export const SECRET_COMMANDS: Record<string, Command> = {
   'secrets import-oauth2': {

@@ -1,8 +1,2 @@
-import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
-
-/**
- * Any synchronous (better-sqlite3) drizzle database whose schema includes the webhook
- * tables: the app's `Db`, or a test database holding only these tables.
- */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type WebhookDb = BaseSQLiteDatabase<'sync', any, any>;
+/** The drizzle database type the webhook stores are built on (defined with them, in outbox-store.ts). */
+export type { WebhookDb } from './outbox-store.ts';

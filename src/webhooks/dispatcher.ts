@@ -2,13 +2,22 @@ import { randomId, type Clock, type IdFactory } from '../clock.ts';
 import type { GuardedClient } from '../egress/client.ts';
 import { EgressError } from '../egress/errors.ts';
 import type { WebhookMessageRow } from '../db/schema/webhooks.ts';
-import type { WebhookDb } from './db.ts';
-import { claimDueMessages, dropMessage, recordAttempt, type AttemptResult } from './outbox.ts';
+import { createOutboxStore, type AttemptResult, type OutboxStore } from './outbox.ts';
+import type { OutboxHandle } from './outbox-store.ts';
 import { createWebhookSecrets, type WebhookSecrets } from './secrets.ts';
 import { signatureHeader } from './signing.ts';
 
 /** Builds a message's JSON body at send time (so signed URLs in it are fresh); null drops it. */
-export type WebhookBodyBuilder = (event: string, resourceId: string, userId: string) => Promise<object | null>;
+export type WebhookBodyBuilder = (resourceId: string, userId: string, event: string) => Promise<object | null>;
+
+/**
+ * The body builders by resource kind: the part of the event before its first dot
+ * (`animation` of `animation.done`). Each capability registers its own; an event of a kind
+ * nobody registered is dropped.
+ */
+export type WebhookBodies = Readonly<Record<string, WebhookBodyBuilder>>;
+
+export const resourceKindOf = (event: string): string => event.slice(0, Math.max(0, event.indexOf('.')));
 
 interface Log {
   info(msg: string, fields?: Record<string, unknown>): void;
@@ -17,7 +26,9 @@ interface Log {
 }
 
 export interface WebhookDispatcherDeps {
-  store: { db: WebhookDb };
+  /** The database the outbox lives in (the outbox store is built on it unless `outbox` is given). */
+  store: OutboxHandle;
+  outbox?: OutboxStore;
   client: Pick<GuardedClient, 'request'>;
   clock: Clock;
   /** Either the secrets service, or the master key to build one. */
@@ -27,7 +38,7 @@ export interface WebhookDispatcherDeps {
   schedule: readonly number[];
   timeoutMs: number;
   pollMs: number;
-  buildBody: WebhookBodyBuilder;
+  bodies: WebhookBodies;
   log: Log;
   /** Messages claimed per poll (default 10). */
   batchSize?: number;
@@ -64,6 +75,7 @@ export function retryAfterMs(value: string | undefined, now: number): number | n
 
 export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDispatcher {
   const { db } = deps.store;
+  const outbox = deps.outbox ?? createOutboxStore(deps.store, deps.newId ?? randomId);
   const secrets =
     deps.secrets ??
     (deps.masterKey
@@ -74,7 +86,6 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
   const batchSize = deps.batchSize ?? 10;
   const leaseMs = deps.leaseMs ?? deps.timeoutMs * 2 + 30_000;
   const random = deps.random ?? Math.random;
-  const newId = deps.newId ?? randomId;
 
   function nextStep(message: WebhookMessageRow, statusCode: number | null, error: string, retryAfter: number | null, now: number): AttemptResult {
     const attempt = message.attempts + 1;
@@ -89,15 +100,16 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
     const fields = { message_id: message.id, event: message.event, resource_id: message.resourceId, attempt: message.attempts + 1 };
     let body: object | null;
     try {
-      body = await deps.buildBody(message.event, message.resourceId, message.userId);
+      const build = Object.hasOwn(deps.bodies, resourceKindOf(message.event)) ? deps.bodies[resourceKindOf(message.event)] : undefined;
+      body = build ? await build(message.resourceId, message.userId, message.event) : null;
     } catch (err) {
       deps.log.error('webhook body could not be built', { ...fields, error: err instanceof Error ? err.name : 'unknown' });
       const now = deps.clock.now();
-      recordAttempt(db, message, nextStep(message, null, 'the message body could not be built', null, now), { startedAt: now, durationMs: 0, now }, newId);
+      await outbox.recordAttempt(message, nextStep(message, null, 'the message body could not be built', null, now), { startedAt: now, durationMs: 0, now });
       return;
     }
     if (body === null) {
-      dropMessage(db, message, `the ${message.event} resource ${message.resourceId} no longer exists`);
+      await outbox.drop(message, `the ${message.event} resource ${message.resourceId} no longer exists`);
       deps.log.warn('webhook dropped', { ...fields, reason: 'resource gone' });
       return;
     }
@@ -136,7 +148,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
       result = err instanceof EgressError && PERMANENT.has(err.reason) ? { outcome: 'failed', statusCode: null, error: why } : nextStep(message, null, why, null, now);
     }
     const durationMs = performance.now() - started;
-    const owned = recordAttempt(db, message, result, { startedAt, durationMs, now: deps.clock.now() }, newId);
+    const owned = await outbox.recordAttempt(message, result, { startedAt, durationMs, now: deps.clock.now() });
     const log = { ...fields, outcome: result.outcome, status_code: result.statusCode, duration_ms: Math.round(durationMs), ...(owned ? {} : { lease: 'lost' }) };
     if (result.outcome === 'delivered') deps.log.info('webhook delivered', log);
     else deps.log.warn('webhook attempt failed', { ...log, error: result.error });
@@ -145,7 +157,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
   const inFlight = new Set<Promise<void>>();
 
   async function runOnce(): Promise<number> {
-    const claimed = claimDueMessages(db, deps.clock.now(), leaseMs, batchSize);
+    const claimed = await outbox.claim(deps.clock.now(), leaseMs, batchSize);
     await Promise.all(
       claimed.map((message) => {
         const p = deliver(message).catch((err: unknown) => {

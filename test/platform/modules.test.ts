@@ -37,7 +37,7 @@ const greetingsModule = defineModule({
         },
       },
     ],
-    jobs: [{ kind: 'greeting.send', handler: async (job) => void ran.push(job.resourceId) }],
+    jobs: [{ kind: 'greeting.send', handler: async (job) => void ran.push(job.resourceId), maxAttempts: 1, backoffMs: () => 1000, timeLimitMs: 10_000, onExhausted: () => {} }],
   }),
 });
 

@@ -57,7 +57,7 @@ function dispatcher(overrides: Partial<WebhookDispatcherDeps> = {}) {
     pollMs: 20,
     log: silentLogger,
     random: () => 0.5,
-    buildBody: async (event, resourceId) => ({ type: event, data: { id: resourceId, result_url: `https://cdn.example/r?signature=fresh${++bodies}` } }),
+    bodies: { animation: async (resourceId, _userId, event) => ({ type: event, data: { id: resourceId, result_url: `https://cdn.example/r?signature=fresh${++bodies}` } }) },
     ...overrides,
   });
 }
@@ -201,10 +201,27 @@ describe('delivery', () => {
 
   it('a body builder returning null drops the message without sending', async () => {
     const id = enqueue();
-    await dispatcher({ buildBody: async () => null }).runOnce();
+    await dispatcher({ bodies: { animation: async () => null } }).runOnce();
     expect(message(id)).toMatchObject({ status: 'failed', attempts: 0 });
     expect(message(id).lastError).toMatch(/anm_1 no longer exists/);
     expect(receiver.received).toHaveLength(0);
+  });
+
+  it('asks the resource kind of the event for the body; an event of a kind nobody registered is dropped', async () => {
+    const asked: string[] = [];
+    const d = dispatcher({
+      bodies: {
+        animation: async (resourceId) => (asked.push(`animation:${resourceId}`), { id: resourceId }),
+        clip: async (resourceId) => (asked.push(`clip:${resourceId}`), { id: resourceId }),
+      },
+    });
+    const clip = enqueueWebhook(store.db, { userId: 'usr_a', event: 'clip.done', resourceId: 'clp_1', url: `${receiver.url}/hooks`, now });
+    const voice = enqueueWebhook(store.db, { userId: 'usr_a', event: 'voice.done', resourceId: 'vce_1', url: `${receiver.url}/hooks`, now });
+    await d.runOnce();
+    expect(asked).toEqual(['clip:clp_1']);
+    expect(message(clip).status).toBe('delivered');
+    expect(message(voice)).toMatchObject({ status: 'failed', attempts: 0 });
+    expect(receiver.received.map((r) => JSON.parse(r.body.toString()))).toEqual([{ id: 'clp_1' }]);
   });
 
   it('a timeout is a failed attempt', async () => {
@@ -262,7 +279,7 @@ describe('durability and concurrency', () => {
   it('a crashed claim is retried after its lease expires', async () => {
     const id = enqueue();
     // Simulate a process that claimed the message and died.
-    store.db.update(webhookMessages).set({ leaseUntil: now + 10_000 }).where(eq(webhookMessages.id, id)).run();
+    store.db.update(webhookMessages).set({ leaseOwner: 'whd_dead', leaseUntil: now + 10_000 }).where(eq(webhookMessages.id, id)).run();
     expect(await dispatcher().runOnce()).toBe(0);
     now += 10_000;
     expect(await dispatcher().runOnce()).toBe(1);

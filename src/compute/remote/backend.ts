@@ -1,8 +1,8 @@
-import { rename } from 'node:fs/promises';
+import { rename, stat } from 'node:fs/promises';
 import { RenderError, RENDER_ERROR_KINDS, type RenderErrorKind } from '../../errors.ts';
-import type { ComputeBackend, RenderMetadata, RenderResult } from '../interface.ts';
+import type { ComputeBackend, ParkingBackend, RenderMetadata, RenderResult, RenderState } from '../interface.ts';
 import { storedRender } from './protocol.ts';
-import { uploadPathOf, type ComputeTasks, type TaskRow } from './tasks.ts';
+import { uploadPathOf, type ComputeTasks, type TaskRow } from './task-store.ts';
 
 export interface RemoteBackendOptions {
   tasks: ComputeTasks;
@@ -13,11 +13,68 @@ export interface RemoteBackendOptions {
    * followed by the abort of its render; if none comes within this time, render() fails.
    */
   cancelGraceMs: number;
+  /** The longest a parked job waits before it looks at its task again (default 60 s). */
+  recheckMs?: number;
 }
 
 const abortError = (): DOMException => new DOMException('the render was aborted', 'AbortError');
 
 const isRenderErrorKind = (kind: string): kind is RenderErrorKind => (RENDER_ERROR_KINDS as readonly string[]).includes(kind);
+
+const resultOf = (row: TaskRow): RenderResult => ({ metadata: JSON.parse(row.metadata!) as RenderMetadata, faceIds: JSON.parse(row.face_ids!) as number[] });
+
+const failureOf = (row: TaskRow): Error =>
+  row.error_kind && isRenderErrorKind(row.error_kind)
+    ? new RenderError(row.error_kind, row.error ?? 'The render failed')
+    : new Error(`remote render failed after ${row.attempts} attempt(s): ${row.error ?? 'unknown reason'}`);
+
+const exists = (path: string) => stat(path).then(() => true, () => false);
+
+/** The accepted attempt's own upload becomes the output; stale uploads of other attempts stay where they are. */
+async function takeResult(row: TaskRow, outputPath: string): Promise<boolean> {
+  try {
+    await rename(uploadPathOf(row), outputPath);
+    return true;
+  } catch (err) {
+    // Already taken by an earlier run of the job (its delivery failed and it is retried).
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return exists(outputPath);
+    throw err;
+  }
+}
+
+/** The parked form of a remote render: submit, return, and be woken when the task ends. */
+function parkingOf(tasks: ComputeTasks, recheckMs: number): ParkingBackend {
+  async function poll(jobId: string, outputPath: string): Promise<RenderState> {
+    for (let tries = 0; tries < 3; tries++) {
+      const latest = await tasks.latestOfJob(jobId);
+      if (!latest) return { state: 'none' };
+      await tasks.expireIfExhausted(latest.id);
+      const row = (await tasks.get(latest.id))!;
+      switch (row.status) {
+        case 'queued':
+        case 'leased':
+          // Wait on it again; when it ended in between, look once more.
+          if (!(await tasks.watch(row.id))) continue;
+          return { state: 'running', progress: row.progress_done !== null && row.progress_total !== null ? { done: row.progress_done, total: row.progress_total } : null };
+        case 'done':
+          return (await takeResult(row, outputPath)) ? { state: 'done', result: resultOf(row) } : { state: 'none' };
+        case 'failed':
+          if (await tasks.takeFailure(row.id)) throw failureOf(row);
+          return { state: 'none' };
+        case 'cancelled':
+          return { state: 'none' };
+      }
+    }
+    throw new Error('the render task kept changing under its job');
+  }
+  return {
+    recheckMs,
+    poll,
+    async submit(req) {
+      await tasks.create({ jobId: req.jobId, render: storedRender(req), outputPath: req.outputPath });
+    },
+  };
+}
 
 /**
  * The remote backend: render() writes a task row for workers and waits for it to end. News
@@ -30,14 +87,13 @@ export function createRemoteBackend(opts: RemoteBackendOptions): ComputeBackend 
   /** Ends each waiting render; close() calls them so no poll outlives the backend. */
   const waiting = new Set<(err: Error) => void>();
 
-  function render(req: Parameters<ComputeBackend['render']>[0]): Promise<RenderResult> {
-    if (closed) return Promise.reject(new Error('the remote backend is closed'));
-    if (req.signal.aborted) return Promise.reject(abortError());
-    let task: TaskRow;
-    try {
-      task = tasks.create({ jobId: req.jobId, render: storedRender(req), outputPath: req.outputPath });
-    } catch (err) {
-      return Promise.reject(err);
+  async function render(req: Parameters<ComputeBackend['render']>[0]): Promise<RenderResult> {
+    if (closed) throw new Error('the remote backend is closed');
+    if (req.signal.aborted) throw abortError();
+    const task = await tasks.create({ jobId: req.jobId, render: storedRender(req), outputPath: req.outputPath });
+    if (req.signal.aborted) {
+      await tasks.cancel(task.id, 'the render was aborted');
+      throw abortError();
     }
 
     return new Promise<RenderResult>((resolve, reject) => {
@@ -48,7 +104,7 @@ export function createRemoteBackend(opts: RemoteBackendOptions): ComputeBackend 
       poll.unref();
       const offChange = tasks.onChange(task.id, check);
       const onAbort = () => {
-        tasks.cancel(task.id, 'the render was aborted');
+        void tasks.cancel(task.id, 'the render was aborted').catch(() => {});
         settle(() => reject(abortError()));
       };
       req.signal.addEventListener('abort', onAbort, { once: true });
@@ -74,26 +130,29 @@ export function createRemoteBackend(opts: RemoteBackendOptions): ComputeBackend 
         req.onProgress?.(row.progress_done, row.progress_total);
       }
 
+      let checking = false;
       function check() {
+        if (settled || checking) return;
+        checking = true;
+        look().then(
+          () => (checking = false),
+          (err: unknown) => settle(() => reject(err)),
+        );
+      }
+
+      async function look() {
+        await tasks.expireIfExhausted(task.id);
+        const row = await tasks.get(task.id);
         if (settled) return;
-        tasks.expireIfExhausted(task.id);
-        const row = tasks.get(task.id);
         if (!row) return settle(() => reject(new Error('the render task disappeared')));
         relayProgress(row);
         switch (row.status) {
           case 'done': {
-            const result: RenderResult = { metadata: JSON.parse(row.metadata!) as RenderMetadata, faceIds: JSON.parse(row.face_ids!) as number[] };
-            // The accepted attempt's own upload becomes the output; stale uploads of other attempts stay where they are.
+            const result = resultOf(row);
             return settle(() => rename(uploadPathOf(row), req.outputPath).then(() => resolve(result), reject));
           }
           case 'failed':
-            return settle(() =>
-              reject(
-                row.error_kind && isRenderErrorKind(row.error_kind)
-                  ? new RenderError(row.error_kind, row.error ?? 'The render failed')
-                  : new Error(`remote render failed after ${row.attempts} attempt(s): ${row.error ?? 'unknown reason'}`),
-              ),
-            );
+            return settle(() => reject(failureOf(row)));
           case 'cancelled':
             graceTimer ??= setTimeout(() => settle(() => reject(new Error(`the render task was cancelled: ${row.error ?? ''}`))), opts.cancelGraceMs);
             return;
@@ -106,6 +165,7 @@ export function createRemoteBackend(opts: RemoteBackendOptions): ComputeBackend 
 
   return {
     name: 'remote',
+    parking: parkingOf(tasks, opts.recheckMs ?? 60_000),
     render,
     async close() {
       closed = true;

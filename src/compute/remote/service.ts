@@ -5,8 +5,9 @@ import { ApiError } from '../../errors.ts';
 import type { ClaimBody, ClaimedTask, CompleteBody, FailBody, HeartbeatBody } from '../../schemas/compute.ts';
 import { contentTypeOfInput, inputPath, presentRender, type StoredRender } from './protocol.ts';
 import { signFileUrl, verifyFileUrl, type FileMethod, type FileName } from './signing.ts';
-import type { ComputeTasks, Conflict, TaskRow } from './tasks.ts';
+import type { ComputeTasks, Conflict, TaskRow } from './task-store.ts';
 import type { WorkerIdentity } from './tokens.ts';
+import { DEFAULT_TASK_KIND, TASK_KINDS } from '../kinds.ts';
 
 /** The verbs behind /compute/v1: what the routes call once they have parsed a request. */
 export interface ComputeServiceDeps {
@@ -40,13 +41,20 @@ function presentClaim(deps: ComputeServiceDeps, row: TaskRow): ClaimedTask {
   const now = deps.clock.now();
   const sign = (name: FileName, method: FileMethod) =>
     signFileUrl({ key: deps.urlKey, publicUrl: deps.publicUrl, ttlSeconds: deps.urlTtlSeconds, now, taskId: row.id, lease, name, method });
+  const stored = JSON.parse(row.request) as StoredRender;
+  const animation = presentRender(stored, sign, deps.maxResultBytes);
+  const kind = TASK_KINDS[row.kind] ?? TASK_KINDS[DEFAULT_TASK_KIND]!;
+  const inputs = Object.fromEntries(kind.inputs.filter((name) => inputPath(stored, name as FileName) !== null).map((name) => [name, sign(name as FileName, 'GET')]));
   return {
     task_id: row.id,
     lease,
     lease_ms: deps.tasks.leaseMs,
     lease_expires_at: isoTime(row.lease_until!),
     attempt: row.attempts,
-    ...presentRender(JSON.parse(row.request) as StoredRender, sign, deps.maxResultBytes),
+    kind: row.kind,
+    inputs,
+    outputs: { result: animation.result },
+    ...animation,
   };
 }
 
@@ -74,10 +82,10 @@ export async function claimTask(deps: ComputeServiceDeps, worker: WorkerIdentity
   const who = { ...worker, label: body.worker?.name ?? worker.name };
   for (;;) {
     if (signal.aborted || deps.tasks.claimsStopped) return null;
-    const row = deps.tasks.claim(who);
+    const row = await deps.tasks.claim(who, body.kinds ?? [DEFAULT_TASK_KIND]);
     if (row) {
       if (!signal.aborted) return presentClaim(deps, row);
-      deps.tasks.release(row.id, row.lease!);
+      await deps.tasks.release(row.id, row.lease!);
       return null;
     }
     const left = deadline - performance.now();
@@ -86,19 +94,19 @@ export async function claimTask(deps: ComputeServiceDeps, worker: WorkerIdentity
   }
 }
 
-export function heartbeatTask(deps: ComputeServiceDeps, worker: WorkerIdentity, taskId: string, body: HeartbeatBody) {
+export async function heartbeatTask(deps: ComputeServiceDeps, worker: WorkerIdentity, taskId: string, body: HeartbeatBody) {
   if (body.progress && body.progress.done > body.progress.total) {
     throw new ApiError('ValidationError', 'Invalid request body: progress.done must not exceed progress.total', [
       { field: 'progress.done', message: 'must be <= progress.total' },
     ]);
   }
-  const res = deps.tasks.heartbeat(taskId, body.lease, worker.id, body.progress);
+  const res = await deps.tasks.heartbeat(taskId, body.lease, worker.id, body.progress);
   if (typeof res === 'string') refuse(res);
   return { lease_expires_at: isoTime(res.leaseUntil) };
 }
 
-export function completeTask(deps: ComputeServiceDeps, worker: WorkerIdentity, taskId: string, body: CompleteBody) {
-  const res = deps.tasks.complete(taskId, body.lease, worker.id, {
+export async function completeTask(deps: ComputeServiceDeps, worker: WorkerIdentity, taskId: string, body: CompleteBody) {
+  const res = await deps.tasks.complete(taskId, body.lease, worker.id, {
     metadata: body.metadata,
     faceIds: body.face_ids,
     renderMs: body.render_ms ?? null,
@@ -120,13 +128,13 @@ export function userFacingDescription(text: string): string {
     .trim();
 }
 
-export function failTask(deps: ComputeServiceDeps, worker: WorkerIdentity, taskId: string, body: FailBody) {
+export async function failTask(deps: ComputeServiceDeps, worker: WorkerIdentity, taskId: string, body: FailBody) {
   const description = body.description
     ? userFacingDescription(body.description) || 'The render failed'
     : body.kind
       ? `The render failed (${body.kind})`
       : 'The worker gave the task up';
-  const res = deps.tasks.fail(taskId, body.lease, worker.id, body.kind ?? null, description);
+  const res = await deps.tasks.fail(taskId, body.lease, worker.id, body.kind ?? null, description);
   if (res !== 'failed' && res !== 'queued') refuse(res);
   return { status: res };
 }
@@ -140,18 +148,18 @@ export interface FileQuery {
 const denied = (description: string) => new ApiError('PermissionError', description);
 
 /** Checks a file URL: its signature, its expiry, and that its lease is still the task's live lease. */
-export function authorizeFile(deps: ComputeServiceDeps, taskId: string, name: string, method: FileMethod, q: FileQuery): TaskRow {
+export async function authorizeFile(deps: ComputeServiceDeps, taskId: string, name: string, method: FileMethod, q: FileQuery): Promise<TaskRow> {
   const check = verifyFileUrl({ key: deps.urlKey, taskId, name: name as FileName, method, ...q, now: deps.clock.now() });
   if (check === 'expired') throw denied('The file URL has expired');
   if (check !== 'ok') throw denied('The file URL signature is missing or invalid');
-  const row = deps.tasks.current(taskId, q.lease!);
+  const row = await deps.tasks.current(taskId, q.lease!);
   if (!row) throw denied('The lease of this file URL is no longer current');
   return row;
 }
 
 /** GET of an input file: where it is, how large, and its type. */
-export function openInput(deps: ComputeServiceDeps, taskId: string, name: string, q: FileQuery) {
-  const row = authorizeFile(deps, taskId, name, 'GET', q);
+export async function openInput(deps: ComputeServiceDeps, taskId: string, name: string, q: FileQuery) {
+  const row = await authorizeFile(deps, taskId, name, 'GET', q);
   const path = inputPath(JSON.parse(row.request) as StoredRender, name as FileName);
   const st = path ? statSync(path, { throwIfNoEntry: false }) : undefined;
   if (!path || !st?.isFile()) throw new ApiError('NotFoundError', 'The task has no such file');

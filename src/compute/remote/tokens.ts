@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import type Database from 'better-sqlite3';
+import { createHmac, randomBytes } from 'node:crypto';
 import type { Clock, IdFactory } from '../../clock.ts';
 import { isoTime } from '../../clock.ts';
-import { hashApiKey } from '../../users/api-keys.ts';
+import type { WorkerTokenStore } from './token-store.ts';
 
 /**
  * Worker tokens: 32 random bytes, shown once, stored only as HMAC-SHA256 under
@@ -27,16 +26,16 @@ export interface WorkerView {
 }
 
 export interface WorkerTokens {
-  add(name: string): { id: string; name: string; token: string };
-  list(): WorkerView[];
+  add(name: string): Promise<{ id: string; name: string; token: string }>;
+  list(): Promise<WorkerView[]>;
   /** False when no active worker has that id. */
-  revoke(id: string): boolean;
+  revoke(id: string): Promise<boolean>;
   /** The worker a `Bearer` token belongs to, or null; notes the call as its last one. */
-  verify(token: string): WorkerIdentity | null;
+  verify(token: string): Promise<WorkerIdentity | null>;
 }
 
 export interface WorkerTokenDeps {
-  sqlite: Database.Database;
+  store: WorkerTokenStore;
   clock: Clock;
   newId: IdFactory;
   /** deriveKey(master, 'worker-token-hash') */
@@ -46,35 +45,27 @@ export interface WorkerTokenDeps {
 /** last_seen_at is written at most this often per worker: a heartbeat is not worth a write each. */
 const SEEN_RESOLUTION_MS = 5000;
 
-export function createWorkerTokens(deps: WorkerTokenDeps): WorkerTokens {
-  const { sqlite, clock } = deps;
-  const insert = sqlite.prepare(`INSERT INTO compute_workers (id, name, token_hash, created_at) VALUES (?, ?, ?, ?)`);
-  const all = sqlite.prepare<[], { id: string; name: string; created_at: number; last_seen_at: number | null; revoked_at: number | null }>(
-    `SELECT id, name, created_at, last_seen_at, revoked_at FROM compute_workers ORDER BY created_at DESC, id DESC`,
-  );
-  const revoke = sqlite.prepare(`UPDATE compute_workers SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`);
-  const byHash = sqlite.prepare<[string], { id: string; name: string; last_seen_at: number | null }>(
-    `SELECT id, name, last_seen_at FROM compute_workers WHERE token_hash = ? AND revoked_at IS NULL`,
-  );
-  const seen = sqlite.prepare(`UPDATE compute_workers SET last_seen_at = ? WHERE id = ?`);
-  const time = (ms: number | null) => (ms === null ? null : isoTime(ms));
+const hashOf = (key: Buffer, token: string): string => createHmac('sha256', key).update(token).digest('base64url');
+const time = (ms: number | null) => (ms === null ? null : isoTime(ms));
 
+export function createWorkerTokens(deps: WorkerTokenDeps): WorkerTokens {
+  const { store, clock } = deps;
   return {
-    add(name) {
+    async add(name) {
       const id = deps.newId('wkr');
       const token = `mwk_${randomBytes(32).toString('base64url')}`;
-      insert.run(id, name, hashApiKey(deps.hashKey, token), clock.now());
+      await store.insert(id, name, hashOf(deps.hashKey, token), clock.now());
       return { id, name, token };
     },
-    list: () =>
-      all.all().map((w) => ({ id: w.id, name: w.name, created_at: isoTime(w.created_at), last_seen_at: time(w.last_seen_at), revoked_at: time(w.revoked_at) })),
-    revoke: (id) => revoke.run(clock.now(), id).changes > 0,
-    verify(token) {
+    list: async () =>
+      (await store.list()).map((w) => ({ id: w.id, name: w.name, created_at: isoTime(w.created_at), last_seen_at: time(w.last_seen_at), revoked_at: time(w.revoked_at) })),
+    revoke: (id) => store.revoke(id, clock.now()),
+    async verify(token) {
       if (!WORKER_TOKEN_PATTERN.test(token)) return null;
-      const row = byHash.get(hashApiKey(deps.hashKey, token));
+      const row = await store.activeByHash(hashOf(deps.hashKey, token));
       if (!row) return null;
       const now = clock.now();
-      if (row.last_seen_at === null || now - row.last_seen_at >= SEEN_RESOLUTION_MS) seen.run(now, row.id);
+      if (row.last_seen_at === null || now - row.last_seen_at >= SEEN_RESOLUTION_MS) await store.noteSeen(row.id, now);
       return { id: row.id, name: row.name };
     },
   };

@@ -8,7 +8,7 @@ import { ApiError } from '../../errors.ts';
 import type { ResultFormat } from '../interface.ts';
 import { RESULT_BRAND, type StoredRender } from './protocol.ts';
 import { authorizeFile, type ComputeServiceDeps, type FileQuery } from './service.ts';
-import { uploadPathOf } from './tasks.ts';
+import { uploadPathOf } from './task-store.ts';
 
 const tooLarge = (max: number) => new ApiError('PayloadTooLargeError', `The result is larger than the limit of ${max} bytes`);
 
@@ -37,7 +37,7 @@ export async function storeResult(
   body: ReadableStream<Uint8Array> | null,
   declaredLength: string | undefined,
 ): Promise<void> {
-  const row = authorizeFile(deps, taskId, name, 'PUT', q);
+  const row = await authorizeFile(deps, taskId, name, 'PUT', q);
   const max = deps.maxResultBytes;
   if (declaredLength !== undefined && Number(declaredLength) > max) throw tooLarge(max);
   const target = uploadPathOf(row);
@@ -63,7 +63,7 @@ export async function storeResult(
     if (err instanceof ApiError || (err as NodeJS.ErrnoException).syscall) throw err;
     throw new ApiError('BadRequestError', 'The upload was interrupted');
   }
-  if (!deps.tasks.recordUpload(taskId, q.lease!, bytes)) {
+  if (!(await deps.tasks.recordUpload(taskId, q.lease!, bytes))) {
     await rm(target, { force: true });
     throw new ApiError('PermissionError', 'The lease of this file URL is no longer current');
   }

@@ -11,6 +11,8 @@ export const computeTasks = sqliteTable(
     id: text('id').primaryKey(),
     /** The job whose render this is; a newer task of the same job cancels the older ones. */
     jobId: text('job_id').notNull(),
+    /** What the worker is asked to do (docs/compute-protocol.md), e.g. animation.render. */
+    kind: text('kind').notNull().default('animation.render'),
     status: text('status', { enum: ['queued', 'leased', 'done', 'failed', 'cancelled'] }).notNull(),
     /** The render request with the API host's local input paths (JSON, see remote/protocol.ts). */
     request: text('request').notNull(),
@@ -42,6 +44,8 @@ export const computeTasks = sqliteTable(
     /** Time of the latest claim. */
     claimedAt: integer('claimed_at'),
     uploadedAt: integer('uploaded_at'),
+    /** Time the job was told of the task's failure (it is told once; a retry then submits anew). */
+    reportedAt: integer('reported_at'),
     /** Time the task reached done, failed or cancelled. */
     finishedAt: integer('finished_at'),
     updatedAt: integer('updated_at').notNull(),

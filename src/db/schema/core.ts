@@ -75,13 +75,16 @@ export const jobs = sqliteTable(
     kind: text('kind').notNull(),
     resourceId: text('resource_id').notNull(),
     userId: text('user_id').notNull(),
-    status: text('status', { enum: ['queued', 'running', 'done', 'failed', 'cancelled'] }).notNull(),
+    /** `waiting`: parked on a compute task (or any key in waiting_on); due again at run_at or when woken. */
+    status: text('status', { enum: ['queued', 'running', 'waiting', 'done', 'failed', 'cancelled'] }).notNull(),
     attempts: integer('attempts').notNull().default(0),
     maxAttempts: integer('max_attempts').notNull(),
     runAt: integer('run_at').notNull(),
     leaseOwner: text('lease_owner'),
     leaseUntil: integer('lease_until'),
     lastError: text('last_error'),
+    /** What the job waits on (a compute task id); cleared by the wake, see src/jobs/README.md. */
+    waitingOn: text('waiting_on'),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },

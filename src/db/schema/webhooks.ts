@@ -33,6 +33,8 @@ export const webhookMessages = sqliteTable(
     /** Attempts made so far. */
     attempts: integer('attempts').notNull().default(0),
     nextAttemptAt: integer('next_attempt_at').notNull(),
+    /** The dispatcher that holds the claim (src/jobs/lease-store.ts); null when unclaimed. */
+    leaseOwner: text('lease_owner'),
     /** A dispatcher owns the message until then (claim lease); null when unclaimed. */
     leaseUntil: integer('lease_until'),
     lastStatus: integer('last_status'),

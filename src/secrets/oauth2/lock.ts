@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import type Database from 'better-sqlite3';
+import { secretsLock, type SqliteHandle } from '../../jobs/lock-store.ts';
+
+export type { SqliteHandle };
 
 /**
- * A lease lock on one `secrets` row, shared by every process that opens the database.
- * A lease rather than a plain flag: a process that dies while holding it cannot block the
- * secret for longer than `leaseMs`. Both statements are single UPDATEs, so SQLite's write
- * lock makes them atomic across processes without a transaction.
+ * A lease lock on one `secrets` row, shared by every process that opens the database: the
+ * one lease mechanism of src/jobs/lease-store.ts (README there). A lease rather than a plain
+ * flag: a process that dies while holding it cannot block the secret for longer than
+ * `leaseMs`. Taking and releasing are single conditional UPDATEs.
  */
 
 /** Unique per process and per call, so one process's two refreshes never share a lock. */
@@ -13,14 +15,11 @@ export function newLockOwner(): string {
   return `${process.pid}.${randomBytes(8).toString('hex')}`;
 }
 
-export function tryLock(sqlite: Database.Database, secretId: string, owner: string, now: number, leaseMs: number): boolean {
-  const result = sqlite
-    .prepare('UPDATE secrets SET lock_owner = ?, lock_until = ? WHERE id = ? AND (lock_until IS NULL OR lock_until <= ?)')
-    .run(owner, now + leaseMs, secretId, now);
-  return result.changes === 1;
+export function tryLock(sqlite: SqliteHandle, secretId: string, owner: string, now: number, leaseMs: number): Promise<boolean> {
+  return secretsLock(sqlite).take(secretId, owner, now, leaseMs);
 }
 
 /** Releases only our own lease: after it expired and someone else took it, theirs stays. */
-export function unlock(sqlite: Database.Database, secretId: string, owner: string): void {
-  sqlite.prepare('UPDATE secrets SET lock_owner = NULL, lock_until = NULL WHERE id = ? AND lock_owner = ?').run(secretId, owner);
+export function unlock(sqlite: SqliteHandle, secretId: string, owner: string): Promise<void> {
+  return secretsLock(sqlite).release(secretId, owner);
 }

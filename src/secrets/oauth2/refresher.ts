@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type Database from 'better-sqlite3';
 import {
   ClientSecretBasic,
   ClientSecretPost,
@@ -17,7 +16,7 @@ import type { GuardedClient } from '../../egress/client.ts';
 import type { Logger } from '../../log.ts';
 import { ReauthorizationRequired, RefreshFailed } from './errors.ts';
 import { guardedFetch } from './fetch.ts';
-import { newLockOwner, tryLock, unlock } from './lock.ts';
+import { newLockOwner, tryLock, unlock, type SqliteHandle } from './lock.ts';
 import type { OAuth2Grant, RefreshedTokens, TokenStore } from './token-store.ts';
 
 /**
@@ -37,7 +36,8 @@ export interface OAuth2RefreshEvent {
 
 export interface OAuth2RefresherOptions {
   tokens: TokenStore;
-  sqlite: Database.Database;
+  /** The database connection the refresh lock lives on. */
+  sqlite: SqliteHandle;
   client: GuardedClient;
   clock: Clock;
   log: Logger;
@@ -167,7 +167,7 @@ export function createOAuth2Refresher(opts: OAuth2RefresherOptions): OAuth2Refre
   async function refreshAcrossProcesses(seen: OAuth2Grant, isStale: Staleness): Promise<string> {
     const { secretId } = seen;
     const owner = newLockOwner();
-    for (let polls = Math.ceil(maxWaitMs / waitMs); !tryLock(sqlite, secretId, owner, clock.now(), leaseMs); polls--) {
+    for (let polls = Math.ceil(maxWaitMs / waitMs); !(await tryLock(sqlite, secretId, owner, clock.now(), leaseMs)); polls--) {
       if (polls <= 0) throw new RefreshFailed(secretId, hostOf(seen.tokenUrl), 'lock_timeout');
       await sleep(waitMs);
       const grant = await readUsable(secretId);
@@ -178,7 +178,7 @@ export function createOAuth2Refresher(opts: OAuth2RefresherOptions): OAuth2Refre
       const grant = await readUsable(secretId);
       return isStale(grant) ? await refreshLocked(grant) : grant.accessToken;
     } finally {
-      unlock(sqlite, secretId, owner);
+      await unlock(sqlite, secretId, owner);
     }
   }
 

@@ -45,10 +45,10 @@ describe('worker tokens', () => {
   });
 
   it('a revoked token gets 401 at once; its task goes to another worker when the lease runs out', async () => {
-    const other = f.h.services.compute.workers.add('other');
+    const other = await f.h.services.compute.workers.add('other');
     f.render();
     const t = (await f.claim()).body;
-    expect(f.h.services.compute.workers.revoke(f.workerId)).toBe(true);
+    expect(await f.h.services.compute.workers.revoke(f.workerId)).toBe(true);
     const beat = await f.call('POST', `/compute/v1/tasks/${t.task_id}/heartbeat`, { body: { lease: t.lease } });
     expect(beat.status).toBe(401);
     expect((await f.claim()).status).toBe(401);
@@ -57,14 +57,14 @@ describe('worker tokens', () => {
     const again = await f.claim({ wait_ms: 0 }, other.token);
     expect(again.body).toMatchObject({ task_id: t.task_id, attempt: 2 });
     // Another worker's token cannot act on a lease it does not hold, even knowing it.
-    const stolen = await f.call('POST', `/compute/v1/tasks/${t.task_id}/heartbeat`, { token: f.h.services.compute.workers.add('third').token, body: { lease: again.body.lease } });
+    const stolen = await f.call('POST', `/compute/v1/tasks/${t.task_id}/heartbeat`, { token: (await f.h.services.compute.workers.add('third')).token, body: { lease: again.body.lease } });
     expect(stolen.status).toBe(409);
     expect(stolen.body.details).toEqual({ reason: 'lease_lost' });
   });
 
   it('lists workers with their last call, never a token or its hash', async () => {
     await f.claim();
-    const list = f.h.services.compute.workers.list();
+    const list = await f.h.services.compute.workers.list();
     expect(list).toEqual([{ id: f.workerId, name: 'test-worker', created_at: expect.any(String), last_seen_at: expect.any(String), revoked_at: null }]);
     const hash = (f.h.services.store.sqlite.prepare('SELECT token_hash FROM compute_workers').get() as { token_hash: string }).token_hash;
     expect(JSON.stringify(list)).not.toContain(hash);

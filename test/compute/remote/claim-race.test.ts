@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore } from '../../../src/db/client.ts';
 import { systemClock, randomId } from '../../../src/clock.ts';
-import { createComputeTasks } from '../../../src/compute/remote/tasks.ts';
+import { createComputeTasks } from '../../../src/compute/remote/task-store.ts';
 import { ROOT } from '../../helpers/cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'mimic-claim-race-'));
@@ -25,11 +25,11 @@ function child(file: string, workerId: string) {
 it('every task is claimed exactly once across processes', async () => {
   const file = join(dir, 'mimic.db');
   const store = openStore(file);
-  const tasks = createComputeTasks(store.sqlite, systemClock, randomId, { leaseMs: 60_000, maxAttempts: 3 });
+  const tasks = createComputeTasks(store, systemClock, randomId, { leaseMs: 60_000, maxAttempts: 3 });
   const created = new Set<string>();
   for (let i = 0; i < 600; i++) {
     const render = { sourcePath: '/x.png', driver: { kind: 'bank', category: 'fun', name: 'driver-01' }, face: null, resultFormat: 'mp4', mute: true, stitch: false, maxAnimatedFaces: 1, logo: { kind: 'none' }, overlayPath: null } as const;
-    created.add(tasks.create({ jobId: `job_${i}`, render, outputPath: `/tmp/out-${i}.mp4` }).id);
+    created.add((await tasks.create({ jobId: `job_${i}`, render, outputPath: `/tmp/out-${i}.mp4` })).id);
   }
   const a = child(file, 'wkr_a');
   const b = child(file, 'wkr_b');

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import { METADATA, fakeVideo, remoteFixture, type RemoteFixture } from './fixture.ts';
-import { createComputeTasks } from '../../../src/compute/remote/tasks.ts';
+import { createComputeTasks } from '../../../src/compute/remote/task-store.ts';
 import { openStore } from '../../../src/db/client.ts';
 import { randomId } from '../../../src/clock.ts';
 import { DEFAULT_LOGO_PATH } from '../../../src/compute/result-frame.ts';
@@ -17,6 +17,20 @@ afterEach(async () => {
 const taskRow = (id: string) => f.h.services.store.sqlite.prepare('SELECT * FROM compute_tasks WHERE id = ?').get(id) as any;
 
 describe('claiming tasks', () => {
+  it('names the task kind with its inputs and outputs, and offers a worker only the kinds it asks for', async () => {
+    f.render();
+    // A worker that names other kinds is offered nothing; one that names none gets animation.render.
+    expect((await f.claim({ wait_ms: 0, kinds: ['clip.render'] })).status).toBe(204);
+    expect((await f.claim({ wait_ms: 0, kinds: ['not a kind'] })).status).toBe(400);
+    const t = (await f.claim({ wait_ms: 0 })).body;
+    expect(t.kind).toBe('animation.render');
+    // The inputs the task has (a bank driver and no overlay: no driver or overlay file), and its one output.
+    expect(Object.keys(t.inputs).sort()).toEqual(['logo', 'source']);
+    expect(t.inputs.source).toBe(t.render.source_url);
+    expect(t.inputs.logo).toBe(t.render.logo.url);
+    expect(t.outputs).toEqual({ result: t.result });
+  });
+
   it('answers 204 when there is nothing to do, and a task with signed URLs when there is', async () => {
     const empty = await f.claim({ wait_ms: 50 });
     expect(empty.status).toBe(204);
@@ -180,11 +194,11 @@ describe('exactly once', () => {
     // A second connection to the same database file stands for a second API process.
     const other = openStore(f.h.config.databaseFile);
     try {
-      const tasksB = createComputeTasks(other.sqlite, f.clock, randomId, f.h.config.compute);
+      const tasksB = createComputeTasks(other, f.clock, randomId, f.h.config.compute);
       const r = f.render();
       const t = (await f.claim()).body;
       expect((await f.upload(t.result.upload_url, fakeVideo())).status).toBe(204);
-      const viaB = tasksB.complete(t.task_id, t.lease, f.workerId, { metadata: { ...METADATA, num_frames: 7 } as never, faceIds: [0], renderMs: null });
+      const viaB = await tasksB.complete(t.task_id, t.lease, f.workerId, { metadata: { ...METADATA, num_frames: 7 } as never, faceIds: [0], renderMs: null });
       expect(viaB).toBe('done');
       const viaA = await f.call('POST', `/compute/v1/tasks/${t.task_id}/complete`, { body: { lease: t.lease, metadata: { ...METADATA, num_frames: 8 }, face_ids: [0] } });
       expect(viaA.status).toBe(200);

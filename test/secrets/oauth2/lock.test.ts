@@ -25,33 +25,33 @@ afterEach(() => {
 });
 
 describe('oauth2 lease lock', () => {
-  it('lets one owner in at a time, across connections', () => {
-    expect(tryLock(a.sqlite, 'sec_1', 'one', 1000, 500)).toBe(true);
-    expect(tryLock(b.sqlite, 'sec_1', 'two', 1000, 500)).toBe(false);
-    expect(tryLock(a.sqlite, 'sec_1', 'one', 1000, 500)).toBe(false);
-    unlock(a.sqlite, 'sec_1', 'one');
-    expect(tryLock(b.sqlite, 'sec_1', 'two', 1001, 500)).toBe(true);
+  it('lets one owner in at a time, across connections', async () => {
+    expect(await tryLock(a.sqlite, 'sec_1', 'one', 1000, 500)).toBe(true);
+    expect(await tryLock(b.sqlite, 'sec_1', 'two', 1000, 500)).toBe(false);
+    expect(await tryLock(a.sqlite, 'sec_1', 'one', 1000, 500)).toBe(false);
+    await unlock(a.sqlite, 'sec_1', 'one');
+    expect(await tryLock(b.sqlite, 'sec_1', 'two', 1001, 500)).toBe(true);
   });
 
-  it('ignores an unlock by someone who is not the owner', () => {
-    expect(tryLock(a.sqlite, 'sec_1', 'one', 1000, 500)).toBe(true);
-    unlock(b.sqlite, 'sec_1', 'two');
-    expect(tryLock(b.sqlite, 'sec_1', 'two', 1000, 500)).toBe(false);
+  it('ignores an unlock by someone who is not the owner', async () => {
+    expect(await tryLock(a.sqlite, 'sec_1', 'one', 1000, 500)).toBe(true);
+    await unlock(b.sqlite, 'sec_1', 'two');
+    expect(await tryLock(b.sqlite, 'sec_1', 'two', 1000, 500)).toBe(false);
   });
 
-  it('expires a dead owner’s lease after leaseMs, and the late owner cannot release the new lease', () => {
-    expect(tryLock(a.sqlite, 'sec_1', 'dead', 1000, 500)).toBe(true);
-    expect(tryLock(b.sqlite, 'sec_1', 'alive', 1499, 500)).toBe(false);
-    expect(tryLock(b.sqlite, 'sec_1', 'alive', 1500, 500)).toBe(true);
-    unlock(a.sqlite, 'sec_1', 'dead');
-    expect(tryLock(a.sqlite, 'sec_1', 'third', 1600, 500)).toBe(false);
+  it('expires a dead owner’s lease after leaseMs, and the late owner cannot release the new lease', async () => {
+    expect(await tryLock(a.sqlite, 'sec_1', 'dead', 1000, 500)).toBe(true);
+    expect(await tryLock(b.sqlite, 'sec_1', 'alive', 1499, 500)).toBe(false);
+    expect(await tryLock(b.sqlite, 'sec_1', 'alive', 1500, 500)).toBe(true);
+    await unlock(a.sqlite, 'sec_1', 'dead');
+    expect(await tryLock(a.sqlite, 'sec_1', 'third', 1600, 500)).toBe(false);
   });
 
-  it('never locks a secret that does not exist', () => {
-    expect(tryLock(a.sqlite, 'sec_missing', 'one', 1000, 500)).toBe(false);
+  it('never locks a secret that does not exist', async () => {
+    expect(await tryLock(a.sqlite, 'sec_missing', 'one', 1000, 500)).toBe(false);
   });
 
-  it('makes a different owner id on every call', () => {
+  it('makes a different owner id on every call', async () => {
     expect(newLockOwner()).not.toBe(newLockOwner());
   });
 });

@@ -225,13 +225,13 @@ describe('refreshAfterRejection', () => {
   it('refreshes after joining an expiry refresh that kept the rejected token', async () => {
     fx.addSecret('sec_1');
     const sqlite = fx.stores[0]!.sqlite;
-    expect(tryLock(sqlite, 'sec_1', 'other-process', Date.now(), 60_000)).toBe(true);
+    expect(await tryLock(sqlite, 'sec_1', 'other-process', Date.now(), 60_000)).toBe(true);
     const refresher = fx.refresher({ waitMs: 500 });
     const byExpiry = refresher.accessTokenFor('sec_1');
     await new Promise((r) => setTimeout(r, 50));
     // The other process stores at-x and unlocks; the upstream then rejects at-x anyway.
     await fx.tokens.save('sec_1', { accessToken: 'at-x', refreshToken: 'rt-0', expiresAt: Date.now() + 3600_000 });
-    unlock(sqlite, 'sec_1', 'other-process');
+    await unlock(sqlite, 'sec_1', 'other-process');
     const afterRejection = refresher.refreshAfterRejection('sec_1', 'at-x');
     expect(await byExpiry).toBe('at-x');
     expect(await afterRejection).toBe('at-1');
@@ -249,7 +249,7 @@ describe('cross-process lock', () => {
   it('takes over a lock whose dead owner’s lease ran out', async () => {
     const clock = manualClock();
     fx.addSecret('sec_1', { expiresAt: clock.now() - 1 });
-    expect(tryLock(fx.stores[0]!.sqlite, 'sec_1', 'dead-process', clock.now(), 1000)).toBe(true);
+    expect(await tryLock(fx.stores[0]!.sqlite, 'sec_1', 'dead-process', clock.now(), 1000)).toBe(true);
     const pending = fx.refresher({ clock, leaseMs: 1000, timeoutMs: 500, waitMs: 5 }).accessTokenFor('sec_1');
 
     await new Promise((r) => setTimeout(r, 100));
@@ -262,7 +262,7 @@ describe('cross-process lock', () => {
 
   it('gives up with lock_timeout after maxWaitMs behind a live lock', async () => {
     fx.addSecret('sec_1');
-    expect(tryLock(fx.stores[0]!.sqlite, 'sec_1', 'busy-process', Date.now(), 60_000)).toBe(true);
+    expect(await tryLock(fx.stores[0]!.sqlite, 'sec_1', 'busy-process', Date.now(), 60_000)).toBe(true);
     const err = await rejectionOf(fx.refresher({ waitMs: 10, maxWaitMs: 100 }).accessTokenFor('sec_1'), RefreshFailed);
     expect(err.reason).toBe('lock_timeout');
     expect(endpoint.requests()).toHaveLength(0);
@@ -281,7 +281,7 @@ describe('cross-process lock', () => {
 
   it('uses tokens another process saved while it waited for the lock', async () => {
     fx.addSecret('sec_1');
-    expect(tryLock(fx.stores[0]!.sqlite, 'sec_1', 'other-process', Date.now(), 60_000)).toBe(true);
+    expect(await tryLock(fx.stores[0]!.sqlite, 'sec_1', 'other-process', Date.now(), 60_000)).toBe(true);
     const pending = fx.refresher({ waitMs: 5 }).accessTokenFor('sec_1');
     await new Promise((r) => setTimeout(r, 50));
     await fx.tokens.save('sec_1', { accessToken: 'at-other', refreshToken: 'rt-other', expiresAt: Date.now() + 3600_000 });

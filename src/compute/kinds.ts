@@ -1,0 +1,18 @@
+/**
+ * Kinds of compute task (docs/compute-protocol.md): what a worker is asked to do, and the
+ * named input files it may GET and output files it must PUT. A task without a kind (rows and
+ * workers from before kinds existed) is an `animation.render`.
+ */
+export interface TaskKind {
+  kind: string;
+  inputs: readonly string[];
+  outputs: readonly string[];
+}
+
+export const DEFAULT_TASK_KIND = 'animation.render';
+
+export const TASK_KINDS: Readonly<Record<string, TaskKind>> = {
+  'animation.render': { kind: 'animation.render', inputs: ['source', 'driver', 'logo', 'overlay'], outputs: ['result'] },
+};
+
+export const isTaskKind = (kind: string): boolean => Object.hasOwn(TASK_KINDS, kind);
