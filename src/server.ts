@@ -37,7 +37,7 @@ export function buildApp(services: Services, isReady: () => boolean = () => true
       }),
       secretRoutes(services.secrets, services.config.publicUrl),
       toolRoutes(services.tools),
-      auditRoutes(services.store),
+      auditRoutes(services.stores.audit),
     ],
     isReady,
   });

@@ -1,5 +1,6 @@
 import type { Config } from './config.ts';
 import { openStore, type Store } from './db/client.ts';
+import { createSqliteStores, type Stores } from './db/stores.ts';
 import { deriveKey } from './keys.ts';
 import { systemClock, randomId, type Clock, type IdFactory } from './clock.ts';
 import { createLogger, type Logger } from './log.ts';
@@ -41,6 +42,8 @@ export interface ServiceOptions {
 export interface Services {
   config: Config;
   store: Store;
+  /** The async stores built on `store`. */
+  stores: Stores;
   log: Logger;
   clock: Clock;
   animations: AnimationDeps;
@@ -68,6 +71,7 @@ export function createServices(config: Config, opts: ServiceOptions = {}): Servi
   const newId = opts.newId ?? randomId;
   const log = opts.log ?? createLogger();
   const store = openStore(config.databaseFile);
+  const stores = createSqliteStores(store);
   const urlKey = deriveKey(config.masterKey, 'signed-url');
   const mediaStore = createLocalMediaStore(config.mediaDir);
   const media = createMediaAccess({
@@ -126,7 +130,7 @@ export function createServices(config: Config, opts: ServiceOptions = {}): Servi
     log,
   });
 
-  const webhookSecrets = createWebhookSecrets({ db: store.db, clock, masterKey: config.masterKey });
+  const webhookSecrets = createWebhookSecrets({ store: stores.webhookSecrets, clock, masterKey: config.masterKey });
   const dispatcher = createWebhookDispatcher({
     store,
     client,
@@ -144,17 +148,19 @@ export function createServices(config: Config, opts: ServiceOptions = {}): Servi
   });
 
   // The vault checks its keys as it starts (server.ts waits for vault.ready() before listening).
-  const vault = createVault({ store, provider: createKeyProvider(config.keyProvider, config.masterKey), masterKey: config.masterKey, clock, newId, log });
-  const secrets: SecretDeps = { store, vault, clock, newId };
+  const vault = createVault({ store: stores.vault, provider: createKeyProvider(config.keyProvider, config.masterKey), masterKey: config.masterKey, clock, newId, log });
+  const secrets: SecretDeps = { secretStore: stores.secrets, vault, clock, newId };
   const refresher = createOAuth2Refresher({
     tokens: createVaultTokenStore(secrets),
     sqlite: store.sqlite,
     client,
     clock,
     log,
-    onEvent: (e) => auditRefresh(secrets, e),
+    onEvent: (e) => {
+      auditRefresh({ ...secrets, audit: stores.audit }, e).catch((err: unknown) => log.error('oauth2: the refresh audit row was not written', { error: String(err) }));
+    },
   });
-  const tools: ToolCallDeps = { ...secrets, client, refresher, log, limits: config.tools };
+  const tools: ToolCallDeps = { ...secrets, toolStore: stores.tools, client, refresher, log, limits: config.tools };
 
   const verifyKey = makeKeyVerifier({ store, clock, newId, apiKeyHashKey: deriveKey(config.masterKey, 'api-key-hash') });
 
@@ -165,7 +171,7 @@ export function createServices(config: Config, opts: ServiceOptions = {}): Servi
   };
 
   return {
-    config, store, log, clock, animations, render, client, backend, mediaStore, media, queue, worker, dispatcher, webhookSecrets, verifyKey, urlKey, vault, secrets, tools, compute,
+    config, store, stores, log, clock, animations, render, client, backend, mediaStore, media, queue, worker, dispatcher, webhookSecrets, verifyKey, urlKey, vault, secrets, tools, compute,
     async close() {
       await backend.close();
       await client.close();

@@ -7,17 +7,18 @@ import { PERMISSIONS, isPermission, type Permission } from '../users/permissions
 import { UsageError, type Command, type CommandContext } from './command.ts';
 import { VAULT_COMMANDS } from '../vault/cli.ts';
 import { checkMasterKey } from '../vault/key-check.ts';
+import { createSqliteVaultStore } from '../vault/store.ts';
 import { SECRET_COMMANDS } from '../secrets/cli.ts';
 import { WORKER_COMMANDS } from '../compute/remote/cli.ts';
 
 export { UsageError, type Command, type CommandContext } from './command.ts';
 
-function withUsers<T>(ctx: CommandContext, fn: (deps: UserDeps) => T): T {
+async function withUsers<T>(ctx: CommandContext, fn: (deps: UserDeps) => T): Promise<Awaited<T>> {
   const store = openStore(ctx.config.databaseFile);
   try {
     // A wrong master key would write API-key hashes no server could verify: refuse first.
-    checkMasterKey(store.sqlite, ctx.config.masterKey);
-    return fn({ store, clock: systemClock, newId: randomId, apiKeyHashKey: deriveKey(ctx.config.masterKey, 'api-key-hash') });
+    await checkMasterKey(createSqliteVaultStore(store), ctx.config.masterKey);
+    return await fn({ store, clock: systemClock, newId: randomId, apiKeyHashKey: deriveKey(ctx.config.masterKey, 'api-key-hash') });
   } finally {
     store.close();
   }
@@ -37,7 +38,7 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'users create [--name NAME] [--credits N] [--grant PERM,...]',
     help: `Creates a user and its first API key; prints {"id","api_key"} (the key is shown only this once).\n  --credits N   starting credits (default 100); one animation costs 1\n  --grant P,..  permissions: ${permissionList}`,
     options: { name: { type: 'string' }, credits: { type: 'string' }, grant: { type: 'string' } },
-    run(ctx, v) {
+    async run(ctx, v) {
       const credits = nonNegativeInt(v.credits, '--credits', 100);
       if (credits < 0) throw new UsageError('--credits must not be negative');
       const grants = String(v.grant ?? '')
@@ -46,7 +47,7 @@ export const COMMANDS: Record<string, Command> = {
         .filter(Boolean);
       const unknown = grants.filter((g) => !isPermission(g));
       if (unknown.length) throw new UsageError(`unknown permission ${unknown.join(', ')} (known: ${permissionList})`);
-      const { user, apiKey } = withUsers(ctx, (d) =>
+      const { user, apiKey } = await withUsers(ctx, (d) =>
         createUser(d, { ...(typeof v.name === 'string' ? { name: v.name } : {}), credits, permissions: grants as Permission[] }),
       );
       ctx.out(JSON.stringify({ id: user.id, api_key: apiKey }));
@@ -56,8 +57,8 @@ export const COMMANDS: Record<string, Command> = {
   'users list': {
     usage: 'users list',
     help: 'Prints every user as one JSON line: id, name, credits, permissions, created_at.',
-    run(ctx) {
-      for (const u of withUsers(ctx, (d) => listUsers(d))) ctx.out(JSON.stringify(u));
+    async run(ctx) {
+      for (const u of await withUsers(ctx, (d) => listUsers(d))) ctx.out(JSON.stringify(u));
       return 0;
     },
   },
@@ -66,11 +67,11 @@ export const COMMANDS: Record<string, Command> = {
     help: 'Adds N credits to a user (N may be negative to take credits away); prints the user.',
     options: { user: { type: 'string' }, amount: { type: 'string' } },
     positionals: 2,
-    run(ctx, v, pos) {
+    async run(ctx, v, pos) {
       const userId = (v.user as string | undefined) ?? pos[0];
       if (!userId) throw new UsageError('--user is required');
       const amount = nonNegativeInt(v.amount ?? pos[1], '--amount');
-      const user = withUsers(ctx, (d) => addCredits(d, userId, amount));
+      const user = await withUsers(ctx, (d) => addCredits(d, userId, amount));
       if (!user) {
         ctx.err(`no user ${userId}`);
         return 1;
@@ -84,10 +85,10 @@ export const COMMANDS: Record<string, Command> = {
     help: 'Issues another API key for a user; prints {"id","user_id","api_key"} (shown only this once).',
     options: { user: { type: 'string' } },
     positionals: 1,
-    run(ctx, v, pos) {
+    async run(ctx, v, pos) {
       const userId = (v.user as string | undefined) ?? pos[0];
       if (!userId) throw new UsageError('--user is required');
-      const key = withUsers(ctx, (d) => createKey(d, userId));
+      const key = await withUsers(ctx, (d) => createKey(d, userId));
       if (!key) {
         ctx.err(`no user ${userId}`);
         return 1;
@@ -101,10 +102,10 @@ export const COMMANDS: Record<string, Command> = {
     help: 'Prints the API keys of a user (id, prefix, created_at, revoked_at), one JSON line each; never the keys.',
     options: { user: { type: 'string' } },
     positionals: 1,
-    run(ctx, v, pos) {
+    async run(ctx, v, pos) {
       const userId = (v.user as string | undefined) ?? pos[0];
       if (!userId) throw new UsageError('--user is required');
-      for (const k of withUsers(ctx, (d) => listKeys(d, userId))) ctx.out(JSON.stringify(k));
+      for (const k of await withUsers(ctx, (d) => listKeys(d, userId))) ctx.out(JSON.stringify(k));
       return 0;
     },
   },
@@ -113,10 +114,10 @@ export const COMMANDS: Record<string, Command> = {
     help: 'Revokes an API key, named by its id (see keys list) or by the key itself. Takes effect on the next request, in every process.',
     options: { key: { type: 'string' } },
     positionals: 1,
-    run(ctx, v, pos) {
+    async run(ctx, v, pos) {
       const target = (v.key as string | undefined) ?? pos[0];
       if (!target) throw new UsageError('a key id or API key is required');
-      const ok = withUsers(ctx, (d) => revokeKey(d, target));
+      const ok = await withUsers(ctx, (d) => revokeKey(d, target));
       if (!ok) {
         ctx.err('no active key matched');
         return 1;

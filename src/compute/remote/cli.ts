@@ -4,17 +4,18 @@ import { deriveKey } from '../../keys.ts';
 import { systemClock, randomId } from '../../clock.ts';
 import { createLogger } from '../../log.ts';
 import { checkMasterKey } from '../../vault/key-check.ts';
+import { createSqliteVaultStore } from '../../vault/store.ts';
 import { valueOf } from '../../secrets/cli.ts';
 import { createLocalBackend } from '../local/index.ts';
 import { createWorkerTokens, type WorkerTokens } from './tokens.ts';
 import { parseServerUrl, runRemoteWorker, WorkerAuthError } from './worker.ts';
 
-function withWorkers<T>(ctx: CommandContext, fn: (workers: WorkerTokens) => T): T {
+async function withWorkers<T>(ctx: CommandContext, fn: (workers: WorkerTokens) => T): Promise<Awaited<T>> {
   const store = openStore(ctx.config.databaseFile);
   try {
     // A wrong master key would store token hashes no server could verify: refuse first.
-    checkMasterKey(store.sqlite, ctx.config.masterKey);
-    return fn(createWorkerTokens({ sqlite: store.sqlite, clock: systemClock, newId: randomId, hashKey: deriveKey(ctx.config.masterKey, 'worker-token-hash') }));
+    await checkMasterKey(createSqliteVaultStore(store), ctx.config.masterKey);
+    return await fn(createWorkerTokens({ sqlite: store.sqlite, clock: systemClock, newId: randomId, hashKey: deriveKey(ctx.config.masterKey, 'worker-token-hash') }));
   } finally {
     store.close();
   }
@@ -71,18 +72,18 @@ export const WORKER_COMMANDS: Record<string, Command> = {
     usage: 'workers add --name NAME',
     help: 'Creates a compute worker token; prints {"id","name","token"} (the token is shown only this once).',
     options: { name: { type: 'string' } },
-    run(ctx, v) {
+    async run(ctx, v) {
       const name = typeof v.name === 'string' ? v.name.trim() : '';
       if (!name || name.length > 64) throw new UsageError('--name is required (1 to 64 characters)');
-      ctx.out(JSON.stringify(withWorkers(ctx, (w) => w.add(name))));
+      ctx.out(JSON.stringify(await withWorkers(ctx, (w) => w.add(name))));
       return 0;
     },
   },
   'workers list': {
     usage: 'workers list',
     help: 'Prints every worker token as one JSON line: id, name, created_at, last_seen_at, revoked_at (never the token).',
-    run(ctx) {
-      for (const w of withWorkers(ctx, (workers) => workers.list())) ctx.out(JSON.stringify(w));
+    async run(ctx) {
+      for (const w of await withWorkers(ctx, (workers) => workers.list())) ctx.out(JSON.stringify(w));
       return 0;
     },
   },
@@ -90,10 +91,10 @@ export const WORKER_COMMANDS: Record<string, Command> = {
     usage: 'workers revoke ID',
     help: 'Revokes a worker token: its next call gets 401, and its claimed task is re-run elsewhere once the lease runs out.',
     positionals: 1,
-    run(ctx, _v, pos) {
+    async run(ctx, _v, pos) {
       const id = pos[0];
       if (!id) throw new UsageError('a worker id is required (see workers list)');
-      if (!withWorkers(ctx, (w) => w.revoke(id))) {
+      if (!(await withWorkers(ctx, (w) => w.revoke(id)))) {
         ctx.err(`no active worker ${id}`);
         return 1;
       }

@@ -12,18 +12,18 @@ import { createSecret, deleteSecret, fetchSecret, pageSecrets, updateSecret } fr
 export function secretRoutes(deps: SecretDeps, publicUrl: string) {
   return new Hono<AppEnv>()
     .post('/secrets', async (c) => c.json(await createSecret(deps, c.var.user.id, await jsonBody(c)), 201))
-    .get('/secrets', (c) => {
+    .get('/secrets', async (c) => {
       // A bare array, as the hosted service answers: the largest page by default, so clients
       // written for it (which do not page) see up to 100 secrets.
       const { limit, cursor } = parsePage(c.req.query(), MAX_PAGE_SIZE);
-      const page = pageSecrets(deps, c.var.user.id, limit, cursor);
+      const page = await pageSecrets(deps, c.var.user.id, limit, cursor);
       if (page.token) {
         c.header('X-Next-Token', page.token);
         c.header('Link', `<${publicUrl}/secrets?limit=${limit}&token=${page.token}>; rel="next"`);
       }
       return c.json(page.secrets);
     })
-    .get('/secrets/:id', (c) => c.json(fetchSecret(deps, c.var.user.id, c.req.param('id'))))
+    .get('/secrets/:id', async (c) => c.json(await fetchSecret(deps, c.var.user.id, c.req.param('id'))))
     .put('/secrets/:id', async (c) => c.json(await updateSecret(deps, c.var.user.id, c.req.param('id'), await jsonBody(c))))
-    .delete('/secrets/:id', (c) => c.json(deleteSecret(deps, c.var.user.id, c.req.param('id'))));
+    .delete('/secrets/:id', async (c) => c.json(await deleteSecret(deps, c.var.user.id, c.req.param('id'))));
 }

@@ -5,6 +5,7 @@ import type { AppEnv } from '../env.ts';
 import type { WebhookDb } from '../../webhooks/db.ts';
 import { listMessages } from '../../webhooks/outbox.ts';
 import { createWebhookSecrets, type WebhookSecrets } from '../../webhooks/secrets.ts';
+import { createSqliteWebhookSecretStore } from '../../webhooks/secrets-store.ts';
 
 export interface WebhookRouteDeps {
   store: { db: WebhookDb };
@@ -22,17 +23,17 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
  */
 export function webhookRoutes(deps: WebhookRouteDeps): Hono<AppEnv> {
   const { db } = deps.store;
-  const secrets = deps.secrets ?? (deps.masterKey ? createWebhookSecrets({ db, clock: deps.clock, masterKey: deps.masterKey }) : undefined);
+  const secrets = deps.secrets ?? (deps.masterKey ? createWebhookSecrets({ store: createSqliteWebhookSecretStore(db), clock: deps.clock, masterKey: deps.masterKey }) : undefined);
   if (!secrets) throw new Error('webhookRoutes needs secrets or masterKey');
   const app = new Hono<AppEnv>();
 
-  app.get('/webhooks/secret', (c) => {
-    const s = secrets.getOrCreateSigningSecret(c.var.user.id);
+  app.get('/webhooks/secret', async (c) => {
+    const s = await secrets.getOrCreateSigningSecret(c.var.user.id);
     return c.json({ secret: s.secret, created_at: iso(s.createdAt), previous_expires_at: iso(s.previousExpiresAt) });
   });
 
-  app.post('/webhooks/secret/rotate', (c) => {
-    const s = secrets.rotateSigningSecret(c.var.user.id);
+  app.post('/webhooks/secret/rotate', async (c) => {
+    const s = await secrets.rotateSigningSecret(c.var.user.id);
     return c.json({ secret: s.secret, created_at: iso(s.createdAt), previous_expires_at: iso(s.previousExpiresAt) });
   });
 
