@@ -21,6 +21,13 @@ export interface ToolStore {
   recordCall(record: AuditRecord, usedSecretId: string | null): Promise<void>;
 }
 
+interface PendingCall {
+  record: AuditRecord;
+  usedSecretId: string | null;
+  done: () => void;
+  failed: (err: unknown) => void;
+}
+
 type RawToolRow = {
   id: string;
   user_id: string;
@@ -83,10 +90,40 @@ export function createSqliteToolStore(handle: Store): ToolStore {
     audit(record(row));
     return row;
   });
-  const recordCall = sqlite.transaction((record: AuditRecord, usedSecretId: string | null) => {
-    audit(record);
-    if (usedSecretId) markUsed.run(record.at, record.at, usedSecretId);
+  const recordCalls = sqlite.transaction((calls: readonly PendingCall[]) => {
+    for (const { record, usedSecretId } of calls) {
+      audit(record);
+      if (usedSecretId) markUsed.run(record.at, record.at, usedSecretId);
+    }
   });
+
+  // Group commit: the calls that finish in the same turn of the event loop share one
+  // transaction (a commit, not the inserts, is most of a call's database time). Each caller
+  // still waits until its own row is committed; a batch that fails is retried row by row,
+  // so one bad row fails only its own call.
+  let pending: PendingCall[] = [];
+  const flush = () => {
+    const batch = pending;
+    pending = [];
+    try {
+      recordCalls(batch);
+      for (const call of batch) call.done();
+    } catch {
+      for (const call of batch) {
+        try {
+          recordCalls([call]);
+          call.done();
+        } catch (err) {
+          call.failed(err);
+        }
+      }
+    }
+  };
+  const recordCall = (record: AuditRecord, usedSecretId: string | null) =>
+    new Promise<void>((done, failed) => {
+      if (pending.length === 0) setImmediate(flush);
+      pending.push({ record, usedSecretId, done, failed });
+    });
 
   return {
     get: async (userId, id) => {
@@ -98,6 +135,6 @@ export function createSqliteToolStore(handle: Store): ToolStore {
     create: async (row, record) => create(row, record),
     replace: async (userId, id, values, updatedAt, record) => replace(userId, id, values, updatedAt, record),
     delete: async (userId, id, record) => del(userId, id, record),
-    recordCall: async (record, usedSecretId) => recordCall(record, usedSecretId),
+    recordCall,
   };
 }
