@@ -109,7 +109,10 @@ export function createSqliteSecretStore(handle: Store): SecretStore {
   );
   const needsReauthorization = sqlite.prepare<[number, string]>(`UPDATE secrets SET status = 'needs_reauthorization', updated_at = ? WHERE id = ?`);
   const referencing = sqlite.prepare<[string, number], { id: string }>('SELECT id FROM tools WHERE secret_id = ? LIMIT ?');
-  const remove = sqlite.prepare<[string, string], RawSecretRow>('DELETE FROM secrets WHERE id = ? AND user_id = ? RETURNING *');
+  // Conditional: a tool created meanwhile (by another writer) keeps its secret.
+  const remove = sqlite.prepare<[string, string], RawSecretRow>(
+    'DELETE FROM secrets WHERE id = ? AND user_id = ? AND NOT EXISTS (SELECT 1 FROM tools WHERE tools.secret_id = secrets.id) RETURNING *',
+  );
   const removeFields = sqlite.prepare<[string]>('DELETE FROM secret_fields WHERE secret_id = ?');
   const upsertField = sqlite.prepare<[string, string, string, string, string]>(
     `INSERT INTO secret_fields (secret_id, field, kek_id, wrapped_key, ciphertext) VALUES (?, ?, ?, ?, ?)
@@ -144,12 +147,14 @@ export function createSqliteSecretStore(handle: Store): SecretStore {
     return toRow(updated);
   });
   const del = sqlite.transaction((userId: string, id: string, record: (row: SecretRow) => AuditRecord, max: number): DeleteOutcome => {
+    const removed = remove.get(id, userId);
+    if (removed) {
+      const deleted = toRow(removed);
+      audit(record(deleted));
+      return { deleted };
+    }
     if (!byUser.get(id, userId)) return undefined;
-    const usedBy = referencing.all(id, max).map((r) => r.id);
-    if (usedBy.length) return { usedBy };
-    const deleted = toRow(remove.get(id, userId)!);
-    audit(record(deleted));
-    return { deleted };
+    return { usedBy: referencing.all(id, max).map((r) => r.id) };
   });
   const saveTokens = sqlite.transaction((secretId: string, expiresAt: number | null, refreshedAt: number, sealed: SealedValue[]) => {
     if (updateTokens.run(expiresAt, refreshedAt, secretId).changes === 0) return false;

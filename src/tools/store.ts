@@ -55,8 +55,10 @@ export function createSqliteToolStore(handle: Store): ToolStore {
     'SELECT * FROM tools WHERE user_id = ? AND (created_at < ? OR (created_at = ? AND id < ?)) ORDER BY created_at DESC, id DESC LIMIT ?',
   );
   const ownedSecret = sqlite.prepare<[string, string], { id: string }>('SELECT id FROM secrets WHERE id = ? AND user_id = ?');
+  // Conditional on the secret belonging to the same user, in the statement itself.
   const insert = sqlite.prepare(
-    'INSERT INTO tools (id, user_id, name, description, provider, schema, config, secret_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    `INSERT INTO tools (id, user_id, name, description, provider, schema, config, secret_id, created_at, updated_at)
+     SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE ? IS NULL OR EXISTS (SELECT 1 FROM secrets WHERE id = ? AND user_id = ?)`,
   );
   const update = sqlite.prepare<[string, string, string, string, string, string | null, number, string, string]>(
     'UPDATE tools SET name = ?, description = ?, provider = ?, schema = ?, config = ?, secret_id = ?, updated_at = ? WHERE id = ? AND user_id = ?',
@@ -69,8 +71,11 @@ export function createSqliteToolStore(handle: Store): ToolStore {
   const owns = (userId: string, secretId: string | null) => secretId === null || ownedSecret.get(secretId, userId) !== undefined;
 
   const create = sqlite.transaction((row: ToolRow, record: AuditRecord): ToolRow | 'secret_missing' => {
-    if (!owns(row.userId, row.secretId)) return 'secret_missing';
-    insert.run(row.id, row.userId, row.name, row.description, row.provider, row.schema, row.config, row.secretId, row.createdAt, row.updatedAt);
+    const inserted = insert.run(
+      row.id, row.userId, row.name, row.description, row.provider, row.schema, row.config, row.secretId, row.createdAt, row.updatedAt,
+      row.secretId, row.secretId, row.userId,
+    );
+    if (inserted.changes === 0) return 'secret_missing';
     audit(record);
     return row;
   });
