@@ -11,6 +11,7 @@ import type { Credential } from '../secrets/credential.ts';
 import { staticCredential } from '../secrets/resolve.ts';
 import { ReauthorizationRequired, RefreshFailed, type OAuth2Refresher } from '../secrets/oauth2/index.ts';
 import { parameterValidator } from './exec/parameters.ts';
+import { UnsupportedPattern } from './exec/pattern-engine.ts';
 import { buildToolRequest, type ToolRequest } from './exec/request.ts';
 import { credentialForms, redactToolOutput } from './exec/redact.ts';
 import { shapeUpstreamResponse } from './exec/response.ts';
@@ -88,6 +89,22 @@ const COMPILED_TOOLS = 1000;
  * a hit compares the stored texts themselves, so two replaces within one millisecond cannot
  * leave a stale validator in use.
  */
+/**
+ * A tool stored before patterns ran on RE2 may hold one RE2 refuses (a backreference, a
+ * lookahead): the caller learns which and how to fix it, as a 400, not a 500.
+ */
+function validatorOf(tool: ToolRow, parameters: object): CompiledTool['check'] {
+  try {
+    return parameterValidator(`${tool.id}\u0000${tool.schema}`, parameters);
+  } catch (err) {
+    if (!(err instanceof UnsupportedPattern)) throw err;
+    throw new ApiError(
+      'ConfigError',
+      `Tool ${tool.id} has a pattern in schema.parameters that ${err.message}; replace the tool (PUT /tools/${tool.id}) with a pattern without them`,
+    );
+  }
+}
+
 function compiledTool(tool: ToolRow): CompiledTool {
   let hit = compiledTools.get(tool.id);
   if (hit && hit.schemaText === tool.schema && hit.configText === tool.config) {
@@ -98,7 +115,7 @@ function compiledTool(tool: ToolRow): CompiledTool {
       schemaText: tool.schema,
       configText: tool.config,
       config: JSON.parse(tool.config) as CompiledTool['config'],
-      check: parameterValidator(`${tool.id}\u0000${tool.schema}`, parameters),
+      check: validatorOf(tool, parameters),
     };
     if (compiledTools.size >= COMPILED_TOOLS) compiledTools.delete(compiledTools.keys().next().value!);
   }

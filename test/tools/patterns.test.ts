@@ -77,3 +77,16 @@ describe('a pattern RE2 cannot run', () => {
     expect(res.body.details).toEqual([{ field: 'schema.parameters.patternProperties.(b)\\1', message: expect.stringMatching(/^key uses a backreference/) }]);
   });
 });
+
+describe('a tool stored before patterns ran on RE2', () => {
+  it('answers its calls with a 400 ConfigError saying how to fix it, not a 500', async () => {
+    const tool = await makeTool(h, key, withParameters({ type: 'object', properties: { word: { type: 'string', pattern: '^a+$' } } }));
+    // As an older release stored it: a lookahead, which creation now refuses.
+    const schema = JSON.stringify({ parameters: { type: 'object', properties: { word: { type: 'string', pattern: '^(?=a)a+$' } } } });
+    h.services.store.sqlite.prepare('UPDATE tools SET schema = ? WHERE id = ?').run(schema, tool);
+    const res = await h.call('POST', `/tools/${tool}/calls`, { key, body: { input: { word: 'aaa' } } });
+    expect(res.status).toBe(400);
+    expect(res.body.kind).toBe('ConfigError');
+    expect(res.body.description).toMatch(/uses lookahead or lookbehind.*PUT \/tools\//);
+  });
+});
