@@ -71,6 +71,26 @@ export function contract(dialect: Dialect): void {
     });
   });
 
+  it('bumps the version in the write itself, so writes from two connections both count', async () => {
+    await withDatabase(dialect, async (db) => {
+      const other = await db.reopen();
+      try {
+        const u = await seedUser(db.stores, 'usr_a');
+        await db.stores.secrets.create(secretRow(u, 'sec_1', 1000), [], audit(u, 1000));
+        const patch = { provider: 'p', type: 'bearer' as const, headerName: null, updatedAt: 2000 };
+        const [a, b] = await Promise.all([
+          db.stores.secrets.replace(u, 'sec_1', patch, { values: [], replaceAll: false }, audit(u, 2000)),
+          other.stores.secrets.replace(u, 'sec_1', patch, { values: [], replaceAll: false }, audit(u, 2000)),
+        ]);
+        expect([a!.version, b!.version].sort()).toEqual([2, 3]);
+        expect(await other.stores.secrets.saveTokens('sec_1', null, 3000, [])).toBe(true);
+        expect((await db.stores.secrets.getById('sec_1'))!.version).toBe(4);
+      } finally {
+        await other.close();
+      }
+    });
+  });
+
   it('imports a grant over an oauth2 secret only, and saves refreshed tokens', async () => {
     await withDatabase(dialect, async (db) => {
     const { stores } = db;
