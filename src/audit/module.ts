@@ -4,5 +4,5 @@ import { auditRoutes } from './routes.ts';
 /** The caller's audit trail of secrets and tools (GET /audit). */
 export const auditModule = defineModule({
   name: 'audit',
-  create: (p) => ({ routes: auditRoutes(p.store) }),
+  create: (p) => ({ routes: auditRoutes(p.stores.audit) }),
 });

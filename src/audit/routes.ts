@@ -1,13 +1,12 @@
 import type { Route } from '../platform/module.ts';
-import type { Store } from '../db/client.ts';
 import { pageParams } from '../http/params.ts';
 import { parsePage, toPage } from '../pagination.ts';
 import { AuditList } from '../schemas/tools.ts';
-import { listAudit } from './store.ts';
+import type { AuditStore } from './store.ts';
 import { presentAuditEvent } from './present.ts';
 
 /** GET /audit: the caller's own trail, newest first; filter by secret_id, tool_id or action. */
-export function auditRoutes(store: Store): Route[] {
+export function auditRoutes(audit: AuditStore): Route[] {
   return [
     {
       method: 'get', path: '/audit', summary: 'Your audit trail of secrets and tools, newest first', tag: 'Audit',
@@ -22,7 +21,7 @@ export function auditRoutes(store: Store): Route[] {
         const { limit, cursor } = parsePage(c.req.query());
         const q = c.req.query();
         const filter = { userId: c.var.user.id, ...(q.secret_id ? { secretId: q.secret_id } : {}), ...(q.tool_id ? { toolId: q.tool_id } : {}), ...(q.action ? { action: q.action } : {}) };
-        const page = toPage(await listAudit(store, filter, limit + 1, cursor), limit, (e) => ({ createdAt: e.at, id: e.id }));
+        const page = toPage(await audit.list(filter, limit + 1, cursor), limit, (e) => ({ createdAt: e.at, id: e.id }));
         return c.json({ events: page.items.map(presentAuditEvent), ...(page.token ? { token: page.token } : {}) });
       },
     },

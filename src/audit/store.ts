@@ -1,15 +1,12 @@
-import { and, desc, eq, sql } from 'drizzle-orm';
-import { prepared } from '../db/prepared.ts';
+import type Database from 'better-sqlite3';
 import type { Store } from '../db/client.ts';
-import { olderThan } from '../db/keyset.ts';
-import { auditEvents, type AuditEventRow } from '../db/schema.ts';
-import type { IdFactory } from '../clock.ts';
+import type { AuditEventRow } from '../db/schema.ts';
 import type { PageCursor } from '../pagination.ts';
 
 /**
  * The audit trail of secrets and tools. Rows hold ids, outcomes and non-secret facts only
  * (upstream status, error kind, duration): a credential value has no column to go into,
- * and `detail` is built by the callers below from fixed fields, never from a request body.
+ * and `detail` is built by the callers from fixed fields, never from a request body.
  */
 export type AuditAction =
   | 'secret.created'
@@ -43,28 +40,10 @@ export interface AuditEntry {
   detail?: AuditDetail;
 }
 
-export function recordAudit(store: Store, newId: IdFactory, at: number, e: AuditEntry): void {
-  const insert = prepared(store.db, 'recordAudit', (db) =>
-    db
-      .insert(auditEvents)
-      .values({
-        id: sql.placeholder('id'), userId: sql.placeholder('userId'), at: sql.placeholder('at'), action: sql.placeholder('action'),
-        outcome: sql.placeholder('outcome'), secretId: sql.placeholder('secretId'), toolId: sql.placeholder('toolId'),
-        callId: sql.placeholder('callId'), detail: sql.placeholder('detail'),
-      })
-      .prepare(),
-  );
-  insert.run({
-    id: newId('aud'),
-    userId: e.userId,
-    at,
-    action: e.action,
-    outcome: e.outcome,
-    secretId: e.secretId ?? null,
-    toolId: e.toolId ?? null,
-    callId: e.callId ?? null,
-    detail: JSON.stringify(e.detail ?? {}),
-  });
+/** An entry ready to be written: its id and time are the caller's (injectable ids and clock). */
+export interface AuditRecord extends AuditEntry {
+  id: string;
+  at: number;
 }
 
 export interface AuditFilter {
@@ -74,20 +53,66 @@ export interface AuditFilter {
   action?: string;
 }
 
-export function listAudit(store: Store, f: AuditFilter, limit: number, cursor: PageCursor | null): AuditEventRow[] {
-  return store.db
-    .select()
-    .from(auditEvents)
-    .where(
-      and(
-        eq(auditEvents.userId, f.userId),
-        f.secretId ? eq(auditEvents.secretId, f.secretId) : undefined,
-        f.toolId ? eq(auditEvents.toolId, f.toolId) : undefined,
-        f.action ? eq(auditEvents.action, f.action) : undefined,
-        olderThan(auditEvents.at, auditEvents.id, cursor),
-      ),
-    )
-    .orderBy(desc(auditEvents.at), desc(auditEvents.id))
-    .limit(limit)
-    .all();
+export interface AuditStore {
+  append(record: AuditRecord): Promise<void>;
+  /** Newest first, `limit` rows strictly after `cursor` in (at desc, id desc) order. */
+  list(filter: AuditFilter, limit: number, cursor: PageCursor | null): Promise<AuditEventRow[]>;
+}
+
+type RawAuditRow = {
+  id: string;
+  user_id: string;
+  at: number;
+  action: string;
+  outcome: 'success' | 'failure';
+  secret_id: string | null;
+  tool_id: string | null;
+  call_id: string | null;
+  detail: string;
+};
+
+const toRow = (r: RawAuditRow): AuditEventRow => ({
+  id: r.id, userId: r.user_id, at: r.at, action: r.action, outcome: r.outcome, secretId: r.secret_id, toolId: r.tool_id, callId: r.call_id, detail: r.detail,
+});
+
+/**
+ * The synchronous insert, for the other store modules that write an audit row inside their
+ * own transaction (a secret created and its audit row commit together).
+ */
+export function auditWriter(sqlite: Database.Database): (record: AuditRecord) => void {
+  const insert = sqlite.prepare(
+    `INSERT INTO audit_events (id, user_id, at, action, outcome, secret_id, tool_id, call_id, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  return (e) => {
+    insert.run(e.id, e.userId, e.at, e.action, e.outcome, e.secretId ?? null, e.toolId ?? null, e.callId ?? null, JSON.stringify(e.detail ?? {}));
+  };
+}
+
+/**
+ * The filtered list: one statement per combination of filters (eight at most), each prepared
+ * once on first use. `?`-parameters only; the keyset condition is spelled out (no row values).
+ */
+function auditLister(sqlite: Database.Database) {
+  const statements = new Map<string, Database.Statement<unknown[], RawAuditRow>>();
+  return (f: AuditFilter, limit: number, cursor: PageCursor | null): RawAuditRow[] => {
+    const conditions = ['user_id = ?'];
+    const params: unknown[] = [f.userId];
+    if (f.secretId) conditions.push('secret_id = ?'), params.push(f.secretId);
+    if (f.toolId) conditions.push('tool_id = ?'), params.push(f.toolId);
+    if (f.action) conditions.push('action = ?'), params.push(f.action);
+    if (cursor) conditions.push('(at < ? OR (at = ? AND id < ?))'), params.push(cursor.createdAt, cursor.createdAt, cursor.id);
+    const sql = `SELECT * FROM audit_events WHERE ${conditions.join(' AND ')} ORDER BY at DESC, id DESC LIMIT ?`;
+    let statement = statements.get(sql);
+    if (!statement) statements.set(sql, (statement = sqlite.prepare<unknown[], RawAuditRow>(sql)));
+    return statement.all(...params, limit);
+  };
+}
+
+export function createSqliteAuditStore(handle: Store): AuditStore {
+  const write = auditWriter(handle.sqlite);
+  const list = auditLister(handle.sqlite);
+  return {
+    append: async (record) => write(record),
+    list: async (filter, limit, cursor) => list(filter, limit, cursor).map(toRow),
+  };
 }

@@ -7,6 +7,11 @@ import { createOutboxStore, type OutboxStore } from '../webhooks/outbox-store.ts
 import { createWorkerTokenStore, type WorkerTokenStore } from '../compute/remote/token-store.ts';
 import { createSqliteResourceStore, type EnqueueJob, type ResourceStore } from '../resources/store.ts';
 import { createSqliteUserStore, type UserStore } from '../users/store.ts';
+import { createSqliteVaultStore, type VaultStore } from '../vault/store.ts';
+import { createSqliteSecretStore, type SecretStore } from '../secrets/store.ts';
+import { createSqliteToolStore, type ToolStore } from '../tools/store.ts';
+import { createSqliteAuditStore, type AuditStore } from '../audit/store.ts';
+import { createSqliteWebhookSecretStore, type WebhookSecretStore } from '../webhooks/secrets-store.ts';
 
 /**
  * Every store of the service, built for one database. Domain code receives these async
@@ -26,6 +31,14 @@ export interface Stores {
   readonly workerTokens: WorkerTokenStore;
   /** The oauth2 refresh lock on `secrets` rows. */
   readonly secretLocks: LeaseLock;
+  /** Key-encryption keys, the master key check, and the re-wrap of data keys. */
+  readonly vault: VaultStore;
+  /** Secrets and their sealed values. */
+  readonly secrets: SecretStore;
+  readonly tools: ToolStore;
+  readonly audit: AuditStore;
+  /** Per-user webhook signing secrets (sealed). */
+  readonly webhookSecrets: WebhookSecretStore;
 }
 
 export interface StoreOptions {
@@ -52,5 +65,10 @@ export function createSqliteStores(handle: Store, opts: StoreOptions = {}): Stor
     outbox: createOutboxStore(handle, newId),
     workerTokens: createWorkerTokenStore(handle),
     secretLocks: createLeaseLock(handle.sqlite, { table: 'secrets', id: 'id', owner: 'lock_owner', until: 'lock_until' }),
+    vault: createSqliteVaultStore(handle),
+    secrets: createSqliteSecretStore(handle),
+    tools: createSqliteToolStore(handle),
+    audit: createSqliteAuditStore(handle),
+    webhookSecrets: createSqliteWebhookSecretStore(handle.db),
   };
 }

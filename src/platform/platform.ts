@@ -88,7 +88,7 @@ export function createPlatform(config: Config, opts: PlatformOptions = {}): Plat
   });
   const backend = opts.backend ?? createComputeBackend(config, { tasks: computeTasks });
   // The vault checks its keys as it starts (the server waits for vault.ready() before listening).
-  const vault = createVault({ store, provider: createKeyProvider(config.keyProvider, config.masterKey), masterKey: config.masterKey, clock, newId, log });
+  const vault = createVault({ store: stores.vault, provider: createKeyProvider(config.keyProvider, config.masterKey), masterKey: config.masterKey, clock, newId, log });
   return {
     config,
     log,
@@ -103,7 +103,7 @@ export function createPlatform(config: Config, opts: PlatformOptions = {}): Plat
     urlKey,
     queue,
     vault,
-    webhookSecrets: createWebhookSecrets({ db: store.db, clock, masterKey: config.masterKey }),
+    webhookSecrets: createWebhookSecrets({ store: stores.webhookSecrets, clock, masterKey: config.masterKey }),
     verifyKey: makeKeyVerifier({ users: stores.users, apiKeyHashKey: deriveKey(config.masterKey, 'api-key-hash') }),
     compute: {
       tasks: computeTasks,

@@ -32,9 +32,9 @@ export const SECRET_COMMANDS: Record<string, Command> = {
         expiresIn: Number(expires),
         ...(typeof v.secret === 'string' ? { secretId: v.secret } : {}),
       };
-      return withVault(ctx, async (vault, store) => {
+      return withVault(ctx, async (vault, stores) => {
         try {
-          const secret = await importOAuth2Grant({ store, vault, clock: systemClock, newId: randomId }, input);
+          const secret = await importOAuth2Grant({ secretStore: stores.secrets, vault, clock: systemClock, newId: randomId }, input);
           ctx.out(JSON.stringify(secret));
           return 0;
         } catch (e) {

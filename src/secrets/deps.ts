@@ -1,12 +1,12 @@
-import type { Store } from '../db/client.ts';
 import type { Clock, IdFactory } from '../clock.ts';
 import type { Vault } from '../vault/index.ts';
+import type { SecretStore } from './store.ts';
 
 /** The part of the vault the secrets domain uses. */
 export type SecretVault = Pick<Vault, 'seal' | 'open'>;
 
 export interface SecretDeps {
-  store: Store;
+  secretStore: SecretStore;
   vault: SecretVault;
   clock: Clock;
   newId: IdFactory;

@@ -8,7 +8,7 @@ export const secretsModule = defineModule({
   name: 'secrets',
   commands: SECRET_COMMANDS,
   create(p) {
-    const deps: SecretDeps = { store: p.store, vault: p.vault, clock: p.clock, newId: p.newId };
+    const deps: SecretDeps = { secretStore: p.stores.secrets, vault: p.vault, clock: p.clock, newId: p.newId };
     return { deps, routes: secretRoutes(deps, p.config.publicUrl) };
   },
 });

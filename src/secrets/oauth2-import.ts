@@ -1,10 +1,8 @@
-import { eq } from 'drizzle-orm';
-import { secrets, users, type SecretRow } from '../db/schema.ts';
-import { recordAudit } from '../audit/store.ts';
+import type { SecretRow } from '../db/schema.ts';
+import { auditRecord } from '../audit/record.ts';
 import type { SecretView } from '../schemas/secrets.ts';
 import type { SecretDeps } from './deps.ts';
 import { presentSecret } from './present.ts';
-import { getSecret, writeSealedValues } from './store.ts';
 
 export interface OAuth2Import {
   userId: string;
@@ -46,9 +44,9 @@ function check(input: OAuth2Import): void {
  */
 export async function importOAuth2Grant(deps: SecretDeps, input: OAuth2Import): Promise<SecretView> {
   check(input);
-  if (!deps.store.db.select({ id: users.id }).from(users).where(eq(users.id, input.userId)).get()) throw new ImportError(`user ${input.userId} does not exist`);
+  if (!(await deps.secretStore.userExists(input.userId))) throw new ImportError(`user ${input.userId} does not exist`);
   if (input.secretId) {
-    const existing = getSecret(deps.store, input.userId, input.secretId);
+    const existing = await deps.secretStore.get(input.userId, input.secretId);
     if (!existing) throw new ImportError(`secret ${input.secretId} does not exist for user ${input.userId}`);
     if (existing.type !== 'oauth2') throw new ImportError(`secret ${input.secretId} is a ${existing.type} secret, not oauth2`);
   }
@@ -59,25 +57,20 @@ export async function importOAuth2Grant(deps: SecretDeps, input: OAuth2Import): 
     client_secret: input.clientSecret,
   });
   const now = deps.clock.now();
-  const grant = { provider: input.provider, tokenUrl: input.tokenUrl, clientId: input.clientId, expiresAt: now + input.expiresIn * 1000, status: 'active' as const };
-  const row = deps.store.sqlite.transaction((): SecretRow => {
-    if (input.secretId) {
-      const existing = getSecret(deps.store, input.userId, id);
-      if (!existing) throw new ImportError(`secret ${id} was deleted meanwhile`);
-      const patch = { ...grant, version: existing.version + 1, updatedAt: now };
-      deps.store.db.update(secrets).set(patch).where(eq(secrets.id, id)).run();
-      writeSealedValues(deps.store, id, sealed, { replaceAll: true });
-      recordAudit(deps.store, deps.newId, now, { userId: input.userId, action: 'secret.updated', outcome: 'success', secretId: id, detail: { type: 'oauth2', changed: ['grant'] } });
-      return { ...existing, ...patch };
-    }
-    const created: SecretRow = {
-      id, userId: input.userId, type: 'oauth2', headerName: null, ...grant, version: 1,
-      createdAt: now, updatedAt: now, lastUsedAt: null, refreshedAt: null, lockOwner: null, lockUntil: null,
-    };
-    deps.store.db.insert(secrets).values(created).run();
-    writeSealedValues(deps.store, id, sealed, { replaceAll: false });
-    recordAudit(deps.store, deps.newId, now, { userId: input.userId, action: 'secret.created', outcome: 'success', secretId: id, detail: { type: 'oauth2', provider: input.provider } });
-    return created;
-  })();
-  return presentSecret(row);
+  const grant = { provider: input.provider, tokenUrl: input.tokenUrl, clientId: input.clientId, expiresAt: now + input.expiresIn * 1000 };
+  if (input.secretId) {
+    const updated = await deps.secretStore.replaceGrant(input.userId, id, { ...grant, updatedAt: now }, sealed,
+      auditRecord(deps.newId, now, { userId: input.userId, action: 'secret.updated', outcome: 'success', secretId: id, detail: { type: 'oauth2', changed: ['grant'] } }),
+    );
+    if (!updated) throw new ImportError(`secret ${id} was deleted meanwhile`);
+    return presentSecret(updated);
+  }
+  const created: SecretRow = {
+    id, userId: input.userId, type: 'oauth2', headerName: null, ...grant, status: 'active', version: 1,
+    createdAt: now, updatedAt: now, lastUsedAt: null, refreshedAt: null, lockOwner: null, lockUntil: null,
+  };
+  await deps.secretStore.create(created, sealed,
+    auditRecord(deps.newId, now, { userId: input.userId, action: 'secret.created', outcome: 'success', secretId: id, detail: { type: 'oauth2', provider: input.provider } }),
+  );
+  return presentSecret(created);
 }

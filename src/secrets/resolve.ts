@@ -1,14 +1,11 @@
-import { eq, sql } from 'drizzle-orm';
-import { prepared } from '../db/prepared.ts';
-import { secrets, type SecretRow } from '../db/schema.ts';
+import type { SecretRow } from '../db/schema.ts';
 import type { Credential } from './credential.ts';
 import { DEFAULT_API_KEY_HEADER } from './credential.ts';
 import type { SecretDeps } from './deps.ts';
-import { sealedValuesOf } from './store.ts';
 
 /** Decrypts a secret's stored values: for one outbound call, never for a response. */
 export async function openSecretValues(deps: SecretDeps, row: SecretRow): Promise<Record<string, string>> {
-  return deps.vault.open(row.userId, row.id, sealedValuesOf(deps.store, row.id));
+  return deps.vault.open(row.userId, row.id, await deps.secretStore.sealedValues(row.id));
 }
 
 /**
@@ -33,14 +30,3 @@ export async function staticCredential(deps: SecretDeps, row: SecretRow): Promis
       return { type: 'oauth2', accessToken: need('access_token') };
   }
 }
-
-export function markUsed(deps: SecretDeps, secretId: string, at: number): void {
-  prepared(deps.store.db, 'markSecretUsed', (db) =>
-    db
-      .update(secrets)
-      .set({ lastUsedAt: sql`max(coalesce(${secrets.lastUsedAt}, 0), ${sql.placeholder('at')})` })
-      .where(eq(secrets.id, sql.placeholder('id')))
-      .prepare(),
-  ).run({ at, id: secretId });
-}
-

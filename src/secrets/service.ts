@@ -1,6 +1,5 @@
-import { eq } from 'drizzle-orm';
 import { ApiError, notFound } from '../errors.ts';
-import { secrets, type SecretRow } from '../db/schema.ts';
+import type { SecretRow } from '../db/schema.ts';
 import { byCreation, toPage, type PageCursor } from '../pagination.ts';
 import { validate } from '../schemas/ajv.ts';
 import {
@@ -8,11 +7,10 @@ import {
   UpdateApiKeySecret, UpdateBasicSecret, UpdateBearerSecret, UpdateOAuth2Secret,
   type SecretView,
 } from '../schemas/secrets.ts';
-import { recordAudit } from '../audit/store.ts';
+import { auditRecord } from '../audit/record.ts';
 import { DEFAULT_API_KEY_HEADER, type SecretType } from './credential.ts';
 import { SECRET_FIELDS, type SecretDeps } from './deps.ts';
 import { presentSecret } from './present.ts';
-import { getSecret, listSecrets, toolsReferencing, writeSealedValues } from './store.ts';
 
 export const OAUTH2_VIA_API =
   'oauth2 secrets are connected in the studio, not created through the API (until the studio exists, an operator imports an existing grant with `mimic secrets import-oauth2`)';
@@ -62,11 +60,7 @@ export async function createSecret(deps: SecretDeps, userId: string, body: Recor
     tokenUrl: null, clientId: null, expiresAt: null, status: 'active', version: 1,
     createdAt: now, updatedAt: now, lastUsedAt: null, refreshedAt: null, lockOwner: null, lockUntil: null,
   };
-  deps.store.sqlite.transaction(() => {
-    deps.store.db.insert(secrets).values(row).run();
-    writeSealedValues(deps.store, id, sealed, { replaceAll: false });
-    recordAudit(deps.store, deps.newId, now, { userId, action: 'secret.created', outcome: 'success', secretId: id, detail: { type, provider: row.provider } });
-  })();
+  await deps.secretStore.create(row, sealed, auditRecord(deps.newId, now, { userId, action: 'secret.created', outcome: 'success', secretId: id, detail: { type, provider: row.provider } }));
   return presentSecret(row);
 }
 
@@ -76,7 +70,7 @@ export async function createSecret(deps: SecretDeps, userId: string, body: Recor
  * new values (nothing caches plaintext between calls).
  */
 export async function updateSecret(deps: SecretDeps, userId: string, id: string, body: Record<string, unknown>): Promise<SecretView> {
-  const current = getSecret(deps.store, userId, id);
+  const current = await deps.secretStore.get(userId, id);
   if (!current) throw notFound('Secret');
   const type = apiTypeOf(body, current.type);
   if (type === 'oauth2' && current.type !== 'oauth2') throw new ApiError('BadRequestError', OAUTH2_VIA_API, [{ field: 'type', message: 'oauth2 is connected in the studio' }]);
@@ -95,42 +89,36 @@ export async function updateSecret(deps: SecretDeps, userId: string, id: string,
   const headerName = type === 'api_key' ? ((body.header_name as string | undefined) ?? (typeChanged ? DEFAULT_API_KEY_HEADER : current.headerName)) : null;
   const provider = (body.provider as string | undefined) ?? current.provider;
   const changed = [...(body.provider !== undefined ? ['provider'] : []), ...(typeChanged ? ['type'] : []), ...Object.keys(values), ...(body.header_name !== undefined ? ['header_name'] : [])];
-  const updated = deps.store.sqlite.transaction(() => {
-    const row = getSecret(deps.store, userId, id);
-    if (!row) throw notFound('Secret');
-    const patch = { provider, type, headerName, updatedAt: now, version: row.version + 1 };
-    deps.store.db.update(secrets).set(patch).where(eq(secrets.id, id)).run();
-    writeSealedValues(deps.store, id, sealed, { replaceAll: typeChanged });
-    recordAudit(deps.store, deps.newId, now, { userId, action: 'secret.updated', outcome: 'success', secretId: id, detail: { type, changed } });
-    return { ...row, ...patch };
-  })();
+  const updated = await deps.secretStore.replace(
+    userId, id, { provider, type, headerName, updatedAt: now }, { values: sealed, replaceAll: typeChanged },
+    auditRecord(deps.newId, now, { userId, action: 'secret.updated', outcome: 'success', secretId: id, detail: { type, changed } }),
+  );
+  if (!updated) throw notFound('Secret');
   return presentSecret(updated);
 }
 
 /** DELETE /secrets/{id}: refused with 409 while a tool refers to it. Answers the secret as it was. */
-export function deleteSecret(deps: SecretDeps, userId: string, id: string): SecretView {
-  return deps.store.sqlite.transaction(() => {
-    const row = getSecret(deps.store, userId, id);
-    if (!row) throw notFound('Secret');
-    const users = toolsReferencing(deps.store, id);
-    if (users.length) {
-      throw new ApiError('ConflictError', `Secret ${id} is used by ${users.length === 20 ? 'at least 20 tools' : `${users.length} tool(s)`}; change or delete them first`, {
-        tool_ids: users,
-      });
-    }
-    deps.store.db.delete(secrets).where(eq(secrets.id, id)).run();
-    recordAudit(deps.store, deps.newId, deps.clock.now(), { userId, action: 'secret.deleted', outcome: 'success', secretId: id, detail: { type: row.type } });
-    return presentSecret(row);
-  })();
+export async function deleteSecret(deps: SecretDeps, userId: string, id: string): Promise<SecretView> {
+  const outcome = await deps.secretStore.delete(userId, id, (row) =>
+    auditRecord(deps.newId, deps.clock.now(), { userId, action: 'secret.deleted', outcome: 'success', secretId: id, detail: { type: row.type } }),
+  );
+  if (!outcome) throw notFound('Secret');
+  if ('usedBy' in outcome) {
+    const users = outcome.usedBy;
+    throw new ApiError('ConflictError', `Secret ${id} is used by ${users.length === 20 ? 'at least 20 tools' : `${users.length} tool(s)`}; change or delete them first`, {
+      tool_ids: users,
+    });
+  }
+  return presentSecret(outcome.deleted);
 }
 
-export function fetchSecret(deps: SecretDeps, userId: string, id: string): SecretView {
-  const row = getSecret(deps.store, userId, id);
+export async function fetchSecret(deps: SecretDeps, userId: string, id: string): Promise<SecretView> {
+  const row = await deps.secretStore.get(userId, id);
   if (!row) throw notFound('Secret');
   return presentSecret(row);
 }
 
-export function pageSecrets(deps: SecretDeps, userId: string, limit: number, cursor: PageCursor | null): { secrets: SecretView[]; token?: string } {
-  const page = toPage(listSecrets(deps.store, userId, limit + 1, cursor), limit, byCreation);
+export async function pageSecrets(deps: SecretDeps, userId: string, limit: number, cursor: PageCursor | null): Promise<{ secrets: SecretView[]; token?: string }> {
+  const page = toPage(await deps.secretStore.list(userId, limit + 1, cursor), limit, byCreation);
   return { secrets: page.items.map(presentSecret), ...(page.token ? { token: page.token } : {}) };
 }

@@ -1,60 +1,181 @@
-import { and, count, desc, eq, sql } from 'drizzle-orm';
-import { prepared } from '../db/prepared.ts';
 import type { Store } from '../db/client.ts';
-import { olderThan } from '../db/keyset.ts';
-import { secretFields, secrets, tools, type SecretRow } from '../db/schema.ts';
+import type { SecretRow } from '../db/schema.ts';
 import type { PageCursor } from '../pagination.ts';
 import type { SealedValue } from '../vault/index.ts';
+import { auditWriter, type AuditRecord } from '../audit/store.ts';
 
-/** Reads and writes of secret rows. Transactions stay in the callers' synchronous blocks; nothing here awaits. */
-
-export function getSecret(store: Store, userId: string, id: string): SecretRow | undefined {
-  return store.db.select().from(secrets).where(and(eq(secrets.id, id), eq(secrets.userId, userId))).get();
+/** What a PUT /secrets/{id} may change besides the sealed values. */
+export interface CredentialPatch {
+  provider: string;
+  type: SecretRow['type'];
+  headerName: string | null;
+  updatedAt: number;
 }
 
-export function getSecretById(store: Store, id: string): SecretRow | undefined {
-  return prepared(store.db, 'getSecretById', (db) => db.select().from(secrets).where(eq(secrets.id, sql.placeholder('id'))).prepare()).get({ id });
+/** An oauth2 grant imported over an existing oauth2 secret (status back to active). */
+export interface GrantPatch {
+  provider: string;
+  tokenUrl: string;
+  clientId: string;
+  expiresAt: number;
+  updatedAt: number;
 }
 
-export function sealedValuesOf(store: Store, secretId: string): SealedValue[] {
-  return prepared(store.db, 'sealedValuesOf', (db) =>
-    db
-      .select({ field: secretFields.field, kekId: secretFields.kekId, wrappedKey: secretFields.wrappedKey, ciphertext: secretFields.ciphertext })
-      .from(secretFields)
-      .where(eq(secretFields.secretId, sql.placeholder('secretId')))
-      .prepare(),
-  ).all({ secretId });
+export interface SealedWrite {
+  values: SealedValue[];
+  /** Removes the fields not in `values` (a change of type, a new grant). */
+  replaceAll: boolean;
 }
 
-export function listSecrets(store: Store, userId: string, limit: number, cursor: PageCursor | null): SecretRow[] {
-  return store.db
-    .select()
-    .from(secrets)
-    .where(and(eq(secrets.userId, userId), olderThan(secrets.createdAt, secrets.id, cursor)))
-    .orderBy(desc(secrets.createdAt), desc(secrets.id))
-    .limit(limit)
-    .all();
+export type DeleteOutcome = { deleted: SecretRow } | { usedBy: string[] } | undefined;
+
+/**
+ * The rows of secrets and their sealed values. Every change bumps `version` in the same
+ * conditional UPDATE that makes it (readers detect a stale copy by it), and commits with its
+ * sealed values and its audit row, or not at all.
+ */
+export interface SecretStore {
+  get(userId: string, id: string): Promise<SecretRow | undefined>;
+  /** By id alone: for the tool runtime and the oauth2 refresher, which got the id from a row of that user. */
+  getById(id: string): Promise<SecretRow | undefined>;
+  sealedValues(secretId: string): Promise<SealedValue[]>;
+  /** Newest first, `limit` rows strictly after `cursor` in (created_at desc, id desc) order. */
+  list(userId: string, limit: number, cursor: PageCursor | null): Promise<SecretRow[]>;
+  userExists(userId: string): Promise<boolean>;
+  create(row: SecretRow, sealed: SealedValue[], audit: AuditRecord): Promise<void>;
+  /** Undefined when the secret (of that user) is gone. */
+  replace(userId: string, id: string, patch: CredentialPatch, sealed: SealedWrite, audit: AuditRecord): Promise<SecretRow | undefined>;
+  /** Undefined when the secret is gone or is not oauth2. */
+  replaceGrant(userId: string, id: string, patch: GrantPatch, sealed: SealedValue[], audit: AuditRecord): Promise<SecretRow | undefined>;
+  /** Refused (with up to `max` tool ids) while a tool refers to the secret. */
+  delete(userId: string, id: string, audit: (row: SecretRow) => AuditRecord, max?: number): Promise<DeleteOutcome>;
+  /** A refreshed oauth2 token pair; false when the secret is gone. */
+  saveTokens(secretId: string, expiresAt: number | null, refreshedAt: number, sealed: SealedValue[]): Promise<boolean>;
+  markNeedsReauthorization(secretId: string, now: number): Promise<void>;
 }
 
-/** Replaces the given encrypted values (one row per field) and removes fields not in `keep`. */
-export function writeSealedValues(store: Store, secretId: string, values: SealedValue[], opts: { replaceAll: boolean }): void {
-  if (opts.replaceAll) store.db.delete(secretFields).where(eq(secretFields.secretId, secretId)).run();
-  for (const v of values) {
-    store.db
-      .insert(secretFields)
-      .values({ secretId, ...v })
-      .onConflictDoUpdate({
-        target: [secretFields.secretId, secretFields.field],
-        set: { kekId: v.kekId, wrappedKey: v.wrappedKey, ciphertext: v.ciphertext },
-      })
-      .run();
-  }
-}
+type RawSecretRow = {
+  id: string;
+  user_id: string;
+  provider: string;
+  type: SecretRow['type'];
+  header_name: string | null;
+  token_url: string | null;
+  client_id: string | null;
+  expires_at: number | null;
+  status: SecretRow['status'];
+  version: number;
+  created_at: number;
+  updated_at: number;
+  last_used_at: number | null;
+  refreshed_at: number | null;
+  lock_owner: string | null;
+  lock_until: number | null;
+};
 
-export function toolsReferencing(store: Store, secretId: string, max = 20): string[] {
-  return store.db.select({ id: tools.id }).from(tools).where(eq(tools.secretId, secretId)).limit(max).all().map((r) => r.id);
-}
+const toRow = (r: RawSecretRow): SecretRow => ({
+  id: r.id, userId: r.user_id, provider: r.provider, type: r.type, headerName: r.header_name, tokenUrl: r.token_url, clientId: r.client_id,
+  expiresAt: r.expires_at, status: r.status, version: r.version, createdAt: r.created_at, updatedAt: r.updated_at, lastUsedAt: r.last_used_at,
+  refreshedAt: r.refreshed_at, lockOwner: r.lock_owner, lockUntil: r.lock_until,
+});
+const maybeRow = (r: RawSecretRow | undefined): SecretRow | undefined => (r ? toRow(r) : undefined);
 
-export function countSecrets(store: Store, userId: string): number {
-  return store.db.select({ n: count() }).from(secrets).where(eq(secrets.userId, userId)).get()?.n ?? 0;
+export function createSqliteSecretStore(handle: Store): SecretStore {
+  const { sqlite } = handle;
+  const audit = auditWriter(sqlite);
+  const byUser = sqlite.prepare<[string, string], RawSecretRow>('SELECT * FROM secrets WHERE id = ? AND user_id = ?');
+  const byId = sqlite.prepare<[string], RawSecretRow>('SELECT * FROM secrets WHERE id = ?');
+  const sealedOf = sqlite.prepare<[string], SealedValue>(
+    'SELECT field, kek_id AS kekId, wrapped_key AS wrappedKey, ciphertext FROM secret_fields WHERE secret_id = ?',
+  );
+  const firstPage = sqlite.prepare<[string, number], RawSecretRow>('SELECT * FROM secrets WHERE user_id = ? ORDER BY created_at DESC, id DESC LIMIT ?');
+  const nextPage = sqlite.prepare<[string, number, number, string, number], RawSecretRow>(
+    'SELECT * FROM secrets WHERE user_id = ? AND (created_at < ? OR (created_at = ? AND id < ?)) ORDER BY created_at DESC, id DESC LIMIT ?',
+  );
+  const user = sqlite.prepare<[string], { id: string }>('SELECT id FROM users WHERE id = ?');
+  const insert = sqlite.prepare(
+    `INSERT INTO secrets (id, user_id, provider, type, header_name, token_url, client_id, expires_at, status, version, created_at, updated_at, last_used_at, refreshed_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const updateCredential = sqlite.prepare<[string, string, string | null, number, string, string], RawSecretRow>(
+    `UPDATE secrets SET provider = ?, type = ?, header_name = ?, updated_at = ?, version = version + 1 WHERE id = ? AND user_id = ? RETURNING *`,
+  );
+  const updateGrant = sqlite.prepare<[string, string, string, number, number, string, string], RawSecretRow>(
+    `UPDATE secrets SET provider = ?, token_url = ?, client_id = ?, expires_at = ?, updated_at = ?, status = 'active', version = version + 1
+     WHERE id = ? AND user_id = ? AND type = 'oauth2' RETURNING *`,
+  );
+  const updateTokens = sqlite.prepare<[number | null, number, string]>(
+    `UPDATE secrets SET expires_at = ?, refreshed_at = ?, status = 'active', version = version + 1 WHERE id = ?`,
+  );
+  const needsReauthorization = sqlite.prepare<[number, string]>(`UPDATE secrets SET status = 'needs_reauthorization', updated_at = ? WHERE id = ?`);
+  const referencing = sqlite.prepare<[string, number], { id: string }>('SELECT id FROM tools WHERE secret_id = ? LIMIT ?');
+  // Conditional: a tool created meanwhile (by another writer) keeps its secret.
+  const remove = sqlite.prepare<[string, string], RawSecretRow>(
+    'DELETE FROM secrets WHERE id = ? AND user_id = ? AND NOT EXISTS (SELECT 1 FROM tools WHERE tools.secret_id = secrets.id) RETURNING *',
+  );
+  const removeFields = sqlite.prepare<[string]>('DELETE FROM secret_fields WHERE secret_id = ?');
+  const upsertField = sqlite.prepare<[string, string, string, string, string]>(
+    `INSERT INTO secret_fields (secret_id, field, kek_id, wrapped_key, ciphertext) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (secret_id, field) DO UPDATE SET kek_id = excluded.kek_id, wrapped_key = excluded.wrapped_key, ciphertext = excluded.ciphertext`,
+  );
+
+  const writeSealed = (secretId: string, values: SealedValue[], replaceAll: boolean) => {
+    if (replaceAll) removeFields.run(secretId);
+    for (const v of values) upsertField.run(secretId, v.field, v.kekId, v.wrappedKey, v.ciphertext);
+  };
+
+  const create = sqlite.transaction((row: SecretRow, sealed: SealedValue[], record: AuditRecord) => {
+    insert.run(
+      row.id, row.userId, row.provider, row.type, row.headerName, row.tokenUrl, row.clientId, row.expiresAt, row.status, row.version,
+      row.createdAt, row.updatedAt, row.lastUsedAt, row.refreshedAt,
+    );
+    writeSealed(row.id, sealed, false);
+    audit(record);
+  });
+  const replace = sqlite.transaction((userId: string, id: string, p: CredentialPatch, sealed: SealedWrite, record: AuditRecord) => {
+    const updated = updateCredential.get(p.provider, p.type, p.headerName, p.updatedAt, id, userId);
+    if (!updated) return undefined;
+    writeSealed(id, sealed.values, sealed.replaceAll);
+    audit(record);
+    return toRow(updated);
+  });
+  const replaceGrant = sqlite.transaction((userId: string, id: string, p: GrantPatch, sealed: SealedValue[], record: AuditRecord) => {
+    const updated = updateGrant.get(p.provider, p.tokenUrl, p.clientId, p.expiresAt, p.updatedAt, id, userId);
+    if (!updated) return undefined;
+    writeSealed(id, sealed, true);
+    audit(record);
+    return toRow(updated);
+  });
+  const del = sqlite.transaction((userId: string, id: string, record: (row: SecretRow) => AuditRecord, max: number): DeleteOutcome => {
+    const removed = remove.get(id, userId);
+    if (removed) {
+      const deleted = toRow(removed);
+      audit(record(deleted));
+      return { deleted };
+    }
+    if (!byUser.get(id, userId)) return undefined;
+    return { usedBy: referencing.all(id, max).map((r) => r.id) };
+  });
+  const saveTokens = sqlite.transaction((secretId: string, expiresAt: number | null, refreshedAt: number, sealed: SealedValue[]) => {
+    if (updateTokens.run(expiresAt, refreshedAt, secretId).changes === 0) return false;
+    writeSealed(secretId, sealed, false);
+    return true;
+  });
+
+  return {
+    get: async (userId, id) => maybeRow(byUser.get(id, userId)),
+    getById: async (id) => maybeRow(byId.get(id)),
+    sealedValues: async (secretId) => sealedOf.all(secretId),
+    list: async (userId, limit, cursor) =>
+      (cursor ? nextPage.all(userId, cursor.createdAt, cursor.createdAt, cursor.id, limit) : firstPage.all(userId, limit)).map(toRow),
+    userExists: async (userId) => user.get(userId) !== undefined,
+    create: async (row, sealed, record) => create(row, sealed, record),
+    replace: async (userId, id, patch, sealed, record) => replace(userId, id, patch, sealed, record),
+    replaceGrant: async (userId, id, patch, sealed, record) => replaceGrant(userId, id, patch, sealed, record),
+    delete: async (userId, id, record, max = 20) => del(userId, id, record, max),
+    saveTokens: async (secretId, expiresAt, refreshedAt, sealed) => saveTokens(secretId, expiresAt, refreshedAt, sealed),
+    markNeedsReauthorization: async (secretId, now) => {
+      needsReauthorization.run(now, secretId);
+    },
+  };
 }

@@ -3,19 +3,19 @@ import { ApiError, notFound } from '../errors.ts';
 import { isEgressError, type EgressError, type GuardedClient, type GuardedResponse } from '../egress/index.ts';
 import type { Logger } from '../log.ts';
 import type { ToolRow, SecretRow } from '../db/schema.ts';
-import { validate } from '../schemas/ajv.ts';
+import { validate, type FieldError } from '../schemas/ajv.ts';
 import { ToolCallBody, type ToolCallResultView } from '../schemas/tools.ts';
-import { recordAudit, type AuditDetail } from '../audit/store.ts';
+import type { AuditDetail } from '../audit/store.ts';
+import { auditRecord } from '../audit/record.ts';
 import type { Credential } from '../secrets/credential.ts';
-import { markUsed, staticCredential } from '../secrets/resolve.ts';
-import { getSecretById } from '../secrets/store.ts';
+import { staticCredential } from '../secrets/resolve.ts';
 import { ReauthorizationRequired, RefreshFailed, type OAuth2Refresher } from '../secrets/oauth2/index.ts';
 import { parameterValidator } from './exec/parameters.ts';
+import { UnsupportedPattern } from './exec/pattern-engine.ts';
 import { buildToolRequest, type ToolRequest } from './exec/request.ts';
 import { credentialForms, redactToolOutput } from './exec/redact.ts';
 import { shapeUpstreamResponse } from './exec/response.ts';
 import type { ToolDeps } from './service.ts';
-import { getTool } from './store.ts';
 
 export interface ToolCallDeps extends ToolDeps {
   client: GuardedClient;
@@ -73,21 +73,70 @@ async function send(deps: ToolCallDeps, req: ToolRequest, timeoutMs: number): Pr
   });
 }
 
+interface CompiledTool {
+  schemaText: string;
+  configText: string;
+  config: ServerConfig | { type: 'client' };
+  check: (input: unknown) => FieldError[];
+}
+
+/** Parsed config and compiled input validator per tool id, least recently used out. */
+const compiledTools = new Map<string, CompiledTool>();
+const COMPILED_TOOLS = 1000;
+
+/**
+ * What a call needs from the tool's JSON, parsed and compiled once per version of the tool:
+ * a hit compares the stored texts themselves, so two replaces within one millisecond cannot
+ * leave a stale validator in use.
+ */
+/**
+ * A tool stored before patterns ran on RE2 may hold one RE2 refuses (a backreference, a
+ * lookahead): the caller learns which and how to fix it, as a 400, not a 500.
+ */
+function validatorOf(tool: ToolRow, parameters: object): CompiledTool['check'] {
+  try {
+    return parameterValidator(`${tool.id}\u0000${tool.schema}`, parameters);
+  } catch (err) {
+    if (!(err instanceof UnsupportedPattern)) throw err;
+    throw new ApiError(
+      'ConfigError',
+      `Tool ${tool.id} has a pattern in schema.parameters that ${err.message}; replace the tool (PUT /tools/${tool.id}) with a pattern without them`,
+    );
+  }
+}
+
+function compiledTool(tool: ToolRow): CompiledTool {
+  let hit = compiledTools.get(tool.id);
+  if (hit && hit.schemaText === tool.schema && hit.configText === tool.config) {
+    compiledTools.delete(tool.id);
+  } else {
+    const parameters = (JSON.parse(tool.schema) as { parameters: object }).parameters;
+    hit = {
+      schemaText: tool.schema,
+      configText: tool.config,
+      config: JSON.parse(tool.config) as CompiledTool['config'],
+      check: validatorOf(tool, parameters),
+    };
+    if (compiledTools.size >= COMPILED_TOOLS) compiledTools.delete(compiledTools.keys().next().value!);
+  }
+  compiledTools.set(tool.id, hit);
+  return hit;
+}
+
 /**
  * POST /tools/{id}/calls: validates the input against the tool's parameters (no outbound
  * request when it fails), attaches the secret's header, makes the call through the guarded
  * client, and returns the upstream's answer with every form of the credential masked.
  */
 export async function callTool(deps: ToolCallDeps, userId: string, toolId: string, raw: unknown): Promise<ToolCallResultView> {
-  const tool: ToolRow | undefined = getTool(deps.store, userId, toolId);
+  const tool: ToolRow | undefined = await deps.toolStore.get(userId, toolId);
   if (!tool) throw notFound('Tool');
   const { input } = validate(ToolCallBody, raw, 'request body', 'ValidationError');
-  const config = JSON.parse(tool.config) as ServerConfig | { type: 'client' };
+  const { config, check } = compiledTool(tool);
   if (config.type !== 'server') {
     throw new ApiError('BadRequestError', `Tool ${tool.id} is a client tool: it runs in the user's browser and is never called by the server`);
   }
-  const parameters = (JSON.parse(tool.schema) as { parameters: object }).parameters;
-  const problems = parameterValidator(`${tool.id}:${tool.updatedAt}`, parameters)(input);
+  const problems = check(input);
   if (problems.length) {
     const first = problems[0]!;
     throw new ApiError('ValidationError', `Invalid tool input: ${first.field} ${first.message}`, problems);
@@ -95,18 +144,18 @@ export async function callTool(deps: ToolCallDeps, userId: string, toolId: strin
 
   const callId = deps.newId('call');
   const started = performance.now();
-  const secret = tool.secretId ? getSecretById(deps.store, tool.secretId) : undefined;
+  const secret = tool.secretId ? await deps.secretStore.getById(tool.secretId) : undefined;
   if (tool.secretId && (!secret || secret.userId !== userId)) throw new ApiError('ConflictError', `The tool's secret ${tool.secretId} no longer exists`);
   const used: Credential[] = [];
+  // One transaction: the audit row, and the secret marked as used at the same time.
   const audit = (outcome: 'success' | 'failure', detail: AuditDetail) =>
-    deps.store.sqlite.transaction(() => {
-      const at = deps.clock.now();
-      recordAudit(deps.store, deps.newId, at, {
+    deps.toolStore.recordCall(
+      auditRecord(deps.newId, deps.clock.now(), {
         userId, action: secret ? 'secret.used' : 'tool.called', outcome, toolId: tool.id, secretId: secret?.id ?? null, callId,
         detail: { ...detail, duration_ms: Math.round(performance.now() - started) },
-      });
-      if (secret) markUsed(deps, secret.id, at);
-    })();
+      }),
+      secret?.id ?? null,
+    );
 
   try {
     let credential = secret ? await credentialOf(deps, secret) : undefined;
@@ -120,7 +169,7 @@ export async function callTool(deps: ToolCallDeps, userId: string, toolId: strin
       res = await send(deps, buildToolRequest({ url: config.url, method: config.method, input, credential }), timeoutMs);
     }
     const output = redactToolOutput(shapeUpstreamResponse(res), used.flatMap(credentialForms));
-    audit(res.status < 400 ? 'success' : 'failure', { upstream_status: res.status });
+    await audit(res.status < 400 ? 'success' : 'failure', { upstream_status: res.status });
     return { call_id: callId, tool_id: tool.id, name: tool.name, input, output, duration_ms: Math.round((performance.now() - started) * 10) / 10 };
   } catch (err) {
     const mapped =
@@ -129,7 +178,7 @@ export async function callTool(deps: ToolCallDeps, userId: string, toolId: strin
       : err instanceof RefreshFailed ? new ApiError('BadGatewayError', `Refreshing the oauth2 access token failed: ${err.message}`, { secret_id: secret?.id })
       : isEgressError(err) ? upstreamFailure(err)
       : null;
-    audit('failure', { error_kind: mapped?.kind ?? 'InternalServerError', ...(isEgressError(err) ? { reason: err.reason } : {}) });
+    await audit('failure', { error_kind: mapped?.kind ?? 'InternalServerError', ...(isEgressError(err) ? { reason: err.reason } : {}) });
     throw mapped ?? err;
   }
 }

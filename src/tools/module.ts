@@ -11,16 +11,18 @@ export const toolsModule = defineModule({
   name: 'tools',
   config: toolSettings,
   create(p, limits) {
-    const secrets: SecretDeps = { store: p.store, vault: p.vault, clock: p.clock, newId: p.newId };
+    const secrets: SecretDeps = { secretStore: p.stores.secrets, vault: p.vault, clock: p.clock, newId: p.newId };
     const refresher = createOAuth2Refresher({
       tokens: createVaultTokenStore(secrets),
-      sqlite: p.store.sqlite,
+      lock: p.stores.secretLocks,
       client: p.client,
       clock: p.clock,
       log: p.log,
-      onEvent: (e) => auditRefresh(secrets, e),
+      onEvent: (e) => {
+        auditRefresh({ ...secrets, audit: p.stores.audit }, e).catch((err: unknown) => p.log.error('oauth2: the refresh audit row was not written', { error: String(err) }));
+      },
     });
-    const deps: ToolCallDeps = { ...secrets, client: p.client, refresher, log: p.log, limits };
+    const deps: ToolCallDeps = { ...secrets, toolStore: p.stores.tools, client: p.client, refresher, log: p.log, limits };
     return { deps, routes: toolRoutes(deps) };
   },
 });

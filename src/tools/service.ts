@@ -1,18 +1,16 @@
-import { eq } from 'drizzle-orm';
 import { ApiError, notFound } from '../errors.ts';
-import { tools, type ToolRow } from '../db/schema.ts';
+import type { ToolRow } from '../db/schema.ts';
 import { byCreation, toPage, type PageCursor } from '../pagination.ts';
 import { validate } from '../schemas/ajv.ts';
 import { ToolBody, type ToolBodyInput, type ToolView } from '../schemas/tools.ts';
-import { recordAudit } from '../audit/store.ts';
+import { auditRecord } from '../audit/record.ts';
 import type { SecretDeps } from '../secrets/deps.ts';
-import { getSecret } from '../secrets/store.ts';
 import { checkParameters } from './exec/parameters.ts';
 import { placeholdersOf } from './exec/url-template.ts';
 import { presentTool } from './present.ts';
-import { getTool, listTools } from './store.ts';
+import type { ToolStore, ToolValues } from './store.ts';
 
-export type ToolDeps = SecretDeps;
+export type ToolDeps = SecretDeps & { toolStore: ToolStore };
 
 /**
  * Everything about a tool body that a JSON Schema alone cannot say: the parameters are a
@@ -46,10 +44,7 @@ function checkTool(body: ToolBodyInput): void {
   }
 }
 
-function rowValues(deps: ToolDeps, userId: string, body: ToolBodyInput) {
-  if (body.auth && !getSecret(deps.store, userId, body.auth.secret_id)) {
-    throw new ApiError('NotFoundError', 'Secret not found', [{ field: 'auth.secret_id', message: `no secret ${body.auth.secret_id}` }]);
-  }
+function rowValues(body: ToolBodyInput): ToolValues {
   const config = body.config.type === 'server' ? { ...body.config, method: body.config.method.toUpperCase() } : body.config;
   return {
     name: body.name,
@@ -61,56 +56,56 @@ function rowValues(deps: ToolDeps, userId: string, body: ToolBodyInput) {
   };
 }
 
-export function createTool(deps: ToolDeps, userId: string, raw: unknown): ToolView {
+function secretNotFound(secretId: string | null): ApiError {
+  return new ApiError('NotFoundError', 'Secret not found', [{ field: 'auth.secret_id', message: `no secret ${secretId}` }]);
+}
+
+export async function createTool(deps: ToolDeps, userId: string, raw: unknown): Promise<ToolView> {
   const body = validate(ToolBody, raw);
   checkTool(body);
   const now = deps.clock.now();
-  const row = deps.store.sqlite.transaction((): ToolRow => {
-    const created: ToolRow = { id: deps.newId('tool'), userId, ...rowValues(deps, userId, body), createdAt: now, updatedAt: now };
-    deps.store.db.insert(tools).values(created).run();
-    recordAudit(deps.store, deps.newId, now, { userId, action: 'tool.created', outcome: 'success', toolId: created.id, secretId: created.secretId });
-    return created;
-  })();
-  return presentTool(row);
+  const row: ToolRow = { id: deps.newId('tool'), userId, ...rowValues(body), createdAt: now, updatedAt: now };
+  const created = await deps.toolStore.create(
+    row,
+    auditRecord(deps.newId, now, { userId, action: 'tool.created', outcome: 'success', toolId: row.id, secretId: row.secretId }),
+  );
+  if (created === 'secret_missing') throw secretNotFound(row.secretId);
+  return presentTool(created);
 }
 
 /** PUT /tools/{id}: a full replace; a new auth.secret_id swaps the secret the next call uses. */
-export function replaceTool(deps: ToolDeps, userId: string, id: string, raw: unknown): ToolView {
-  if (!getTool(deps.store, userId, id)) throw notFound('Tool');
+export async function replaceTool(deps: ToolDeps, userId: string, id: string, raw: unknown): Promise<ToolView> {
+  if (!(await deps.toolStore.get(userId, id))) throw notFound('Tool');
   const body = validate(ToolBody, raw);
   checkTool(body);
   const now = deps.clock.now();
-  const row = deps.store.sqlite.transaction((): ToolRow => {
-    const current = getTool(deps.store, userId, id);
-    if (!current) throw notFound('Tool');
-    const values = rowValues(deps, userId, body);
-    deps.store.db.update(tools).set({ ...values, updatedAt: now }).where(eq(tools.id, id)).run();
-    recordAudit(deps.store, deps.newId, now, {
+  const values = rowValues(body);
+  const row = await deps.toolStore.replace(userId, id, values, now, (current) =>
+    auditRecord(deps.newId, now, {
       userId, action: 'tool.updated', outcome: 'success', toolId: id, secretId: values.secretId,
       ...(values.secretId !== current.secretId ? { detail: { changed: ['auth.secret_id'] } } : {}),
-    });
-    return { ...current, ...values, updatedAt: now };
-  })();
+    }),
+  );
+  if (row === 'not_found') throw notFound('Tool');
+  if (row === 'secret_missing') throw secretNotFound(values.secretId);
   return presentTool(row);
 }
 
-export function deleteTool(deps: ToolDeps, userId: string, id: string): ToolView {
-  return deps.store.sqlite.transaction(() => {
-    const row = getTool(deps.store, userId, id);
-    if (!row) throw notFound('Tool');
-    deps.store.db.delete(tools).where(eq(tools.id, id)).run();
-    recordAudit(deps.store, deps.newId, deps.clock.now(), { userId, action: 'tool.deleted', outcome: 'success', toolId: id, secretId: row.secretId });
-    return presentTool(row);
-  })();
-}
-
-export function fetchTool(deps: ToolDeps, userId: string, id: string): ToolView {
-  const row = getTool(deps.store, userId, id);
+export async function deleteTool(deps: ToolDeps, userId: string, id: string): Promise<ToolView> {
+  const row = await deps.toolStore.delete(userId, id, (deleted) =>
+    auditRecord(deps.newId, deps.clock.now(), { userId, action: 'tool.deleted', outcome: 'success', toolId: id, secretId: deleted.secretId }),
+  );
   if (!row) throw notFound('Tool');
   return presentTool(row);
 }
 
-export function pageTools(deps: ToolDeps, userId: string, limit: number, cursor: PageCursor | null) {
-  const page = toPage(listTools(deps.store, userId, limit + 1, cursor), limit, byCreation);
+export async function fetchTool(deps: ToolDeps, userId: string, id: string): Promise<ToolView> {
+  const row = await deps.toolStore.get(userId, id);
+  if (!row) throw notFound('Tool');
+  return presentTool(row);
+}
+
+export async function pageTools(deps: ToolDeps, userId: string, limit: number, cursor: PageCursor | null) {
+  const page = toPage(await deps.toolStore.list(userId, limit + 1, cursor), limit, byCreation);
   return { tools: page.items.map(presentTool), ...(page.token ? { token: page.token } : {}) };
 }

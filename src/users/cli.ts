@@ -3,6 +3,7 @@ import { openStore } from '../db/client.ts';
 import { deriveKey } from '../keys.ts';
 import { systemClock, randomId } from '../clock.ts';
 import { checkMasterKey } from '../vault/key-check.ts';
+import { createSqliteVaultStore } from '../vault/store.ts';
 import { createSqliteUserStore, type CreditChange } from './store.ts';
 import { addCredits, createKey, createUser, getUser, listKeys, listUsers, revokeKey, setCredits, type UserDeps } from './accounts.ts';
 import { PERMISSIONS, isPermission, type Permission } from './permissions.ts';
@@ -11,7 +12,7 @@ async function withUsers<T>(ctx: CommandContext, fn: (deps: UserDeps) => Promise
   const store = openStore(ctx.config.databaseFile);
   try {
     // A wrong master key would write API-key hashes no server could verify: refuse first.
-    checkMasterKey(store.sqlite, ctx.config.masterKey);
+    await checkMasterKey(createSqliteVaultStore(store), ctx.config.masterKey);
     return await fn({
       users: createSqliteUserStore(store),
       clock: systemClock,

@@ -1,5 +1,6 @@
 import type { Command, CommandContext } from '../cli/command.ts';
-import { openStore, type Store } from '../db/client.ts';
+import { openStore } from '../db/client.ts';
+import { createSqliteStores, type Stores } from '../db/stores.ts';
 import { systemClock, randomId } from '../clock.ts';
 import { createLogger } from '../log.ts';
 import { createKeyProvider } from './providers/index.ts';
@@ -10,11 +11,12 @@ import { VaultKeyError } from './errors.ts';
  * Runs `fn` on a ready vault over the configured database (any command that seals or opens
  * uses it). A key the vault refuses is reported as the operator message, exit code 1.
  */
-export async function withVault(ctx: CommandContext, fn: (vault: Vault, store: Store) => Promise<number>): Promise<number> {
-  const store = openStore(ctx.config.databaseFile);
+export async function withVault(ctx: CommandContext, fn: (vault: Vault, stores: Stores) => Promise<number>): Promise<number> {
+  const handle = openStore(ctx.config.databaseFile);
   try {
+    const stores = createSqliteStores(handle);
     const vault = createVault({
-      store,
+      store: stores.vault,
       provider: createKeyProvider(ctx.config.keyProvider, ctx.config.masterKey),
       masterKey: ctx.config.masterKey,
       clock: systemClock,
@@ -22,13 +24,13 @@ export async function withVault(ctx: CommandContext, fn: (vault: Vault, store: S
       log: createLogger(ctx.err), // stdout carries only the command's JSON result
     });
     await vault.ready();
-    return await fn(vault, store);
+    return await fn(vault, stores);
   } catch (e) {
     if (!(e instanceof VaultKeyError)) throw e;
     ctx.err(e.message);
     return 1;
   } finally {
-    store.close();
+    handle.close();
   }
 }
 

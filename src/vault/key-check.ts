@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import type { Store } from '../db/client.ts';
+import type { VaultStore } from './store.ts';
 import { deriveKey } from '../keys.ts';
 import { VaultKeyError } from './errors.ts';
 
@@ -16,11 +16,9 @@ export function masterKeyCheckValue(masterKey: Buffer): string {
  * It guards more than the vault: API-key hashes and sealed webhook secrets derive from the
  * master key too, and a wrong key would otherwise only show as every request failing.
  */
-export function checkMasterKey(sqlite: Store['sqlite'], masterKey: Buffer): void {
+export async function checkMasterKey(vstore: Pick<VaultStore, 'recordMeta'>, masterKey: Buffer): Promise<void> {
   const expected = masterKeyCheckValue(masterKey);
-  sqlite.prepare('INSERT INTO vault_meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING').run(CHECK_NAME, expected);
-  const stored = sqlite.prepare<[string], { value: string }>('SELECT value FROM vault_meta WHERE name = ?').get(CHECK_NAME);
-  if (stored?.value !== expected) {
+  if ((await vstore.recordMeta(CHECK_NAME, expected)) !== expected) {
     throw new VaultKeyError(
       'The master key is not the one this data directory was created with (its key check value in vault_meta differs). ' +
         'Start the service with the MIMIC_MASTER_KEY (or MIMIC_MASTER_KEY_FILE) this data directory was created with.',

@@ -23,7 +23,7 @@ export function createKeyring(vstore: VaultStore, provider: KeyProvider): Keyrin
   const loading = new Map<string, Promise<Buffer>>();
 
   async function unwrap(kekId: string): Promise<Buffer> {
-    const row = vstore.key(kekId);
+    const row = await vstore.key(kekId);
     if (!row) throw new Error(`the vault has no key-encryption key ${kekId}`);
     if (row.provider !== provider.name) {
       throw new VaultKeyError(
@@ -71,7 +71,7 @@ export function createKeyring(vstore: VaultStore, provider: KeyProvider): Keyrin
       plain.set(kekId, kek);
     },
     async verifyAll() {
-      for (const row of vstore.keys()) await keyring.get(row.id);
+      for (const row of await vstore.keys()) await keyring.get(row.id);
     },
   };
   return keyring;

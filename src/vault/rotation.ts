@@ -3,7 +3,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Clock, IdFactory } from '../clock.ts';
 import type { Logger } from '../log.ts';
 import type { KeyProvider } from './providers/interface.ts';
-import type { Rewrap, VaultStore } from './store.ts';
+import type { FieldCursor, Rewrap, VaultStore } from './store.ts';
 import { kekContext, type Keyring } from './keyring.ts';
 import { unwrapDataKey, wrapDataKey } from './envelope.ts';
 
@@ -47,7 +47,7 @@ export async function rotateKeys(deps: RotationDeps, opts: RotateOptions = {}): 
   const kekId = deps.newId('kek');
   const wrapped = await provider.wrap(kek, kekContext(kekId));
   keyring.remember(kekId, kek);
-  vstore.promote(kekId, provider.name, wrapped, deps.clock.now());
+  await vstore.promote(kekId, provider.name, wrapped, deps.clock.now());
   log.info('vault: new primary key-encryption key', { kek_id: kekId });
 
   let rewrapped = 0;
@@ -58,13 +58,14 @@ export async function rotateKeys(deps: RotationDeps, opts: RotateOptions = {}): 
   // process that read the previous primary just before the switch is caught by a later pass.
   for (let pending = Infinity; pending > 0; ) {
     pending = 0;
-    for (const oldKekId of vstore.nonPrimaryIds()) {
-      for (let after = 0; ; ) {
-        const rows = vstore.batch(oldKekId, after, batchSize);
+    for (const oldKekId of await vstore.nonPrimaryIds()) {
+      for (let after: FieldCursor | null = null; ; ) {
+        const rows = await vstore.batch(oldKekId, after, batchSize);
         if (rows.length === 0) break;
-        after = rows[rows.length - 1]!.rid;
+        const last = rows[rows.length - 1]!;
+        after = { secretId: last.secret_id, field: last.field };
         // Re-read per batch: a concurrent rotation may have made a newer primary; follow it.
-        const targetId = vstore.primaryId();
+        const targetId = await vstore.primaryId();
         if (!targetId) throw new Error('the vault lost its primary key during rotation');
         const target = await keyring.get(targetId);
         const oldKek = await keyring.get(oldKekId);
@@ -92,7 +93,7 @@ export async function rotateKeys(deps: RotationDeps, opts: RotateOptions = {}): 
           });
         }
         if (rewraps.length) {
-          rewrapped += vstore.applyRewraps(rewraps);
+          rewrapped += await vstore.applyRewraps(rewraps);
           opts.onProgress?.(rewrapped);
         }
         await nextTurn(); // keep a rotation inside the server from starving its requests
@@ -100,8 +101,8 @@ export async function rotateKeys(deps: RotationDeps, opts: RotateOptions = {}): 
     }
   }
 
-  const retired = vstore.retireUnused();
-  const primary = vstore.primaryId() ?? kekId;
+  const retired = await vstore.retireUnused();
+  const primary = (await vstore.primaryId()) ?? kekId;
   log.info('vault: rotation finished', { primary, rewrapped, retired, unreadable: unreadable.size });
   return { primary, rewrapped, retired, unreadable: [...unreadable.values()] };
 }

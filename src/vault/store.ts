@@ -1,8 +1,9 @@
 import type { Store } from '../db/client.ts';
 
 /**
- * The vault's SQL, all synchronous: better-sqlite3 transactions must not await, so callers
- * do their crypto (and provider calls) before and after, never inside.
+ * The vault's SQL behind an async interface. Inside, SQLite stays synchronous: each
+ * transaction is one method here, and callers do their crypto (and provider calls) before
+ * and after, never inside.
  */
 
 export interface KekRow {
@@ -14,9 +15,14 @@ export interface KekRow {
   demoted_at: number | null;
 }
 
-/** A secret_fields row as rotation sees it; `rid` is its rowid, the cursor of a pass. */
+/** Where a rotation pass stands in one KEK's rows: (secret_id, field), the key of secret_fields. */
+export interface FieldCursor {
+  secretId: string;
+  field: string;
+}
+
+/** A secret_fields row as rotation sees it. */
 export interface WrappedFieldRow {
-  rid: number;
   secret_id: string;
   field: string;
   kek_id: string;
@@ -33,9 +39,28 @@ export interface Rewrap {
   newWrappedKey: string;
 }
 
-export type VaultStore = ReturnType<typeof createVaultStore>;
+export interface VaultStore {
+  primaryId(): Promise<string | undefined>;
+  key(id: string): Promise<KekRow | undefined>;
+  keys(): Promise<KekRow[]>;
+  nonPrimaryIds(): Promise<string[]>;
+  /** Inserts the first primary unless one exists (another process may have won the race); false when it lost. */
+  insertFirstPrimary(id: string, provider: string, wrapped: string, now: number): Promise<boolean>;
+  /** The new KEK becomes the one primary; the previous primary becomes active (still decrypts). */
+  promote(id: string, provider: string, wrapped: string, now: number): Promise<void>;
+  /** Up to `limit` rows under `kekId` after `after`, in (secret_id, field) order. */
+  batch(kekId: string, after: FieldCursor | null, limit: number): Promise<WrappedFieldRow[]>;
+  /** Applies re-wraps in one transaction, each only if the row is still as read; returns how many were. */
+  applyRewraps(rewraps: Rewrap[]): Promise<number>;
+  /** Retires demoted KEKs no data key refers to any more; returns their ids. */
+  retireUnused(): Promise<string[]>;
+  dataKeyCounts(): Promise<Map<string, number>>;
+  /** Records `value` under `name` unless a value is there; answers the stored value. */
+  recordMeta(name: string, value: string): Promise<string | undefined>;
+}
 
-export function createVaultStore(sqlite: Store['sqlite']) {
+export function createSqliteVaultStore(handle: Store): VaultStore {
+  const { sqlite } = handle;
   const primary = sqlite.prepare<[], { id: string }>(
     `SELECT id FROM vault_keys WHERE status = 'primary' ORDER BY created_at DESC, id DESC LIMIT 1`,
   );
@@ -46,11 +71,10 @@ export function createVaultStore(sqlite: Store['sqlite']) {
   );
   const demotePrimary = sqlite.prepare<[number]>(`UPDATE vault_keys SET status = 'active', demoted_at = ? WHERE status = 'primary'`);
   const nonPrimary = sqlite.prepare<[], { id: string }>(`SELECT id FROM vault_keys WHERE status <> 'primary' ORDER BY created_at, id`);
-  // (kek_id, rowid) is exactly what secret_fields_kek_idx holds: each batch is an index range.
-  const batch = sqlite.prepare<[string, number, number], WrappedFieldRow>(
-    `SELECT f.rowid AS rid, f.secret_id, f.field, f.kek_id, f.wrapped_key, s.user_id
-     FROM secret_fields f JOIN secrets s ON s.id = f.secret_id
-     WHERE f.kek_id = ? AND f.rowid > ? ORDER BY f.rowid LIMIT ?`,
+  const rowsOf = `SELECT f.secret_id, f.field, f.kek_id, f.wrapped_key, s.user_id FROM secret_fields f JOIN secrets s ON s.id = f.secret_id`;
+  const firstBatch = sqlite.prepare<[string, number], WrappedFieldRow>(`${rowsOf} WHERE f.kek_id = ? ORDER BY f.secret_id, f.field LIMIT ?`);
+  const nextBatch = sqlite.prepare<[string, string, string, string, number], WrappedFieldRow>(
+    `${rowsOf} WHERE f.kek_id = ? AND (f.secret_id > ? OR (f.secret_id = ? AND f.field > ?)) ORDER BY f.secret_id, f.field LIMIT ?`,
   );
   // Compare-and-set: a row replaced meanwhile (a PUT, a token refresh) keeps its new value.
   const casRewrap = sqlite.prepare<[string, string, string, string, string, string]>(
@@ -63,48 +87,39 @@ export function createVaultStore(sqlite: Store['sqlite']) {
      RETURNING id`,
   );
   const counts = sqlite.prepare<[], { kek_id: string; n: number }>('SELECT kek_id, COUNT(*) AS n FROM secret_fields GROUP BY kek_id');
+  const insertMeta = sqlite.prepare<[string, string]>('INSERT INTO vault_meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING');
+  const meta = sqlite.prepare<[string], { value: string }>('SELECT value FROM vault_meta WHERE name = ?');
+
+  // Immediate: two processes cannot both see "no primary" and both insert.
+  const insertFirst = sqlite.transaction((id: string, provider: string, wrapped: string, now: number) => {
+    if (primary.get()) return false;
+    insertKey.run(id, provider, wrapped, now);
+    return true;
+  });
+  const promote = sqlite.transaction((id: string, provider: string, wrapped: string, now: number) => {
+    demotePrimary.run(now);
+    insertKey.run(id, provider, wrapped, now);
+  });
+  const apply = sqlite.transaction((rewraps: Rewrap[]) => {
+    let changed = 0;
+    for (const r of rewraps) changed += casRewrap.run(r.newKekId, r.newWrappedKey, r.secretId, r.field, r.oldKekId, r.oldWrappedKey).changes;
+    return changed;
+  });
 
   return {
-    primaryId: (): string | undefined => primary.get()?.id,
-    key: (id: string): KekRow | undefined => keyById.get(id),
-    keys: (): KekRow[] => allKeys.all(),
-    nonPrimaryIds: (): string[] => nonPrimary.all().map((r) => r.id),
-
-    /** Inserts the first primary unless one exists (another process may have won the race); immediate so both cannot pass the check. */
-    insertFirstPrimary: (id: string, provider: string, wrapped: string, now: number): boolean =>
-      sqlite
-        .transaction(() => {
-          if (primary.get()) return false;
-          insertKey.run(id, provider, wrapped, now);
-          return true;
-        })
-        .immediate(),
-
-    /** The new KEK becomes the one primary; the previous primary becomes active (still decrypts). */
-    promote: (id: string, provider: string, wrapped: string, now: number): void => {
-      sqlite
-        .transaction(() => {
-          demotePrimary.run(now);
-          insertKey.run(id, provider, wrapped, now);
-        })
-        .immediate();
+    primaryId: async () => primary.get()?.id,
+    key: async (id) => keyById.get(id),
+    keys: async () => allKeys.all(),
+    nonPrimaryIds: async () => nonPrimary.all().map((r) => r.id),
+    insertFirstPrimary: async (id, provider, wrapped, now) => insertFirst.immediate(id, provider, wrapped, now),
+    promote: async (id, provider, wrapped, now) => promote.immediate(id, provider, wrapped, now),
+    batch: async (kekId, after, limit) => (after ? nextBatch.all(kekId, after.secretId, after.secretId, after.field, limit) : firstBatch.all(kekId, limit)),
+    applyRewraps: async (rewraps) => apply(rewraps),
+    retireUnused: async () => retireUnused.all().map((r) => r.id),
+    dataKeyCounts: async () => new Map(counts.all().map((r) => [r.kek_id, r.n])),
+    recordMeta: async (name, value) => {
+      insertMeta.run(name, value);
+      return meta.get(name)?.value;
     },
-
-    batch: (kekId: string, afterRid: number, limit: number): WrappedFieldRow[] => batch.all(kekId, afterRid, limit),
-
-    /** Applies re-wraps in one transaction; returns how many rows were still as read. */
-    applyRewraps: (rewraps: Rewrap[]): number =>
-      sqlite.transaction(() => {
-        let changed = 0;
-        for (const r of rewraps) {
-          changed += casRewrap.run(r.newKekId, r.newWrappedKey, r.secretId, r.field, r.oldKekId, r.oldWrappedKey).changes;
-        }
-        return changed;
-      })(),
-
-    /** Retires demoted KEKs no data key refers to any more; returns their ids. */
-    retireUnused: (): string[] => retireUnused.all().map((r) => r.id),
-
-    dataKeyCounts: (): Map<string, number> => new Map(counts.all().map((r) => [r.kek_id, r.n])),
   };
 }

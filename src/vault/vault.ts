@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { isoTime, type Clock, type IdFactory } from '../clock.ts';
-import type { Store } from '../db/client.ts';
 import type { Logger } from '../log.ts';
 import type { KeyProvider } from './providers/interface.ts';
-import { createVaultStore } from './store.ts';
+import type { VaultStore } from './store.ts';
 import { createKeyring, kekContext } from './keyring.ts';
 import { openValue, sealValue } from './envelope.ts';
 import { checkMasterKey } from './key-check.ts';
@@ -44,7 +43,7 @@ export interface Vault {
 }
 
 export interface VaultDeps {
-  store: Store;
+  store: VaultStore;
   provider: KeyProvider;
   masterKey: Buffer;
   clock: Clock;
@@ -57,19 +56,18 @@ export interface VaultDeps {
  * the primary KEK from vault_keys on every seal, and loads a KEK it has not seen on first use.
  */
 export function createVault(deps: VaultDeps): Vault {
-  const { store, provider, clock, log } = deps;
-  const vstore = createVaultStore(store.sqlite);
+  const { store: vstore, provider, clock, log } = deps;
   const keyring = createKeyring(vstore, provider);
 
   async function initialise(): Promise<void> {
-    checkMasterKey(store.sqlite, deps.masterKey);
+    await checkMasterKey(vstore, deps.masterKey);
     await keyring.verifyAll();
-    if (vstore.primaryId()) return;
+    if (await vstore.primaryId()) return;
     const kek = randomBytes(32);
     const id = deps.newId('kek');
     const wrapped = await provider.wrap(kek, kekContext(id));
     // Another process starting at the same moment may have inserted its own first key: then ours is dropped.
-    if (vstore.insertFirstPrimary(id, provider.name, wrapped, clock.now())) {
+    if (await vstore.insertFirstPrimary(id, provider.name, wrapped, clock.now())) {
       keyring.remember(id, kek);
       log.info('vault: created the first key-encryption key', { kek_id: id, provider: provider.name });
     }
@@ -83,7 +81,7 @@ export function createVault(deps: VaultDeps): Vault {
 
     async seal(userId, secretId, values) {
       await init;
-      const kekId = vstore.primaryId();
+      const kekId = await vstore.primaryId();
       if (!kekId) throw new Error('the vault has no primary key-encryption key');
       const kek = await keyring.get(kekId);
       return Object.entries(values).map(([field, value]) => {
@@ -120,10 +118,10 @@ export function createVault(deps: VaultDeps): Vault {
 
     async status() {
       await init;
-      const counts = vstore.dataKeyCounts();
+      const counts = await vstore.dataKeyCounts();
       return {
-        primary: vstore.primaryId() ?? null,
-        keys: vstore.keys().map((k) => ({
+        primary: (await vstore.primaryId()) ?? null,
+        keys: (await vstore.keys()).map((k) => ({
           id: k.id,
           provider: k.provider,
           status: k.status,

@@ -5,6 +5,7 @@ import type { WebhookMessageRow } from '../db/schema/webhooks.ts';
 import { createOutboxStore, type AttemptResult, type OutboxStore } from './outbox.ts';
 import type { OutboxHandle } from './outbox-store.ts';
 import { createWebhookSecrets, type WebhookSecrets } from './secrets.ts';
+import { createSqliteWebhookSecretStore } from './secrets-store.ts';
 import { signatureHeader } from './signing.ts';
 
 /** Builds a message's JSON body at send time (so signed URLs in it are fresh); null drops it. */
@@ -79,7 +80,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
   const secrets =
     deps.secrets ??
     (deps.masterKey
-      ? createWebhookSecrets({ db, clock: deps.clock, masterKey: deps.masterKey })
+      ? createWebhookSecrets({ store: createSqliteWebhookSecretStore(db), clock: deps.clock, masterKey: deps.masterKey })
       : (() => {
           throw new Error('createWebhookDispatcher needs secrets or masterKey');
         })());
@@ -127,7 +128,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
           'user-agent': USER_AGENT,
           'webhook-id': message.id,
           'webhook-timestamp': String(timestamp),
-          'webhook-signature': signatureHeader(secrets.activeSecrets(message.userId), message.id, timestamp, payload),
+          'webhook-signature': signatureHeader(await secrets.activeSecrets(message.userId), message.id, timestamp, payload),
         },
         body: payload,
         timeoutMs: deps.timeoutMs,

@@ -5,6 +5,7 @@ import { parsePage, pageToken } from '../pagination.ts';
 import type { WebhookDb } from './db.ts';
 import { listMessages } from './outbox.ts';
 import { createWebhookSecrets, type WebhookSecrets } from './secrets.ts';
+import { createSqliteWebhookSecretStore } from './secrets-store.ts';
 
 export interface WebhookRouteDeps {
   store: { db: WebhookDb };
@@ -22,7 +23,7 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
  */
 export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
   const { db } = deps.store;
-  const secrets = deps.secrets ?? (deps.masterKey ? createWebhookSecrets({ db, clock: deps.clock, masterKey: deps.masterKey }) : undefined);
+  const secrets = deps.secrets ?? (deps.masterKey ? createWebhookSecrets({ store: createSqliteWebhookSecretStore(db), clock: deps.clock, masterKey: deps.masterKey }) : undefined);
   if (!secrets) throw new Error('webhookRoutes needs secrets or masterKey');
   const view = (s: { secret: string; createdAt: number; previousExpiresAt: number | null }) => ({
     secret: s.secret,

@@ -1,8 +1,6 @@
-import { eq } from 'drizzle-orm';
 import type { Clock } from '../clock.ts';
 import { deriveKey, open, seal } from '../keys.ts';
-import { webhookSecrets } from '../db/schema/webhooks.ts';
-import type { WebhookDb } from './db.ts';
+import type { WebhookSecretRow, WebhookSecretStore } from './secrets-store.ts';
 import { generateSigningSecret } from './signing.ts';
 
 /** How long the previous secret keeps signing after a rotation. */
@@ -17,14 +15,14 @@ export interface SigningSecretView {
 }
 
 export interface WebhookSecrets {
-  getOrCreateSigningSecret(userId: string): SigningSecretView;
-  rotateSigningSecret(userId: string): SigningSecretView;
+  getOrCreateSigningSecret(userId: string): Promise<SigningSecretView>;
+  rotateSigningSecret(userId: string): Promise<SigningSecretView>;
   /** The secrets that sign a message now: the current one first, then an unexpired previous one. */
-  activeSecrets(userId: string): string[];
+  activeSecrets(userId: string): Promise<string[]>;
 }
 
 export interface WebhookSecretsDeps {
-  db: WebhookDb;
+  store: WebhookSecretStore;
   clock: Clock;
   /** The master key; the sealing key is deriveKey(master, 'webhook-secrets'). */
   masterKey: Buffer;
@@ -38,11 +36,10 @@ const aad = (userId: string) => `webhook-secret:${userId}`;
  */
 export function createWebhookSecrets(deps: WebhookSecretsDeps): WebhookSecrets {
   const key = deriveKey(deps.masterKey, 'webhook-secrets');
-  const { db } = deps;
+  const { store } = deps;
+  const sealNew = (userId: string) => seal(key, generateSigningSecret(), aad(userId));
 
-  const read = (userId: string) => db.select().from(webhookSecrets).where(eq(webhookSecrets.userId, userId)).get() as typeof webhookSecrets.$inferSelect | undefined;
-
-  const view = (row: typeof webhookSecrets.$inferSelect, now: number): SigningSecretView => {
+  const view = (row: WebhookSecretRow, now: number): SigningSecretView => {
     const previousLive = row.previous !== null && row.previousExpiresAt !== null && row.previousExpiresAt > now;
     return {
       secret: open(key, row.current, aad(row.userId)),
@@ -51,40 +48,20 @@ export function createWebhookSecrets(deps: WebhookSecretsDeps): WebhookSecrets {
     };
   };
 
-  function getOrCreate(userId: string): typeof webhookSecrets.$inferSelect {
-    const existing = read(userId);
-    if (existing) return existing;
-    const now = deps.clock.now();
-    // Two processes may race here: the loser's insert is ignored and both read the winner's secret.
-    db.insert(webhookSecrets)
-      .values({ userId, current: seal(key, generateSigningSecret(), aad(userId)), createdAt: now })
-      .onConflictDoNothing()
-      .run();
-    return read(userId)!;
-  }
+  // Two processes may race to create: the loser's insert is ignored and both read the winner's secret.
+  const getOrCreate = async (userId: string): Promise<WebhookSecretRow> =>
+    (await store.get(userId)) ?? store.createIfAbsent(userId, sealNew(userId), deps.clock.now());
 
   return {
-    getOrCreateSigningSecret: (userId) => view(getOrCreate(userId), deps.clock.now()),
+    getOrCreateSigningSecret: async (userId) => view(await getOrCreate(userId), deps.clock.now()),
 
-    rotateSigningSecret(userId) {
-      return db.transaction((tx) => {
-        const row = getOrCreate(userId);
-        const now = deps.clock.now();
-        tx.update(webhookSecrets)
-          .set({
-            current: seal(key, generateSigningSecret(), aad(userId)),
-            previous: row.current,
-            previousExpiresAt: now + ROTATION_OVERLAP_MS,
-            rotatedAt: now,
-          })
-          .where(eq(webhookSecrets.userId, userId))
-          .run();
-        return view(read(userId)!, now);
-      });
+    async rotateSigningSecret(userId) {
+      const now = deps.clock.now();
+      return view(await store.rotate(userId, sealNew(userId), sealNew(userId), now, now + ROTATION_OVERLAP_MS), now);
     },
 
-    activeSecrets(userId) {
-      const row = getOrCreate(userId);
+    async activeSecrets(userId) {
+      const row = await getOrCreate(userId);
       const now = deps.clock.now();
       const secrets = [open(key, row.current, aad(userId))];
       if (row.previous && row.previousExpiresAt !== null && row.previousExpiresAt > now) {

@@ -28,7 +28,7 @@ export interface Harness {
 /** The operator verbs on the users of a running service (tests create users and revoke keys with them). */
 export function userDeps(services: Services): UserDeps {
   return {
-    users: createSqliteUserStore(services.store),
+    users: services.stores.users,
     clock: services.clock,
     newId: randomId,
     apiKeyHashKey: deriveKey(services.config.masterKey, 'api-key-hash'),

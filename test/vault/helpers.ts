@@ -8,6 +8,7 @@ import { silentLogger } from '../../src/log.ts';
 import type { Config } from '../../src/config.ts';
 import type { CommandContext } from '../../src/cli/command.ts';
 import { createLocalKeyProvider, createVault, type SealedValue, type Vault } from '../../src/vault/index.ts';
+import { createSqliteVaultStore } from '../../src/vault/store.ts';
 
 export const KEY_A = Buffer.alloc(32, 0xa1);
 export const KEY_B = Buffer.alloc(32, 0xb2);
@@ -44,7 +45,7 @@ export function useTempStores(): { open: () => Store; stores: readonly Store[]; 
 }
 
 export function makeVault(store: Store, masterKey = KEY_A): Vault {
-  return createVault({ store, provider: createLocalKeyProvider(masterKey), masterKey, clock: systemClock, newId: randomId, log: silentLogger });
+  return createVault({ store: createSqliteVaultStore(store), provider: createLocalKeyProvider(masterKey), masterKey, clock: systemClock, newId: randomId, log: silentLogger });
 }
 
 export function addUser(store: Store, id: string): string {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Store } from '../../src/db/client.ts';
 import { checkMasterKey, createKeyProvider, createLocalKeyProvider, VaultDecryptError, VaultKeyError } from '../../src/vault/index.ts';
 import { masterKeyCheckValue } from '../../src/vault/key-check.ts';
+import { createSqliteVaultStore } from '../../src/vault/store.ts';
 import { addSecret, addUser, KEY_A, KEY_B, makeVault, readFields, useTempStores, writeFields } from './helpers.ts';
 
 const { open, stores } = useTempStores();
@@ -10,14 +11,15 @@ const checkRow = (store: Store) =>
   store.sqlite.prepare<[], { value: string }>(`SELECT value FROM vault_meta WHERE name = 'master_key_check'`).get()?.value;
 
 describe('master key check', () => {
-  it('records the check value on first use and refuses any other key afterwards', () => {
+  it('records the check value on first use and refuses any other key afterwards', async () => {
     const store = open();
+    const vstore = createSqliteVaultStore(store);
     expect(checkRow(store)).toBeUndefined();
-    checkMasterKey(store.sqlite, KEY_A);
+    await checkMasterKey(vstore, KEY_A);
     expect(checkRow(store)).toMatch(/^[\w-]{43}$/);
-    expect(() => checkMasterKey(store.sqlite, KEY_A)).not.toThrow();
-    expect(() => checkMasterKey(store.sqlite, KEY_B)).toThrow(VaultKeyError);
-    expect(() => checkMasterKey(store.sqlite, KEY_B)).toThrow(
+    await expect(checkMasterKey(vstore, KEY_A)).resolves.toBeUndefined();
+    await expect(checkMasterKey(vstore, KEY_B)).rejects.toThrow(VaultKeyError);
+    await expect(checkMasterKey(vstore, KEY_B)).rejects.toThrow(
       /not the one this data directory was created with.*MIMIC_MASTER_KEY \(or MIMIC_MASTER_KEY_FILE\)/,
     );
     expect(checkRow(store)).toBe(masterKeyCheckValue(KEY_A)); // a refused key never overwrites it

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/db/client.ts';
 import type { Vault } from '../../src/vault/index.ts';
-import { createVaultStore } from '../../src/vault/store.ts';
+import { createSqliteVaultStore } from '../../src/vault/store.ts';
 import { addSecret, addUser, kekIdsInUse, makeVault, readFields, tamper, tempDataDir, writeFields } from './helpers.ts';
 
 let data: ReturnType<typeof tempDataDir>;
@@ -94,12 +94,12 @@ describe('vault rotate', () => {
   });
 
   it('does not clobber a row replaced (a PUT) between reading it for re-wrap and writing it back', async () => {
-    const vstore = createVaultStore(store.sqlite);
+    const vstore = createSqliteVaultStore(store);
     const [read] = readFields(store, 'sec_001');
     await vault.rotate(); // any rewrap needs a second KEK: re-wrap the old read "back" to the old KEK
     writeFields(store, 'sec_001', await vault.seal('usr_a', 'sec_001', { token: 'after-the-put' }));
     const put = readFields(store, 'sec_001').find((r) => r.field === 'token')!;
-    const changed = vstore.applyRewraps([
+    const changed = await vstore.applyRewraps([
       { secretId: 'sec_001', field: 'token', oldKekId: read!.kekId, oldWrappedKey: read!.wrappedKey, newKekId: read!.kekId, newWrappedKey: 'g1.x.y.z' },
       { secretId: 'sec_001', field: 'token', oldKekId: put.kekId, oldWrappedKey: read!.wrappedKey, newKekId: read!.kekId, newWrappedKey: 'g1.x.y.z' },
     ]);

@@ -9,6 +9,7 @@ import { webhookAttempts, webhookMessages } from '../../src/db/schema/webhooks.t
 import { createWebhookDispatcher, type WebhookDispatcherDeps } from '../../src/webhooks/dispatcher.ts';
 import { enqueueWebhook, listDeliveries } from '../../src/webhooks/outbox.ts';
 import { createWebhookSecrets } from '../../src/webhooks/secrets.ts';
+import { createSqliteWebhookSecretStore } from '../../src/webhooks/secrets-store.ts';
 import { signPayload } from '../../src/webhooks/signing.ts';
 import { silentLogger } from '../../src/log.ts';
 import { startTlsServer, type ReceivedRequest, type TestServer } from '../helpers/tls.ts';
@@ -66,7 +67,7 @@ const enqueue = (url = `${receiver.url}/hooks?token=SECRET-TOKEN`) =>
   enqueueWebhook(store.db, { userId: 'usr_a', event: 'animation.done', resourceId: 'anm_1', url, now });
 const message = (id: string) => store.db.select().from(webhookMessages).where(eq(webhookMessages.id, id)).get()!;
 const attempts = (id: string) => store.db.select().from(webhookAttempts).where(eq(webhookAttempts.messageId, id)).all();
-const secretOf = () => createWebhookSecrets({ db: store.db, clock, masterKey: MASTER }).getOrCreateSigningSecret('usr_a').secret;
+const secretOf = async () => (await createWebhookSecrets({ store: createSqliteWebhookSecretStore(store.db), clock, masterKey: MASTER }).getOrCreateSigningSecret('usr_a')).secret;
 const headersOf = (r: ReceivedRequest) => r.headers as Record<string, string>;
 
 describe('delivery', () => {
@@ -83,7 +84,7 @@ describe('delivery', () => {
       'webhook-id': id,
       'webhook-timestamp': String(Math.floor(now / 1000)),
     });
-    expect(new Webhook(secretOf()).verify(req.body.toString(), headersOf(req))).toEqual({
+    expect(new Webhook(await secretOf()).verify(req.body.toString(), headersOf(req))).toEqual({
       type: 'animation.done',
       data: { id: 'anm_1', result_url: 'https://cdn.example/r?signature=fresh1' },
     });
@@ -106,7 +107,7 @@ describe('delivery', () => {
     expect(await dispatcher().runOnce()).toBe(1);
     expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual([id, id]);
     expect(JSON.parse(receiver.received[1]!.body.toString()).data.result_url).toMatch(/fresh2$/);
-    expect(new Webhook(secretOf()).verify(receiver.received[1]!.body.toString(), headersOf(receiver.received[1]!))).toBeTruthy();
+    expect(new Webhook(await secretOf()).verify(receiver.received[1]!.body.toString(), headersOf(receiver.received[1]!))).toBeTruthy();
     expect(message(id)).toMatchObject({ status: 'delivered', attempts: 2, lastStatus: 204 });
     expect(attempts(id).map((a) => [a.attempt, a.statusCode, a.outcome])).toEqual([
       [1, 500, 'failure'],
@@ -301,9 +302,9 @@ describe('durability and concurrency', () => {
 
 describe('rotation', () => {
   it('during the overlap both secrets sign, and each signature verifies on its own', async () => {
-    const secrets = createWebhookSecrets({ db: store.db, clock, masterKey: MASTER });
-    const old = secrets.getOrCreateSigningSecret('usr_a').secret;
-    const fresh = secrets.rotateSigningSecret('usr_a').secret;
+    const secrets = createWebhookSecrets({ store: createSqliteWebhookSecretStore(store.db), clock, masterKey: MASTER });
+    const old = (await secrets.getOrCreateSigningSecret('usr_a')).secret;
+    const fresh = (await secrets.rotateSigningSecret('usr_a')).secret;
     enqueue();
     await dispatcher({ secrets }).runOnce();
     const req = receiver.received[0]!;

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { generateSigningSecret, signatureHeader, signPayload } from '../../src/webhooks/signing.ts';
 import { createWebhookSecrets, ROTATION_OVERLAP_MS } from '../../src/webhooks/secrets.ts';
+import { createSqliteWebhookSecretStore } from '../../src/webhooks/secrets-store.ts';
 import { webhookSecrets } from '../../src/db/schema/webhooks.ts';
 import { addUser, openTestStore } from './db.ts';
 
@@ -48,40 +49,40 @@ describe('signing secrets', () => {
     addUser(store, 'usr_b');
     let now = 1_000_000;
     const clock = { now: () => now };
-    const secrets = createWebhookSecrets({ db: store.db, clock, masterKey: Buffer.alloc(32, 3) });
+    const secrets = createWebhookSecrets({ store: createSqliteWebhookSecretStore(store.db), clock, masterKey: Buffer.alloc(32, 3) });
     return { store, secrets, advance: (ms: number) => (now += ms), clock };
   };
 
   it('creates once per user, stores it sealed, and returns the same secret after', async () => {
     const { store, secrets } = await setup();
-    const first = secrets.getOrCreateSigningSecret('usr_a');
+    const first = await secrets.getOrCreateSigningSecret('usr_a');
     expect(first).toMatchObject({ createdAt: 1_000_000, previousExpiresAt: null });
-    expect(secrets.getOrCreateSigningSecret('usr_a').secret).toBe(first.secret);
-    expect(secrets.getOrCreateSigningSecret('usr_b').secret).not.toBe(first.secret);
+    expect((await secrets.getOrCreateSigningSecret('usr_a')).secret).toBe(first.secret);
+    expect((await secrets.getOrCreateSigningSecret('usr_b')).secret).not.toBe(first.secret);
     const row = store.db.select().from(webhookSecrets).where(eq(webhookSecrets.userId, 'usr_a')).get()!;
     expect(row.current).not.toContain(first.secret.slice(6));
   });
 
   it('a sealed secret copied to another user does not open (bound by AAD)', async () => {
     const { store, secrets } = await setup();
-    secrets.getOrCreateSigningSecret('usr_a');
-    secrets.getOrCreateSigningSecret('usr_b');
+    await secrets.getOrCreateSigningSecret('usr_a');
+    await secrets.getOrCreateSigningSecret('usr_b');
     const a = store.db.select().from(webhookSecrets).where(eq(webhookSecrets.userId, 'usr_a')).get()!;
     store.db.update(webhookSecrets).set({ current: a.current }).where(eq(webhookSecrets.userId, 'usr_b')).run();
-    expect(() => secrets.activeSecrets('usr_b')).toThrow();
+    await expect(secrets.activeSecrets('usr_b')).rejects.toThrow();
   });
 
   it('rotation: the previous secret signs alongside the new one for 24 h', async () => {
     const { secrets, advance } = await setup();
-    const old = secrets.getOrCreateSigningSecret('usr_a');
+    const old = await secrets.getOrCreateSigningSecret('usr_a');
     advance(5000);
-    const rotated = secrets.rotateSigningSecret('usr_a');
+    const rotated = await secrets.rotateSigningSecret('usr_a');
     expect(rotated.secret).not.toBe(old.secret);
     expect(rotated).toMatchObject({ createdAt: 1_005_000, previousExpiresAt: 1_005_000 + ROTATION_OVERLAP_MS });
-    expect(secrets.activeSecrets('usr_a')).toEqual([rotated.secret, old.secret]);
-    expect(secrets.getOrCreateSigningSecret('usr_a').secret).toBe(rotated.secret);
+    expect(await secrets.activeSecrets('usr_a')).toEqual([rotated.secret, old.secret]);
+    expect((await secrets.getOrCreateSigningSecret('usr_a')).secret).toBe(rotated.secret);
     advance(ROTATION_OVERLAP_MS);
-    expect(secrets.activeSecrets('usr_a')).toEqual([rotated.secret]);
-    expect(secrets.getOrCreateSigningSecret('usr_a').previousExpiresAt).toBeNull();
+    expect(await secrets.activeSecrets('usr_a')).toEqual([rotated.secret]);
+    expect((await secrets.getOrCreateSigningSecret('usr_a')).previousExpiresAt).toBeNull();
   });
 });

@@ -5,6 +5,7 @@ import { systemClock, randomId } from '../../clock.ts';
 import { createLogger } from '../../log.ts';
 import { checkMasterKey } from '../../vault/key-check.ts';
 import { valueOf } from '../../cli/values.ts';
+import { createSqliteVaultStore } from '../../vault/store.ts';
 import { createLocalBackend } from '../local/index.ts';
 import { createWorkerTokens, type WorkerTokens } from './tokens.ts';
 import { createWorkerTokenStore } from './token-store.ts';
@@ -14,7 +15,7 @@ async function withWorkers<T>(ctx: CommandContext, fn: (workers: WorkerTokens) =
   const store = openStore(ctx.config.databaseFile);
   try {
     // A wrong master key would store token hashes no server could verify: refuse first.
-    checkMasterKey(store.sqlite, ctx.config.masterKey);
+    await checkMasterKey(createSqliteVaultStore(store), ctx.config.masterKey);
     return await fn(createWorkerTokens({ store: createWorkerTokenStore(store), clock: systemClock, newId: randomId, hashKey: deriveKey(ctx.config.masterKey, 'worker-token-hash') }));
   } finally {
     store.close();

@@ -16,7 +16,8 @@ import type { GuardedClient } from '../../egress/client.ts';
 import type { Logger } from '../../log.ts';
 import { ReauthorizationRequired, RefreshFailed } from './errors.ts';
 import { guardedFetch } from './fetch.ts';
-import { newLockOwner, tryLock, unlock, type SqliteHandle } from './lock.ts';
+import { newLockOwner } from './lock.ts';
+import type { LeaseLock } from '../../jobs/lock-store.ts';
 import type { OAuth2Grant, RefreshedTokens, TokenStore } from './token-store.ts';
 
 /**
@@ -36,8 +37,8 @@ export interface OAuth2RefreshEvent {
 
 export interface OAuth2RefresherOptions {
   tokens: TokenStore;
-  /** The database connection the refresh lock lives on. */
-  sqlite: SqliteHandle;
+  /** The lease lock on `secrets` rows (stores.secretLocks), shared by every process on the database. */
+  lock: LeaseLock;
   client: GuardedClient;
   clock: Clock;
   log: Logger;
@@ -87,7 +88,7 @@ function clientAuth(grant: OAuth2Grant): ClientAuth {
 }
 
 export function createOAuth2Refresher(opts: OAuth2RefresherOptions): OAuth2Refresher {
-  const { tokens, sqlite, client, clock, log } = opts;
+  const { tokens, lock, client, clock, log } = opts;
   const skewMs = opts.skewMs ?? 60_000;
   const leaseMs = opts.leaseMs ?? 30_000;
   const waitMs = opts.waitMs ?? 25;
@@ -167,7 +168,7 @@ export function createOAuth2Refresher(opts: OAuth2RefresherOptions): OAuth2Refre
   async function refreshAcrossProcesses(seen: OAuth2Grant, isStale: Staleness): Promise<string> {
     const { secretId } = seen;
     const owner = newLockOwner();
-    for (let polls = Math.ceil(maxWaitMs / waitMs); !(await tryLock(sqlite, secretId, owner, clock.now(), leaseMs)); polls--) {
+    for (let polls = Math.ceil(maxWaitMs / waitMs); !(await lock.take(secretId, owner, clock.now(), leaseMs)); polls--) {
       if (polls <= 0) throw new RefreshFailed(secretId, hostOf(seen.tokenUrl), 'lock_timeout');
       await sleep(waitMs);
       const grant = await readUsable(secretId);
@@ -178,7 +179,7 @@ export function createOAuth2Refresher(opts: OAuth2RefresherOptions): OAuth2Refre
       const grant = await readUsable(secretId);
       return isStale(grant) ? await refreshLocked(grant) : grant.accessToken;
     } finally {
-      await unlock(sqlite, secretId, owner);
+      await lock.release(secretId, owner);
     }
   }
 

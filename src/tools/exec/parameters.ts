@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import formats from 'ajv-formats';
 import type { FieldError } from '../../schemas/ajv.ts';
+import { patternProblem, re2Engine } from './pattern-engine.ts';
 
 /**
  * Limits on a tool's `schema.parameters` (a JSON Schema written by the user):
@@ -8,7 +9,8 @@ import type { FieldError } from '../../schemas/ajv.ts';
  * - a JSON object with `type: "object"` at the root (a tool call's input is an object);
  * - valid against the draft-07 meta-schema (`$schema`, when present, must name draft-07);
  * - at most 64 KiB serialized (UTF-8) and at most 32 levels of nested objects/arrays;
- * - every `pattern` and `patternProperties` key at most 1000 characters;
+ * - every `pattern` and `patternProperties` key at most 1000 characters, and an RE2 expression
+ *   (linear-time matching: no backreferences, no lookaround; see pattern-engine.ts);
  * - `$ref` local only (starting with `#`): nothing is ever fetched or shared between schemas;
  * - it must compile: unresolvable `$ref`s, unknown `format`s, unknown keywords (typos such as
  *   `requird`) and invalid regular expressions are refused with the compiler's reason.
@@ -39,6 +41,7 @@ const OPTIONS: Options = {
   coerceTypes: false,
   removeAdditional: false,
   logger: false,
+  code: { regExp: re2Engine },
 };
 
 /** Validates user schemas against the meta-schema; never compiles or stores a user schema. */
@@ -104,13 +107,17 @@ function scan(root: object): FieldError[] {
       if (key === '$ref' && typeof child === 'string' && !child.startsWith('#')) {
         found.push({ field: at, message: 'must be a local reference starting with # (remote references are not fetched)' });
       }
-      if (key === 'pattern' && typeof child === 'string' && child.length > PARAMETERS_LIMITS.maxPatternLength) {
-        found.push({ field: at, message: `must be at most ${PARAMETERS_LIMITS.maxPatternLength} characters` });
+      if (key === 'pattern' && typeof child === 'string') {
+        const problem = child.length > PARAMETERS_LIMITS.maxPatternLength ? `must be at most ${PARAMETERS_LIMITS.maxPatternLength} characters` : patternProblem(child);
+        if (problem) found.push({ field: at, message: problem });
       }
       if (key === 'patternProperties' && isObject(child)) {
         for (const pattern of Object.keys(child)) {
           if (pattern.length > PARAMETERS_LIMITS.maxPatternLength) {
             found.push({ field: at, message: `must have patterns of at most ${PARAMETERS_LIMITS.maxPatternLength} characters` });
+          } else {
+            const problem = patternProblem(pattern);
+            if (problem) found.push({ field: `${at}.${pattern}`, message: `key ${problem}` });
           }
         }
       }

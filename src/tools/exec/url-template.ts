@@ -68,6 +68,20 @@ function parseTemplate(url: string): Template | { error: string } {
   return { pieces: pieces.filter((p) => p !== ''), names, origin: parsed.origin };
 }
 
+/** Parsed templates of stored tool URLs (a tool call fills the same few URLs again and again); never mutated. */
+const parsed = new Map<string, Template | { error: string }>();
+const PARSED_TEMPLATES = 1000;
+
+function parsedTemplate(url: string): Template | { error: string } {
+  let template = parsed.get(url);
+  if (!template) {
+    template = parseTemplate(url);
+    if (parsed.size >= PARSED_TEMPLATES) parsed.delete(parsed.keys().next().value!);
+    parsed.set(url, template);
+  }
+  return template;
+}
+
 /** The placeholder names of a tool URL, or why the URL cannot be a tool URL (a phrase after "config.url"). */
 export function placeholdersOf(url: string): { names: string[] } | { error: string } {
   const template = parseTemplate(url);
@@ -81,7 +95,7 @@ export function placeholdersOf(url: string): { names: string[] } | { error: stri
  * Returns the URL without its fragment and the input keys it consumed.
  */
 export function fillUrl(url: string, input: Readonly<Record<string, unknown>>): { url: string; consumed: string[] } {
-  const template = parseTemplate(url);
+  const template = parsedTemplate(url);
   if ('error' in template) throw new ApiError('ConfigError', `The tool URL ${template.error}`);
 
   const problems: FieldError[] = [];

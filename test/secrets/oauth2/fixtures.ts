@@ -1,3 +1,4 @@
+import { secretsLock } from '../../../src/jobs/lock-store.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -152,7 +153,7 @@ export function createFixture(endpoint: TokenEndpoint, clientOpts: { allow?: str
     refresher(opts = {}) {
       const store = refreshers++ === 0 ? first : openStore(file);
       if (store !== first) stores.push(store);
-      return createOAuth2Refresher({ tokens, sqlite: store.sqlite, client, clock: { now: () => Date.now() }, log, onEvent: (e) => events.push(e), ...opts });
+      return createOAuth2Refresher({ tokens, lock: secretsLock(store.sqlite), client, clock: { now: () => Date.now() }, log, onEvent: (e) => events.push(e), ...opts });
     },
     addSecret(id, grant = {}) {
       first.sqlite

@@ -1,0 +1,139 @@
+import { expect, it } from 'vitest';
+import type { Dialect } from '../dialects.ts';
+import { audit, sealed, secretRow, seedUser, toolRow, withDatabase } from '../seed.ts';
+
+/** Secrets need a KEK row for their sealed values' foreign key: the vault store makes one. */
+async function withKek(stores: Awaited<ReturnType<Dialect['open']>>['stores']): Promise<string> {
+  await stores.vault.insertFirstPrimary('kek_1', 'local', 'wrapped', 0);
+  return 'kek_1';
+}
+
+export function contract(dialect: Dialect): void {
+  it('creates a secret with its sealed values and audit row, and reads it back scoped to its user', async () => {
+    await withDatabase(dialect, async (db) => {
+    const { stores } = db;
+    const kek = await withKek(stores);
+    const u = await seedUser(stores, 'usr_a');
+    await seedUser(stores, 'usr_b');
+    expect(await stores.secrets.userExists(u)).toBe(true);
+    expect(await stores.secrets.userExists('usr_nobody')).toBe(false);
+    const row = secretRow(u, 'sec_1', 1000, { type: 'basic' });
+    await stores.secrets.create(row, [sealed('username', kek), sealed('password', kek)], audit(u, 1000, { action: 'secret.created', secretId: 'sec_1' }));
+
+    expect(await stores.secrets.get(u, 'sec_1')).toEqual(row);
+    expect(await stores.secrets.get('usr_b', 'sec_1')).toBeUndefined();
+    expect(await stores.secrets.getById('sec_1')).toEqual(row);
+    expect((await stores.secrets.sealedValues('sec_1')).sort((x, y) => x.field.localeCompare(y.field))).toEqual([sealed('password', kek), sealed('username', kek)]);
+    expect((await stores.audit.list({ userId: u }, 10, null)).map((e) => e.action)).toEqual(['secret.created']);
+
+    const other = await db.reopen();
+    try {
+      expect(await other.stores.secrets.getById('sec_1')).toEqual(row);
+    } finally {
+      await other.close();
+    }
+    });
+  });
+
+  it('lists a user’s secrets newest first, in pages by (created_at, id)', async () => {
+    await withDatabase(dialect, async (db) => {
+    const { stores } = db;
+    const u = await seedUser(stores, 'usr_a');
+    await seedUser(stores, 'usr_b');
+    for (const [id, at] of [['sec_a', 1000], ['sec_b', 2000], ['sec_c', 2000], ['sec_d', 3000]] as const) {
+      await stores.secrets.create(secretRow(u, id, at), [], audit(u, at));
+    }
+    await stores.secrets.create(secretRow('usr_b', 'sec_x', 5000), [], audit('usr_b', 5000));
+    const first = await stores.secrets.list(u, 3, null);
+    expect(first.map((s) => s.id)).toEqual(['sec_d', 'sec_c', 'sec_b']);
+    const next = await stores.secrets.list(u, 3, { createdAt: 2000, id: 'sec_b' });
+    expect(next.map((s) => s.id)).toEqual(['sec_a']);
+    expect(await stores.secrets.list(u, 3, { createdAt: 1000, id: 'sec_a' })).toEqual([]);
+    });
+  });
+
+  it('replaces a credential: bumps the version, writes the values (all of them on a change of type) and the audit row', async () => {
+    await withDatabase(dialect, async (db) => {
+    const { stores } = db;
+    const kek = await withKek(stores);
+    const u = await seedUser(stores, 'usr_a');
+    await stores.secrets.create(secretRow(u, 'sec_1', 1000, { type: 'basic' }), [sealed('username', kek), sealed('password', kek)], audit(u, 1000));
+
+    const kept = await stores.secrets.replace(u, 'sec_1', { provider: 'p2', type: 'basic', headerName: null, updatedAt: 2000 }, { values: [sealed('password', kek, 'v2')], replaceAll: false }, audit(u, 2000, { action: 'secret.updated' }));
+    expect(kept).toMatchObject({ provider: 'p2', version: 2, updatedAt: 2000, createdAt: 1000 });
+    expect((await stores.secrets.sealedValues('sec_1')).map((v) => v.ciphertext).sort()).toEqual(['ct-password-v2', 'ct-username-v1']);
+
+    const retyped = await stores.secrets.replace(u, 'sec_1', { provider: 'p2', type: 'bearer', headerName: null, updatedAt: 3000 }, { values: [sealed('token', kek)], replaceAll: true }, audit(u, 3000, { action: 'secret.updated' }));
+    expect(retyped).toMatchObject({ type: 'bearer', version: 3 });
+    expect((await stores.secrets.sealedValues('sec_1')).map((v) => v.field)).toEqual(['token']);
+    expect(await stores.secrets.replace('usr_other', 'sec_1', { provider: 'p', type: 'bearer', headerName: null, updatedAt: 4000 }, { values: [], replaceAll: false }, audit(u, 4000))).toBeUndefined();
+    expect((await stores.audit.list({ userId: u, action: 'secret.updated' }, 10, null))).toHaveLength(2);
+    });
+  });
+
+  it('bumps the version in the write itself, so writes from two connections both count', async () => {
+    await withDatabase(dialect, async (db) => {
+      const other = await db.reopen();
+      try {
+        const u = await seedUser(db.stores, 'usr_a');
+        await db.stores.secrets.create(secretRow(u, 'sec_1', 1000), [], audit(u, 1000));
+        const patch = { provider: 'p', type: 'bearer' as const, headerName: null, updatedAt: 2000 };
+        const [a, b] = await Promise.all([
+          db.stores.secrets.replace(u, 'sec_1', patch, { values: [], replaceAll: false }, audit(u, 2000)),
+          other.stores.secrets.replace(u, 'sec_1', patch, { values: [], replaceAll: false }, audit(u, 2000)),
+        ]);
+        expect([a!.version, b!.version].sort()).toEqual([2, 3]);
+        expect(await other.stores.secrets.saveTokens('sec_1', null, 3000, [])).toBe(true);
+        expect((await db.stores.secrets.getById('sec_1'))!.version).toBe(4);
+      } finally {
+        await other.close();
+      }
+    });
+  });
+
+  it('imports a grant over an oauth2 secret only, and saves refreshed tokens', async () => {
+    await withDatabase(dialect, async (db) => {
+    const { stores } = db;
+    const kek = await withKek(stores);
+    const u = await seedUser(stores, 'usr_a');
+    await stores.secrets.create(secretRow(u, 'sec_bearer', 1000), [sealed('token', kek)], audit(u, 1000));
+    await stores.secrets.create(
+      secretRow(u, 'sec_o', 1000, { type: 'oauth2', tokenUrl: 'https://t', clientId: 'c', status: 'needs_reauthorization' }),
+      [sealed('access_token', kek), sealed('refresh_token', kek), sealed('client_secret', kek)],
+      audit(u, 1000),
+    );
+    const grant = { provider: 'p', tokenUrl: 'https://t2', clientId: 'c2', expiresAt: 9000, updatedAt: 2000 };
+    expect(await stores.secrets.replaceGrant(u, 'sec_bearer', grant, [], audit(u, 2000))).toBeUndefined();
+    const imported = await stores.secrets.replaceGrant(u, 'sec_o', grant, [sealed('access_token', kek, 'v2'), sealed('refresh_token', kek, 'v2')], audit(u, 2000));
+    expect(imported).toMatchObject({ tokenUrl: 'https://t2', clientId: 'c2', expiresAt: 9000, status: 'active', version: 2 });
+    expect((await stores.secrets.sealedValues('sec_o')).map((v) => v.field).sort()).toEqual(['access_token', 'refresh_token']);
+
+    await stores.secrets.markNeedsReauthorization('sec_o', 3000);
+    expect(await stores.secrets.getById('sec_o')).toMatchObject({ status: 'needs_reauthorization', updatedAt: 3000 });
+    expect(await stores.secrets.saveTokens('sec_o', 12_000, 4000, [sealed('access_token', kek, 'v3')])).toBe(true);
+    expect(await stores.secrets.getById('sec_o')).toMatchObject({ status: 'active', expiresAt: 12_000, refreshedAt: 4000, version: 3 });
+    expect((await stores.secrets.sealedValues('sec_o')).find((v) => v.field === 'access_token')!.ciphertext).toBe('ct-access_token-v3');
+    expect(await stores.secrets.saveTokens('sec_gone', 1, 1, [])).toBe(false);
+    });
+  });
+
+  it('deletes a secret no tool refers to; refuses, naming the tools, while one does', async () => {
+    await withDatabase(dialect, async (db) => {
+    const { stores } = db;
+    const u = await seedUser(stores, 'usr_a');
+    const row = secretRow(u, 'sec_1', 1000);
+    await stores.secrets.create(row, [], audit(u, 1000));
+    expect(await stores.tools.create(toolRow(u, 'tool_1', 1000, { secretId: 'sec_1' }), audit(u, 1000))).not.toBe('secret_missing');
+    expect(await stores.secrets.delete(u, 'sec_1', () => audit(u, 2000))).toEqual({ usedBy: ['tool_1'] });
+    expect(await stores.secrets.delete(u, 'sec_1', () => audit(u, 2000), 1)).toEqual({ usedBy: ['tool_1'] });
+    await stores.tools.delete(u, 'tool_1', () => audit(u, 2000));
+    expect(await stores.secrets.delete('usr_other', 'sec_1', () => audit(u, 2000))).toBeUndefined();
+    const seen: string[] = [];
+    expect(await stores.secrets.delete(u, 'sec_1', (deleted) => (seen.push(deleted.id), audit(u, 3000, { action: 'secret.deleted', secretId: deleted.id })))).toEqual({ deleted: row });
+    expect(seen).toEqual(['sec_1']);
+    expect(await stores.secrets.get(u, 'sec_1')).toBeUndefined();
+    expect(await stores.secrets.delete(u, 'sec_1', () => audit(u, 4000))).toBeUndefined();
+    expect((await stores.audit.list({ userId: u, action: 'secret.deleted' }, 10, null)).map((e) => e.secretId)).toEqual(['sec_1']);
+    });
+  });
+}
