@@ -5,6 +5,7 @@ import { createWorker, type Worker } from './jobs/worker.ts';
 import { jobCatalogue } from './jobs/catalogue.ts';
 import { createWebhookDispatcher, type WebhookDispatcher } from './webhooks/index.ts';
 import { MODULES } from './modules.ts';
+import { webhookBodyBuilders } from './resources/lifecycle.ts';
 
 export type ServiceOptions = PlatformOptions;
 
@@ -53,9 +54,9 @@ export function createServices(config: Config, opts: ServiceOptions = {}, module
     log,
   });
 
-  const resources = new Map(instances.flatMap((i) => i.resources ?? []).map((r) => [r.name, r]));
   const dispatcher = createWebhookDispatcher({
     store: platform.store,
+    outbox: platform.stores.outbox,
     client: platform.client,
     clock: platform.clock,
     secrets: platform.webhookSecrets,
@@ -64,7 +65,7 @@ export function createServices(config: Config, opts: ServiceOptions = {}, module
     pollMs: config.webhooks.pollMs,
     log,
     // `animation.done` asks the `animation` kind for its body.
-    bodies: Object.fromEntries([...resources].map(([name, r]) => [name, (resourceId: string, userId: string) => r.webhookBody(resourceId, userId)])),
+    bodies: webhookBodyBuilders(instances.flatMap((i) => i.resources ?? [])),
   });
 
   return {

@@ -1,7 +1,6 @@
 import { defineModule } from '../platform/module.ts';
 import { defaultBackoff } from '../jobs/catalogue.ts';
 import { animationSchemas } from '../schemas/animations.ts';
-import { webhookBodyBuilders } from '../resources/lifecycle.ts';
 import type { AnimationDeps } from './deps.ts';
 import { RENDER_JOB } from './deps.ts';
 import { animationLifecycle } from './kind.ts';
@@ -16,7 +15,6 @@ export const animationsModule = defineModule({
     const lifecycle = animationLifecycle(stores.resources, clock, media);
     const deps: AnimationDeps = { config, lifecycle, clock, newId, schemas: animationSchemas(config.storageScheme), queue, media };
     const render: RenderDeps = { ...deps, backend, client, log };
-    const bodies = webhookBodyBuilders([lifecycle]);
     return {
       deps,
       render,
@@ -32,7 +30,7 @@ export const animationsModule = defineModule({
           onExhausted: (job) => finishWithError(render, job.resourceId, 'UnknownError', 'The animation could not be rendered after several attempts'),
         },
       ],
-      resources: Object.entries(bodies).map(([name, body]) => ({ name, webhookBody: body })),
+      resources: [lifecycle],
     };
   },
 });

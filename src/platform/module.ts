@@ -10,6 +10,7 @@ import type { ErrorKind } from '../errors.ts';
 import type { Command } from '../cli/command.ts';
 import type { Platform } from './platform.ts';
 import type { JobKind } from '../jobs/catalogue.ts';
+import type { Lifecycle } from '../resources/lifecycle.ts';
 
 export type Method = 'get' | 'post' | 'put' | 'delete';
 
@@ -53,14 +54,10 @@ export interface Route {
 }
 
 /**
- * A resource kind (src/resources/) whose final states send webhooks: the dispatcher asks it
- * for the body (for animations, exactly the GET record); null when the record is gone.
+ * A resource kind's lifecycle (src/resources/lifecycle.ts): its final states send webhooks,
+ * and the dispatcher asks it for the body (for animations, exactly the GET record).
  */
-export interface WebhookResource {
-  /** The event prefix, e.g. `animation` for `animation.done`. */
-  name: string;
-  webhookBody(resourceId: string, userId: string): Promise<object | null>;
-}
+export type WebhookResource = Pick<Lifecycle<unknown>, 'kind' | 'webhookBody'>;
 
 /** A module's settings: read from the environment once at start, validated, documented. */
 export interface ConfigSection<S> {
@@ -75,6 +72,7 @@ export interface ModuleInstance {
   routes?: Route[];
   /** Job kinds (src/jobs/catalogue.ts) the platform's one job runner runs. */
   jobs?: JobKind[];
+  /** Its resource kinds' lifecycles: webhooks of `<kind>.<status>` ask them for the body. */
   resources?: WebhookResource[];
   /** Started after the server listens, stopped before the store closes. */
   start?(): void;

@@ -79,7 +79,7 @@ const isActiveStatus = (kind: ResourceKind<unknown>, status: string): boolean =>
   status === 'created' || status === 'started' || (kind.extraStates?.active?.includes(status) ?? false);
 
 /** The webhook body builders of some resource kinds, keyed by kind name (the event prefix: `animation` for `animation.done`). */
-export function webhookBodyBuilders(lifecycles: Lifecycle<unknown>[]): Record<string, (resourceId: string, userId: string) => Promise<object | null>> {
+export function webhookBodyBuilders(lifecycles: readonly Pick<Lifecycle<unknown>, 'kind' | 'webhookBody'>[]): Record<string, (resourceId: string, userId: string) => Promise<object | null>> {
   return Object.fromEntries(lifecycles.map((l) => [l.kind.name, (resourceId: string, userId: string) => l.webhookBody(resourceId, userId)]));
 }
 

@@ -4,5 +4,5 @@ import { webhookRoutes } from './routes.ts';
 /** The owner's view of webhooks: the signing secret, its rotation, and the delivery log. */
 export const webhooksModule = defineModule({
   name: 'webhooks',
-  create: (p) => ({ routes: webhookRoutes({ store: p.store, secrets: p.webhookSecrets, clock: p.clock }) }),
+  create: (p) => ({ routes: webhookRoutes({ outbox: p.stores.outbox, secrets: p.webhookSecrets }) }),
 });

@@ -1,18 +1,12 @@
 import type { Route } from '../platform/module.ts';
-import type { Clock } from '../clock.ts';
 import { pageParams } from '../http/params.ts';
 import { parsePage, pageToken } from '../pagination.ts';
-import type { WebhookDb } from './db.ts';
-import { listMessages } from './outbox.ts';
-import { createWebhookSecrets, type WebhookSecrets } from './secrets.ts';
-import { createSqliteWebhookSecretStore } from './secrets-store.ts';
+import type { OutboxStore } from './outbox-store.ts';
+import type { WebhookSecrets } from './secrets.ts';
 
 export interface WebhookRouteDeps {
-  store: { db: WebhookDb };
-  clock: Clock;
-  /** Either the secrets service or the master key to build one. */
-  secrets?: WebhookSecrets;
-  masterKey?: Buffer;
+  outbox: Pick<OutboxStore, 'listMessages'>;
+  secrets: WebhookSecrets;
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -22,9 +16,7 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
  * deliveries with, its rotation, and the delivery log. Only the caller's own rows.
  */
 export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
-  const { db } = deps.store;
-  const secrets = deps.secrets ?? (deps.masterKey ? createWebhookSecrets({ store: createSqliteWebhookSecretStore(db), clock: deps.clock, masterKey: deps.masterKey }) : undefined);
-  if (!secrets) throw new Error('webhookRoutes needs secrets or masterKey');
+  const { outbox, secrets } = deps;
   const view = (s: { secret: string; createdAt: number; previousExpiresAt: number | null }) => ({
     secret: s.secret,
     created_at: iso(s.createdAt),
@@ -48,7 +40,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
       handler: async (c) => {
         const { limit, cursor } = parsePage(c.req.query());
         const resourceId = c.req.query('resource_id');
-        const page = await listMessages(db, {
+        const page = await outbox.listMessages({
           userId: c.var.user.id,
           limit,
           ...(resourceId ? { resourceId } : {}),

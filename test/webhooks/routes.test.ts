@@ -7,6 +7,9 @@ import { ApiError } from '../../src/errors.ts';
 import type { AppEnv } from '../../src/http/env.ts';
 import { webhookRoutes } from '../../src/webhooks/routes.ts';
 import { mountRoutes } from '../../src/http/mount.ts';
+import { createOutboxStore } from '../../src/webhooks/outbox-store.ts';
+import { createWebhookSecrets } from '../../src/webhooks/secrets.ts';
+import { createSqliteWebhookSecretStore } from '../../src/webhooks/secrets-store.ts';
 import { enqueueWebhook } from '../../src/webhooks/outbox.ts';
 import { addUser, openTestStore, type TestStore } from './db.ts';
 
@@ -22,7 +25,8 @@ function buildApp(): Hono<AppEnv> {
     await next();
   });
   root.onError((err, c) => (err instanceof ApiError ? c.json({ kind: err.kind, description: err.description }, err.status as 400) : c.json({ kind: 'InternalServerError' }, 500)));
-  return mountRoutes(root, webhookRoutes({ store, clock: { now: () => now }, masterKey: Buffer.alloc(32, 1) }));
+  const secrets = createWebhookSecrets({ store: createSqliteWebhookSecretStore(store.db), clock: { now: () => now }, masterKey: Buffer.alloc(32, 1) });
+  return mountRoutes(root, webhookRoutes({ outbox: createOutboxStore(store), secrets }));
 }
 
 const json = async (res: Response) => ({ status: res.status, body: (await res.json()) as Record<string, any> });
