@@ -4,6 +4,7 @@ import { requirePermission } from '../users/permissions.ts';
 import type { AuthUser } from '../users/auth-user.ts';
 import type { CreateAnimationBody } from '../schemas/animations.ts';
 import { isoTime } from '../clock.ts';
+import { checkWebhookUrl } from '../resources/webhook-url.ts';
 import { DEFAULT_CATEGORY, DRIVER_CATEGORIES, bankUrl, parseBankUrl, pickDriver } from './driver-bank.ts';
 import { ANIMATION_COST, SAMPLE_SOURCE, SAMPLE_SOURCE_KEY, type AnimationDeps } from './deps.ts';
 import type { AnimationDetails } from './kind.ts';
@@ -95,17 +96,6 @@ async function checkInputs(deps: AnimationDeps, body: CreateAnimationBody, store
   }
 }
 
-function checkWebhook(webhook: string | undefined): void {
-  if (!webhook) return;
-  try {
-    const u = new URL(webhook);
-    if (u.username || u.password) throw bad('webhook', 'must not carry credentials in the URL');
-  } catch (e) {
-    if (e instanceof ApiError) throw e;
-    throw bad('webhook', 'is not a valid URL');
-  }
-}
-
 /** Puts a bundled file into the user's media store once (the sample source, the default logo), so records can sign URLs of it. */
 async function ensureUserCopy(deps: AnimationDeps, userId: string, key: string, file: string): Promise<void> {
   if (deps.media.find(userId, key) === null) await deps.media.putFile(userId, key, file, 'image/png');
@@ -120,7 +110,7 @@ export async function createAnimation(deps: AnimationDeps, user: AuthUser, raw: 
   const { lifecycle } = deps;
   const id = lifecycle.newId(deps.newId);
   const driverResolved = resolveDriver(body, id);
-  checkWebhook(body.webhook);
+  checkWebhookUrl(body.webhook);
   const sourceSize = await checkInputs(deps, body, checkStorageRefs(deps, user.id, body));
   if (body.config?.stitch === true) requirePermission(user, 'stitch', 'config.stitch');
 

@@ -75,16 +75,18 @@ export function createWorker(opts: WorkerOptions): Worker {
     }, Math.max(50, Math.floor(opts.leaseMs / 3)));
     heartbeat.unref();
     const kind = opts.catalogue.get(job.kind);
+    // The catalogue is the policy: its attempts win over what was recorded when the job was queued.
+    const maxAttempts = kind?.maxAttempts ?? job.maxAttempts;
     let limit: NodeJS.Timeout | undefined;
     try {
-      if (job.attempts > job.maxAttempts) {
+      if (job.attempts > maxAttempts) {
         await exhausted(job, 'the job was interrupted too many times');
         return;
       }
       if (!kind) throw new Error(`no handler for job kind ${job.kind}`);
       limit = setTimeout(() => controller.abort(new TimeLimit(`the job ran longer than ${kind.timeLimitMs} ms`)), kind.timeLimitMs);
       limit.unref();
-      const outcome = await kind.handler(job, { signal: controller.signal, lastAttempt: job.attempts >= job.maxAttempts });
+      const outcome = await kind.handler(job, { signal: controller.signal, lastAttempt: job.attempts >= maxAttempts });
       if (outcome) {
         const parked = await queue.park(job.id, owner, outcome.wait.recheckMs);
         log.info('job waiting', { job_id: job.id, kind: job.kind, status: parked ?? 'lease lost' });
@@ -100,7 +102,7 @@ export function createWorker(opts: WorkerOptions): Worker {
       }
       const reason = signalled instanceof TimeLimit ? signalled.message : reasonOf(err);
       log.warn('job attempt failed', { job_id: job.id, kind: job.kind, attempt: job.attempts, error: reason });
-      if (!kind || job.attempts >= job.maxAttempts) await exhausted(job, reason);
+      if (!kind || job.attempts >= maxAttempts) await exhausted(job, reason);
       else await queue.fail(job.id, owner, reason, kind.backoffMs(job.attempts));
     } finally {
       clearInterval(heartbeat);

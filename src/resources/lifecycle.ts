@@ -2,6 +2,7 @@ import type { Clock, IdFactory } from '../clock.ts';
 import { notFound } from '../errors.ts';
 import { byCreation, toPage, type PageCursor } from '../pagination.ts';
 import type { ResourceRow, ResourceStore } from './store.ts';
+import { checkWebhookUrl } from './webhook-url.ts';
 
 /**
  * What a kind of asynchronous resource declares (an animation now; a clip, a consent, an
@@ -91,6 +92,7 @@ export function resourceLifecycle<View>(kind: ResourceKind<View>, deps: Lifecycl
     newId: (newId) => newId(kind.idPrefix),
 
     async create(input) {
+      checkWebhookUrl(input.webhookUrl);
       const now = clock.now();
       const row: ResourceRow = {
         id: input.id,
