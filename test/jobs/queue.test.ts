@@ -105,6 +105,8 @@ describe('worker', () => {
         },
         onExhausted: (job, reason) => void exhausted.push(`${job.resourceId}:${reason}`),
         backoffMs: () => -1,
+        // The catalogue's attempts are the policy (the queued row's 2 agrees).
+        maxAttempts: 2,
       }),
       concurrency: 1,
       leaseMs: 1000,
