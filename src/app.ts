@@ -1,13 +1,11 @@
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
-import { randomBytes } from 'node:crypto';
 import type { AppEnv, AuthUser } from './http/env.ts';
 import { errorHandler, notFoundHandler } from './http/errors.ts';
 import { requireAuth } from './http/auth.ts';
 import { animationRoutes } from './http/routes/animations.ts';
 import { buildOpenApi } from './http/openapi.ts';
 import { renderDocsPage } from './http/docs-page.ts';
-import { ApiError } from './errors.ts';
+import { authUnlessPublic, bodyLimits, requestContext } from './http/middleware.ts';
 import { COMPUTE_PREFIX, isComputeFilePath } from './http/routes/compute.ts';
 import type { Logger } from './log.ts';
 import type { AnimationDeps } from './animations/deps.ts';
@@ -32,38 +30,12 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const openapi = buildOpenApi(deps.animations.schemas, config.publicUrl);
   const docsPage = renderDocsPage(openapi as Parameters<typeof renderDocsPage>[0]);
 
-  app.use(async (c, next) => {
-    const requestId = `req_${randomBytes(8).toString('hex')}`;
-    c.set('requestId', requestId);
-    const started = performance.now();
-    await next();
-    c.header('x-request-id', requestId);
-    if (config.logRequests) {
-      deps.log.info('request', {
-        request_id: requestId,
-        method: c.req.method,
-        // The path only: query strings carry signatures and tokens.
-        path: c.req.path,
-        status: c.res.status,
-        duration_ms: Math.round((performance.now() - started) * 100) / 100,
-        user_id: c.get('user')?.id,
-      });
-    }
-  });
-  // Uploads may be as large as an image may be; every other body is small JSON.
-  const limit = (maxSize: number) =>
-    bodyLimit({
-      maxSize,
-      onError: () => {
-        throw new ApiError('PayloadTooLargeError', `The request body is larger than the limit of ${maxSize} bytes`);
-      },
-    });
-  const jsonLimit = limit(config.maxBodyBytes);
-  const uploadLimit = limit(config.fetch.maxImageBytes + 64 * 1024);
-  // A worker's result upload is streamed to disk under its own limit (config.fetch.maxVideoBytes).
-  app.use((c, next) =>
-    c.req.path === '/images' ? uploadLimit(c, next) : isComputeFilePath(c.req.path) ? next() : jsonLimit(c, next),
-  );
+  app.use(requestContext(deps.log, config.logRequests));
+  // Uploads may be as large as an image may be; every other body is small JSON. A worker's
+  // result upload is streamed to disk under its own limit (config.fetch.maxVideoBytes).
+  const jsonLimit = config.maxBodyBytes;
+  const uploadLimit = config.fetch.maxImageBytes + 64 * 1024;
+  app.use(bodyLimits((path) => (path === '/images' ? uploadLimit : isComputeFilePath(path) ? null : jsonLimit)));
   app.onError(errorHandler(deps.log));
   app.notFound(notFoundHandler);
 
@@ -71,7 +43,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   // takes no API key: its routes demand a worker token (or a signed file URL) themselves.
   const auth = requireAuth(deps.verifyKey);
   const isPublic = (path: string) => PUBLIC_PATHS.has(path) || path.startsWith('/media/') || path.startsWith(COMPUTE_PREFIX);
-  app.use((c, next) => (isPublic(c.req.path) ? next() : auth(c, next)));
+  app.use(authUnlessPublic(isPublic, auth));
 
   app.get('/health', (c) => {
     if (!deps.isReady()) return c.json({ kind: 'ServiceUnavailableError', description: 'starting' }, 503);

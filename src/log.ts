@@ -1,7 +1,14 @@
+import { pino, type DestinationStream } from 'pino';
+
 /**
- * Structured logs: one JSON line per event on stdout. Values pass through `redact` first,
- * so an API key, a bearer token or a signed URL's signature never reaches a log line even
- * when a caller slips one into a field.
+ * Structured logs: one JSON line per event, written by pino. Two layers keep credentials
+ * out of them: pino's `redact` paths censor fields that hold one by name (an
+ * `authorization` header, an `api_key`, a `token`...), and every finished line then passes
+ * `redact` below, so an API key, a bearer token or a signed URL's signature never reaches a
+ * log line even when a caller slips one into a free-text field such as an error message.
+ *
+ * Lines keep the shape they always had: `time` (ISO 8601), `level` ("info" | "warn" |
+ * "error"), `msg`, then the fields.
  */
 export interface Logger {
   info(msg: string, fields?: Record<string, unknown>): void;
@@ -17,22 +24,51 @@ const SECRET_PATTERNS: [RegExp, string][] = [
   [/([?&](?:signature|sig|token|X-Amz-Signature|X-Amz-Credential|X-Goog-Signature|access_token|api_key|key)=)[^&\s"]*/gi, '$1[redacted]'],
 ];
 
+/**
+ * Any of the patterns, in one case-insensitive pass: it matches whenever one of them could
+ * (a superset), so a line it does not match needs no replacing. Most lines (the request log)
+ * take only this one scan.
+ */
+const ANY_SECRET = new RegExp(SECRET_PATTERNS.map(([re]) => `(?:${re.source})`).join('|'), 'i');
+
 export function redact(text: string): string {
+  if (!ANY_SECRET.test(text)) return text;
   let out = text;
   for (const [re, repl] of SECRET_PATTERNS) out = out.replace(re, repl);
   return out;
 }
 
+/** Fields censored by name, wherever a caller puts them (top level or one level down). */
+const REDACT_PATHS = ['authorization', 'cookie', 'api_key', 'apiKey', 'token', 'access_token', 'refresh_token', 'client_secret', 'password', 'secret', 'master_key']
+  .flatMap((k) => [k, `*.${k}`]);
+
 export type LogSink = (line: string) => void;
 
-export function createLogger(sink: LogSink = (line) => process.stdout.write(line + '\n'), base: Record<string, unknown> = {}): Logger {
-  const write = (level: string, msg: string, fields?: Record<string, unknown>) => {
-    sink(redact(JSON.stringify({ time: new Date().toISOString(), level, msg, ...base, ...fields })));
-  };
+/**
+ * Without a sink, lines go to stdout through pino's asynchronous destination: lines are
+ * batched (up to 4 KiB) and written off the request path, and flushed synchronously when
+ * the process exits. A sink (tests, the CLI's stderr) receives each line synchronously,
+ * without its newline.
+ */
+export function createLogger(sink?: LogSink, base: Record<string, unknown> = {}): Logger {
+  const destination: DestinationStream = sink
+    ? { write: (line: string) => sink(line.endsWith('\n') ? line.slice(0, -1) : line) }
+    : pino.destination({ dest: 1, sync: false, minLength: 4096 });
+  const logger = pino(
+    {
+      base,
+      messageKey: 'msg',
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      hooks: { streamWrite: redact },
+    },
+    destination,
+  );
   return {
-    info: (msg, fields) => write('info', msg, fields),
-    warn: (msg, fields) => write('warn', msg, fields),
-    error: (msg, fields) => write('error', msg, fields),
+    info: (msg, fields) => logger.info(fields ?? {}, msg),
+    warn: (msg, fields) => logger.warn(fields ?? {}, msg),
+    error: (msg, fields) => logger.error(fields ?? {}, msg),
   };
 }
 
