@@ -61,6 +61,7 @@ const selfByPlace = new Map<string, number>();
 const totalByFn = new Map<string, number>();
 for (const [id, us] of selfUs) {
   const n = byId.get(id)!;
+  if (n.callFrame.functionName === '(idle)') continue;
   add(selfByFn, fnName(n), us);
   add(selfByPlace, place(n.callFrame.url), us);
   // Inclusive: once per distinct function on the stack (recursion counts once).

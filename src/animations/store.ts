@@ -1,5 +1,6 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Store } from '../db/client.ts';
+import { prepared } from '../db/prepared.ts';
 import { olderThan } from '../db/keyset.ts';
 import { animations, users } from '../db/schema.ts';
 import type { PageCursor } from '../pagination.ts';
@@ -10,7 +11,9 @@ export type NewAnimation = typeof animations.$inferInsert;
 /** Reads and writes of animation rows. Transactions stay here and never await. */
 
 export function getAnimation(store: Store, userId: string, id: string): AnimationRow | undefined {
-  return store.db.select().from(animations).where(and(eq(animations.id, id), eq(animations.userId, userId))).get();
+  return prepared(store.db, 'getAnimation', (db) =>
+    db.select().from(animations).where(and(eq(animations.id, sql.placeholder('id')), eq(animations.userId, sql.placeholder('userId')))).prepare(),
+  ).get({ id, userId });
 }
 
 export function getAnimationById(store: Store, id: string): AnimationRow | undefined {
