@@ -13,6 +13,29 @@ import type { Logger } from '../log.ts';
  * than the rest of the request; see docs/performance.md).
  */
 
+interface NodeBindings {
+  incoming: { headers: Record<string, string | string[] | undefined> };
+  outgoing: { setHeader(name: string, value: string): unknown };
+}
+
+/** Node's request and response under @hono/node-server; undefined in process (`app.request`). */
+function nodeBindings(c: Context): NodeBindings | undefined {
+  const env = c.env as Partial<NodeBindings> | undefined;
+  return env?.incoming && env.outgoing ? (env as NodeBindings) : undefined;
+}
+
+/**
+ * A request header (`name` in lower case), read from Node's parsed headers when served by
+ * @hono/node-server: `c.req.header()` would first build a WHATWG Headers object of every
+ * header of the request. Repeated headers read as Node joins them.
+ */
+export function requestHeader(c: Context, name: string): string | undefined {
+  const node = nodeBindings(c);
+  if (!node) return c.req.header(name);
+  const value = node.incoming.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
 /** Random bytes for request ids, drawn 4 KiB at a time instead of one syscall per request. */
 let idPool = Buffer.alloc(0);
 let idAt = 0;
@@ -34,9 +57,12 @@ export function requestContext(log: Logger, logRequests: boolean): MiddlewareHan
   return async (c, next) => {
     const requestId = newRequestId();
     c.set('requestId', requestId);
-    // Before next(): the header joins the response as it is built. Set afterwards, it would
-    // make Hono copy the finished response through a stream.
-    c.header('x-request-id', requestId);
+    // Before next(), on Node's response when there is one (Node merges it into the head it
+    // writes), else through Hono: either way it joins the response as it is built. Set after
+    // next() through Hono, it made Hono copy every finished response through a stream.
+    const outgoing = nodeBindings(c)?.outgoing;
+    if (outgoing) outgoing.setHeader('x-request-id', requestId);
+    else c.header('x-request-id', requestId);
     if (!logRequests) return next();
     const started = performance.now();
     await next();
@@ -65,8 +91,8 @@ export function bodyLimit(maxSize: number): MiddlewareHandler<AppEnv> {
   return (c, next) => {
     const method = c.req.method;
     if (method === 'GET' || method === 'HEAD') return next();
-    const chunked = c.req.header('transfer-encoding');
-    const length = c.req.header('content-length');
+    const chunked = requestHeader(c, 'transfer-encoding');
+    const length = requestHeader(c, 'content-length');
     if (chunked === undefined) {
       if (length !== undefined) return Number.parseInt(length || '0', 10) > maxSize ? tooLarge() : next();
       // No length and not chunked: over HTTP/1.1 there is no body. A Request built in

@@ -105,7 +105,9 @@ describe('body limits over a real socket (@hono/node-server)', () => {
   };
 
   it('decides from Content-Length: within the limit passes, one byte over is 413', async () => {
-    expect(await post('y'.repeat(LIMIT))).toMatchObject({ status: 200, body: { length: LIMIT } });
+    const ok = await post('y'.repeat(LIMIT), { 'content-type': 'text/plain' });
+    expect(ok).toMatchObject({ status: 200, body: { length: LIMIT } });
+    expect(ok.id).toMatch(/^req_[0-9a-f]{16}$/);
     const big = await post('y'.repeat(LIMIT + 1));
     expect(big).toMatchObject({ status: 413, body: { kind: 'PayloadTooLargeError' } });
     expect(big.id).toMatch(/^req_/);
