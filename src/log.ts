@@ -49,16 +49,36 @@ const REDACT_PATHS = [
 
 export type LogSink = (line: string) => void;
 
+/** How long a line may wait in the asynchronous destination's buffer when traffic is low. */
+const FLUSH_EVERY_MS = 100;
+
 /**
- * Without a sink, lines go to stdout through pino's asynchronous destination: lines are
- * batched (up to 4 KiB) and written off the request path, and flushed synchronously when
- * the process exits. A sink (tests, the CLI's stderr) receives each line synchronously,
- * without its newline.
+ * Without a sink, lines go to stdout through pino's asynchronous destination: they are
+ * batched (up to 4 KiB) and written off the request path, flushed at least every 100 ms so
+ * that a quiet service's lines do not wait for the batch to fill, and flushed synchronously
+ * when the process exits. A sink (tests, the CLI's stderr) receives each line
+ * synchronously, without its newline.
  */
 export function createLogger(sink?: LogSink, base: Record<string, unknown> = {}): Logger {
-  const destination: DestinationStream = sink
-    ? { write: (line: string) => sink(line.endsWith('\n') ? line.slice(0, -1) : line) }
-    : pino.destination({ dest: 1, sync: false, minLength: 4096 });
+  let lines = 0;
+  let destination: DestinationStream;
+  if (sink) {
+    destination = { write: (line: string) => sink(line.endsWith('\n') ? line.slice(0, -1) : line) };
+  } else {
+    const stdout = pino.destination({ dest: 1, sync: false, minLength: 4096 });
+    destination = stdout;
+    // flush() does nothing while a write is in flight, so keep trying for a few ticks after
+    // the last line, then stay quiet (no empty writes from an idle service).
+    let seen = 0;
+    let quietTicks = 0;
+    setInterval(() => {
+      if (lines !== seen) {
+        seen = lines;
+        quietTicks = 0;
+      } else if (++quietTicks > 3) return;
+      stdout.flush();
+    }, FLUSH_EVERY_MS).unref();
+  }
   const logger = pino(
     {
       base,
@@ -66,7 +86,12 @@ export function createLogger(sink?: LogSink, base: Record<string, unknown> = {})
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-      hooks: { streamWrite: redact },
+      hooks: {
+        streamWrite: (line) => {
+          lines++;
+          return redact(line);
+        },
+      },
     },
     destination,
   );
