@@ -7,8 +7,8 @@ import { pino, type DestinationStream } from 'pino';
  * `redact` below, so an API key, a bearer token or a signed URL's signature never reaches a
  * log line even when a caller slips one into a free-text field such as an error message.
  *
- * Lines keep the shape they always had: `time` (ISO 8601), `level` ("info" | "warn" |
- * "error"), `msg`, then the fields.
+ * Lines keep the shape they always had: `level` ("info" | "warn" | "error"), `time` (ISO
+ * 8601), base fields, `msg`, then the fields.
  */
 export interface Logger {
   info(msg: string, fields?: Record<string, unknown>): void;
@@ -95,10 +95,11 @@ export function createLogger(sink?: LogSink, base: Record<string, unknown> = {})
     },
     destination,
   );
+  // `msg` leads the fields, as it always did (pino would put a message argument last).
   return {
-    info: (msg, fields) => logger.info(fields ?? {}, msg),
-    warn: (msg, fields) => logger.warn(fields ?? {}, msg),
-    error: (msg, fields) => logger.error(fields ?? {}, msg),
+    info: (msg, fields) => logger.info({ msg, ...fields }),
+    warn: (msg, fields) => logger.warn({ msg, ...fields }),
+    error: (msg, fields) => logger.error({ msg, ...fields }),
   };
 }
 

@@ -17,6 +17,8 @@ describe('logger', () => {
     for (const line of lines) expect(line).not.toContain('\n');
     const [one, two, three] = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(one).toEqual({ time: expect.any(String), level: 'info', msg: 'one', service: 'mimic', a: 1 });
+    // msg leads the fields: operators (and test/e2e) match `"msg":"...","field":...`.
+    expect(lines[0]).toMatch(/"service":"mimic","msg":"one","a":1}$/);
     expect(new Date(one!.time as string).toISOString()).toBe(one!.time);
     expect(two).toMatchObject({ level: 'warn', msg: 'two' });
     expect(three).toMatchObject({ level: 'error', msg: 'three', nested: { b: [1, 2] } });
