@@ -15,17 +15,15 @@
  * BENCH_PROFILE_DIR=/some/dir also runs the service with `--cpu-prof` and leaves its
  * .cpuprofile there (open it in Chrome DevTools or speedscope) to see where the time goes.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { createInterface } from 'node:readline';
-import { createServer, type AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { generate } from 'selfsigned';
 import { Pool } from 'undici';
 import { median, percentile } from './stats.ts';
+import { NODE_ARGS, closedLoop, cpuSeconds, firstLine, freePort, killChildrenOnExit, root, runBench, serviceEnv, startChild, startService, waitForHealth } from './procs.ts';
 
 const WARMUP_CALLS = 500;
 const LATENCY_ROUNDS = 5;
@@ -35,91 +33,10 @@ const THROUGHPUT_CONNECTIONS = 50;
 const THROUGHPUT_SECONDS = 4;
 const GOALS = 'goal: p50 added < 0.5 ms, throughput ratio ≥ 0.4';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const NODE_ARGS = ['--import', 'tsx'];
-
 const ms = (v: number) => `${v.toFixed(3)} ms`;
-const sleep = (t: number) => new Promise((r) => setTimeout(r, t));
 
-// ------------------------------------------------------------------ processes
-
-const children: ChildProcess[] = [];
 const dir = mkdtempSync(join(tmpdir(), 'mimic-bench-tools-'));
-
-function startChild(script: string, args: string[], env: NodeJS.ProcessEnv, nodeFlags: string[] = []): ChildProcess {
-  const child = spawn(process.execPath, [...nodeFlags, ...NODE_ARGS, script, ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
-  children.push(child);
-  return child;
-}
-
-async function stopChildren(): Promise<void> {
-  await Promise.all(
-    children.map(async (child) => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      if ((await Promise.race([exited.then(() => true), sleep(5000).then(() => false)])) === false) child.kill('SIGKILL');
-    }),
-  );
-}
-
-// A last resort when something throws past the finally (or the user presses Ctrl-C).
-process.on('exit', () => {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
-  rmSync(dir, { recursive: true, force: true });
-});
-process.on('SIGINT', () => process.exit(130));
-
-async function firstLine(child: ChildProcess, what: string): Promise<string> {
-  const lines = createInterface({ input: child.stdout! });
-  const line = await Promise.race([
-    new Promise<string>((resolve) => lines.once('line', resolve)),
-    new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`${what} exited (${code}) before it was ready`)))),
-    sleep(60_000).then(() => Promise.reject(new Error(`${what} did not start within 60 s`))),
-  ]);
-  lines.close();
-  child.stdout!.resume(); // nothing else is read from it
-  return line;
-}
-
-/** A port nothing listens on right now (the service takes its port from PORT, not 0). */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
-async function waitForHealth(base: string, child: ChildProcess): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if (child.exitCode !== null) throw new Error(`the service exited (${child.exitCode}) before it was ready`);
-    try {
-      if ((await fetch(`${base}/health`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await sleep(100);
-  }
-  throw new Error('the service did not become healthy within 60 s');
-}
-
-/** CPU seconds (user + system) a process has used so far, from /proc; undefined off Linux. */
-const clockTicks = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-function cpuSeconds(pid: number | undefined): number | undefined {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / clockTicks; // utime, stime (fields 14 and 15)
-  } catch {
-    return undefined;
-  }
-}
+killChildrenOnExit(() => rmSync(dir, { recursive: true, force: true }));
 
 // ------------------------------------------------------------------ clients
 
@@ -148,27 +65,8 @@ async function latencies(target: Target, calls: number, onBody?: (text: string) 
 }
 
 /** `connections` loops, each keeping one request in flight, for `seconds`: requests/s and failures. */
-async function throughput(target: Target, pool: Pool, connections: number, seconds: number): Promise<{ rps: number; done: number; failed: number; seconds: number }> {
-  let done = 0;
-  let failed = 0;
-  const end = performance.now() + seconds * 1000;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: connections }, async () => {
-      while (performance.now() < end) {
-        try {
-          const { status } = await target.send(pool);
-          if (status === 200) done++;
-          else failed++;
-        } catch {
-          failed++;
-        }
-      }
-    }),
-  );
-  const elapsed = (performance.now() - started) / 1000;
-  return { rps: done / elapsed, done, failed, seconds: elapsed };
-}
+const throughput = (target: Target, pool: Pool, connections: number, seconds: number) =>
+  closedLoop(pool, async (p) => (await target.send(p)).status, (status) => status === 200, connections, seconds);
 
 // ------------------------------------------------------------------ main
 
@@ -195,20 +93,14 @@ async function main(): Promise<void> {
   // 2. The service.
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PORT: String(port),
-    MIMIC_DATA_DIR: join(dir, 'data'),
-    MIMIC_MASTER_KEY: randomBytes(32).toString('hex'), // a throwaway vault; no dev-key warning
-    MIMIC_PUBLIC_URL: base,
+  const env = serviceEnv(dir, port, {
     MIMIC_EGRESS_ALLOW: 'localhost',
     MIMIC_LOG_REQUESTS: 'false',
     MIMIC_WORKER: 'false',
     MIMIC_WEBHOOKS: 'false',
     NODE_EXTRA_CA_CERTS: certFile,
-  };
-  const profileDir = process.env.BENCH_PROFILE_DIR;
-  const service = startChild('src/main.ts', ['serve'], env, profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);
+  });
+  const service = startService(env);
   service.stdout!.resume(); // the startup log line; nothing to read
   await waitForHealth(base, service);
 
@@ -333,12 +225,4 @@ async function main(): Promise<void> {
   }
 }
 
-try {
-  await main();
-} catch (err) {
-  console.error('bench failed:', err instanceof Error ? err.message : err);
-  process.exitCode = 1;
-} finally {
-  await stopChildren();
-  rmSync(dir, { recursive: true, force: true });
-}
+await runBench(main, () => rmSync(dir, { recursive: true, force: true }));

@@ -1,6 +1,4 @@
 import { Hono, type MiddlewareHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
-import { randomBytes } from 'node:crypto';
 import type { AppEnv, AuthUser } from './http/env.ts';
 import { errorHandler, notFoundHandler } from './http/errors.ts';
 import { requireAuth } from './http/auth.ts';
@@ -8,7 +6,7 @@ import { createMemoryRateLimiter, rateLimitPerKey } from './http/rate-limit/inde
 import { buildOpenApi } from './http/openapi.ts';
 import { renderDocsPage } from './http/docs-page.ts';
 import { mountRoutes } from './http/mount.ts';
-import { ApiError } from './errors.ts';
+import { bodyLimit, requestContext } from './http/middleware.ts';
 import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
 import type { Route } from './platform/module.ts';
@@ -61,41 +59,15 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const routes = [...serviceRoutes(deps, () => openapi, () => (docsPage ??= renderDocsPage(openapi as Parameters<typeof renderDocsPage>[0]))), ...deps.routes];
   openapi = buildOpenApi(routes, config.publicUrl);
 
-  app.use(async (c, next) => {
-    const requestId = `req_${randomBytes(8).toString('hex')}`;
-    c.set('requestId', requestId);
-    const started = performance.now();
-    await next();
-    c.header('x-request-id', requestId);
-    if (config.logRequests) {
-      deps.log.info('request', {
-        request_id: requestId,
-        method: c.req.method,
-        // The path only: query strings carry signatures and tokens.
-        path: c.req.path,
-        status: c.res.status,
-        duration_ms: Math.round((performance.now() - started) * 100) / 100,
-        user_id: c.get('user')?.id,
-      });
-    }
-  });
+  app.use(requestContext(deps.log, config.logRequests));
   app.onError(errorHandler(deps.log));
 
   const limits = new Map<number, MiddlewareHandler<AppEnv>>();
   const limit = (maxSize: number) => {
     let m = limits.get(maxSize);
-    if (!m) {
-      m = bodyLimit({
-        maxSize,
-        onError: () => {
-          throw new ApiError('PayloadTooLargeError', `The request body is larger than the limit of ${maxSize} bytes`);
-        },
-      });
-      limits.set(maxSize, m);
-    }
+    if (!m) limits.set(maxSize, (m = bodyLimit(maxSize)));
     return m;
   };
-  // Default deny: a route is behind an API key unless it declares itself public.
   // Every API-key route counts against the key that authenticated it.
   const auth = requireAuth(deps.verifyKey);
   const rateLimit = rateLimitPerKey(config.rateLimit && createMemoryRateLimiter(config.rateLimit));

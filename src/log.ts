@@ -1,7 +1,14 @@
+import { pino, type DestinationStream } from 'pino';
+
 /**
- * Structured logs: one JSON line per event on stdout. Values pass through `redact` first,
- * so an API key, a bearer token or a signed URL's signature never reaches a log line even
- * when a caller slips one into a field.
+ * Structured logs: one JSON line per event, written by pino. Two layers keep credentials
+ * out of them: pino's `redact` paths censor fields that hold one by name (an
+ * `authorization` header, an `api_key`, a `token`...), and every finished line then passes
+ * `redact` below, so an API key, a bearer token or a signed URL's signature never reaches a
+ * log line even when a caller slips one into a free-text field such as an error message.
+ *
+ * Lines keep the shape they always had: `level` ("info" | "warn" | "error"), `time` (ISO
+ * 8601), base fields, `msg`, then the fields.
  */
 export interface Logger {
   info(msg: string, fields?: Record<string, unknown>): void;
@@ -17,22 +24,82 @@ const SECRET_PATTERNS: [RegExp, string][] = [
   [/([?&](?:signature|sig|token|X-Amz-Signature|X-Amz-Credential|X-Goog-Signature|access_token|api_key|key)=)[^&\s"]*/gi, '$1[redacted]'],
 ];
 
+/**
+ * Any of the patterns, in one case-insensitive pass: it matches whenever one of them could
+ * (a superset), so a line it does not match needs no replacing. Most lines (the request log)
+ * take only this one scan.
+ */
+const ANY_SECRET = new RegExp(SECRET_PATTERNS.map(([re]) => `(?:${re.source})`).join('|'), 'i');
+
 export function redact(text: string): string {
+  if (!ANY_SECRET.test(text)) return text;
   let out = text;
   for (const [re, repl] of SECRET_PATTERNS) out = out.replace(re, repl);
   return out;
 }
 
+/**
+ * Fields censored by name. Top-level names and `headers.*` only: a wildcard path (`*.token`)
+ * makes pino walk every field of every line, a cost on each request log line.
+ */
+const REDACT_PATHS = [
+  ...['authorization', 'cookie', 'api_key', 'apiKey', 'token', 'access_token', 'refresh_token', 'client_secret', 'password', 'secret', 'master_key'],
+  ...['authorization', 'cookie', 'x-api-key', 'proxy-authorization'].map((h) => `headers["${h}"]`),
+];
+
 export type LogSink = (line: string) => void;
 
-export function createLogger(sink: LogSink = (line) => process.stdout.write(line + '\n'), base: Record<string, unknown> = {}): Logger {
-  const write = (level: string, msg: string, fields?: Record<string, unknown>) => {
-    sink(redact(JSON.stringify({ time: new Date().toISOString(), level, msg, ...base, ...fields })));
-  };
+/** How long a line may wait in the asynchronous destination's buffer when traffic is low. */
+const FLUSH_EVERY_MS = 100;
+
+/**
+ * Without a sink, lines go to stdout through pino's asynchronous destination: they are
+ * batched (up to 4 KiB) and written off the request path, flushed at least every 100 ms so
+ * that a quiet service's lines do not wait for the batch to fill, and flushed synchronously
+ * when the process exits. A sink (tests, the CLI's stderr) receives each line
+ * synchronously, without its newline.
+ */
+export function createLogger(sink?: LogSink, base: Record<string, unknown> = {}): Logger {
+  let lines = 0;
+  let destination: DestinationStream;
+  if (sink) {
+    destination = { write: (line: string) => sink(line.endsWith('\n') ? line.slice(0, -1) : line) };
+  } else {
+    const stdout = pino.destination({ dest: 1, sync: false, minLength: 4096 });
+    destination = stdout;
+    // flush() does nothing while a write is in flight, so keep trying for a few ticks after
+    // the last line, then stay quiet (no empty writes from an idle service).
+    let seen = 0;
+    let quietTicks = 0;
+    setInterval(() => {
+      if (lines !== seen) {
+        seen = lines;
+        quietTicks = 0;
+      } else if (++quietTicks > 3) return;
+      stdout.flush();
+    }, FLUSH_EVERY_MS).unref();
+  }
+  const logger = pino(
+    {
+      base,
+      messageKey: 'msg',
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      hooks: {
+        streamWrite: (line) => {
+          lines++;
+          return redact(line);
+        },
+      },
+    },
+    destination,
+  );
+  // `msg` leads the fields, as it always did (pino would put a message argument last).
   return {
-    info: (msg, fields) => write('info', msg, fields),
-    warn: (msg, fields) => write('warn', msg, fields),
-    error: (msg, fields) => write('error', msg, fields),
+    info: (msg, fields) => logger.info({ msg, ...fields }),
+    warn: (msg, fields) => logger.warn({ msg, ...fields }),
+    error: (msg, fields) => logger.error({ msg, ...fields }),
   };
 }
 

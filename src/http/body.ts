@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { ApiError } from '../errors.ts';
+import { requestHeader } from './middleware.ts';
 
 /**
  * Reads a required JSON object body. An absent or empty body, a body that is not JSON, or
@@ -7,7 +8,7 @@ import { ApiError } from '../errors.ts';
  * middleware before this runs.)
  */
 export async function jsonBody(c: Context): Promise<Record<string, unknown>> {
-  const type = c.req.header('content-type') ?? '';
+  const type = requestHeader(c, 'content-type') ?? '';
   const text = await c.req.text();
   if (text.trim() === '') throw new ApiError('BadRequestError', 'A request body is required (it may be an empty object {})');
   if (type && !/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) {

@@ -1,0 +1,103 @@
+import type { Context, MiddlewareHandler } from 'hono';
+import { bodyLimit as streamingBodyLimit } from 'hono/body-limit';
+import { randomBytes } from 'node:crypto';
+import { ApiError } from '../errors.ts';
+import type { AppEnv } from './env.ts';
+import type { Logger } from '../log.ts';
+
+/**
+ * The middleware every request passes, built once per app. Each one does the least it can
+ * per request: nothing here is rebuilt per request, and none of it makes @hono/node-server
+ * turn its lightweight Request or Response into a full WHATWG one (reading
+ * `c.req.raw.body`, or setting a header after the response exists, does: that costs more
+ * than the rest of the request; see docs/performance.md).
+ */
+
+interface NodeBindings {
+  incoming: { headers: Record<string, string | string[] | undefined> };
+  outgoing: { setHeader(name: string, value: string): unknown };
+}
+
+/** Node's request and response under @hono/node-server; undefined in process (`app.request`). */
+function nodeBindings(c: Context): NodeBindings | undefined {
+  const env = c.env as Partial<NodeBindings> | undefined;
+  return env?.incoming && env.outgoing ? (env as NodeBindings) : undefined;
+}
+
+/**
+ * A request header (`name` in lower case), read from Node's parsed headers when served by
+ * @hono/node-server: `c.req.header()` would first build a WHATWG Headers object of every
+ * header of the request. Repeated headers read as Node joins them.
+ */
+export function requestHeader(c: Context, name: string): string | undefined {
+  const node = nodeBindings(c);
+  if (!node) return c.req.header(name);
+  const value = node.incoming.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/** Random bytes for request ids, drawn 4 KiB at a time instead of one syscall per request. */
+let idPool = Buffer.alloc(0);
+let idAt = 0;
+export function newRequestId(): string {
+  if (idAt + 8 > idPool.length) {
+    idPool = randomBytes(4096);
+    idAt = 0;
+  }
+  const id = `req_${idPool.toString('hex', idAt, idAt + 8)}`;
+  idAt += 8;
+  return id;
+}
+
+/**
+ * Gives the request an id (on `c.var.requestId` and the `x-request-id` response header)
+ * and, when `logRequests`, writes one log line when it is answered.
+ */
+export function requestContext(log: Logger, logRequests: boolean): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const requestId = newRequestId();
+    c.set('requestId', requestId);
+    // Before next(), on Node's response when there is one (Node merges it into the head it
+    // writes), else through Hono: either way it joins the response as it is built. Set after
+    // next() through Hono, it made Hono copy every finished response through a stream.
+    const outgoing = nodeBindings(c)?.outgoing;
+    if (outgoing) outgoing.setHeader('x-request-id', requestId);
+    else c.header('x-request-id', requestId);
+    if (!logRequests) return next();
+    const started = performance.now();
+    await next();
+    log.info('request', {
+      request_id: requestId,
+      method: c.req.method,
+      // The path only: query strings carry signatures and tokens.
+      path: c.req.path,
+      status: c.res.status,
+      duration_ms: Math.round((performance.now() - started) * 100) / 100,
+      user_id: c.get('user')?.id,
+    });
+  };
+}
+
+/**
+ * Refuses a request body larger than `maxSize` bytes with 413 PayloadTooLargeError. A
+ * request without a body, or with a Content-Length (which Node's parser holds the body to),
+ * is decided from its headers alone; only a chunked body is counted as it streams in.
+ */
+export function bodyLimit(maxSize: number): MiddlewareHandler<AppEnv> {
+  const tooLarge = (): never => {
+    throw new ApiError('PayloadTooLargeError', `The request body is larger than the limit of ${maxSize} bytes`);
+  };
+  const streaming = streamingBodyLimit({ maxSize, onError: tooLarge });
+  return (c, next) => {
+    const method = c.req.method;
+    if (method === 'GET' || method === 'HEAD') return next();
+    const chunked = requestHeader(c, 'transfer-encoding');
+    const length = requestHeader(c, 'content-length');
+    if (chunked === undefined) {
+      if (length !== undefined) return Number.parseInt(length || '0', 10) > maxSize ? tooLarge() : next();
+      // No length and not chunked: over HTTP/1.1 there is no body. A Request built in
+      // process (app.request) has no Content-Length either, so count what it carries.
+    }
+    return streaming(c, next);
+  };
+}
