@@ -54,6 +54,9 @@ const ok: TestHandler = (_req, res) => {
 };
 
 async function listen(server: Server, scheme: 'http' | 'https', ca: string, state: { handler: TestHandler }, received: ReceivedRequest[]): Promise<TestServer> {
+  // Node closes an idle keep-alive socket after 5 s; on a loaded machine a client may send on it
+  // just as it closes (ECONNRESET). A test server keeps its sockets for the whole test instead.
+  server.keepAliveTimeout = 120_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {

@@ -107,7 +107,8 @@ describe('oauth2 secrets in tool calls', () => {
     provider.delayMs = 100;
     const tool = await makeTool(h, user.key, toolBody(`${server.url}/events`, { secretId: await grant(0) }));
     const results = await Promise.all(Array.from({ length: 50 }, () => call(tool)));
-    expect(results.map((r) => r.body.output?.status)).toEqual(Array(50).fill(200));
+    const failed = results.filter((r) => r.body.output?.status !== 200).map((r) => r.body);
+    expect(results.map((r) => r.body.output?.status), JSON.stringify(failed.slice(0, 3))).toEqual(Array(50).fill(200));
     expect(tokenRequests()).toHaveLength(1);
     expect(apiRequests().every((r) => r.headers.authorization === `Bearer ${CANARY.refreshedAccess}`)).toBe(true);
   });
