@@ -3,13 +3,12 @@ import type { Stores } from '../../src/db/stores.ts';
 import type { SecretRow, ToolRow } from '../../src/db/schema.ts';
 import type { AuditRecord } from '../../src/audit/store.ts';
 
-/**
- * Rows the contracts need that no async store creates yet. Users have no store interface
- * in this branch: the one statement below goes once the users store exists (then it is
- * `stores.users.create(...)`), and a second dialect overrides nothing else.
- */
-export async function seedUser(stores: Stores, id: string): Promise<string> {
-  stores.handle.sqlite.prepare(`INSERT INTO users (id, name, credits, permissions, created_at) VALUES (?, ?, 0, '[]', 0)`).run(id, id);
+/** A user (and its first key) through the users store, as every contract's owner of rows. */
+export async function seedUser(stores: Stores, id: string, credits = 0): Promise<string> {
+  await stores.users.create(
+    { id, name: id, credits, permissions: [], createdAt: 0 },
+    { id: `key_${id}`, hash: `hash_${id}`, prefix: 'mimic_seed', createdAt: 0 },
+  );
   return id;
 }
 

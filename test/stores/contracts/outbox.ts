@@ -1,16 +1,12 @@
 import { expect, it } from 'vitest';
 import type { Dialect, OpenStores } from '../dialects.ts';
 import { claimAllAtOnce } from '../claims.ts';
+import { audit, secretRow, seedUser } from '../seed.ts';
 
-/**
- * The rows these contracts need from other areas. TODO(lead): replace with the users and
- * secrets stores' own calls once they exist, so the file uses only the async interfaces.
- */
-function seed(s: OpenStores): void {
-  s.stores.handle.sqlite.prepare(`INSERT INTO users (id, name, credits, permissions, created_at) VALUES ('usr_1', 'u', 0, '[]', 0)`).run();
-  s.stores.handle.sqlite
-    .prepare(`INSERT INTO secrets (id, user_id, provider, type, status, version, created_at, updated_at) VALUES ('sec_1', 'usr_1', 'p', 'oauth2', 'active', 1, 0, 0)`)
-    .run();
+/** The rows these contracts need from other areas, through those areas' stores. */
+async function seed(s: OpenStores): Promise<void> {
+  await seedUser(s.stores, 'usr_1');
+  await s.stores.secrets.create(secretRow('usr_1', 'sec_1', 0, { type: 'oauth2' }), [], audit('usr_1', 0, { action: 'secret.created' }));
 }
 
 const message = (now: number, i: number) => ({ userId: 'usr_1', event: 'animation.done', resourceId: `anm_${i}`, url: 'https://hooks.example/x', now });
@@ -19,7 +15,7 @@ const message = (now: number, i: number) => ({ userId: 'usr_1', event: 'animatio
 export function contract(dialect: Dialect): void {
   it('two connections claiming at once never take the same message', async () => {
     const a = await dialect.open();
-    seed(a);
+    await seed(a);
     const b = await a.reopen();
     try {
       const now = Date.now();
@@ -36,7 +32,7 @@ export function contract(dialect: Dialect): void {
 
   it('an expired claim is taken over, and the old owner can no longer move the message', async () => {
     const a = await dialect.open();
-    seed(a);
+    await seed(a);
     const b = await a.reopen();
     try {
       const now = Date.now();
@@ -60,7 +56,7 @@ export function contract(dialect: Dialect): void {
 
   it('the refresh lock lets one owner in at a time across connections, expires, and is released only by its owner', async () => {
     const a = await dialect.open();
-    seed(a);
+    await seed(a);
     const b = await a.reopen();
     try {
       expect(await a.stores.secretLocks.take('sec_1', 'one', 1000, 500)).toBe(true);

@@ -1,14 +1,14 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { Dialect, OpenStores } from '../dialects.ts';
 import type { NewResource } from '../../../src/resources/store.ts';
+import { seedUser } from '../seed.ts';
 
 /**
  * The resource lifecycle store: charge + insert + job in one step, newest-first pages, and
  * state changes that happen at most once, also when two connections race for them.
  *
- * Users, jobs and webhook messages have no async store of their own yet: the three fixture
- * helpers below reach them with portable SQL through the handle, and move to those stores
- * once they exist.
+ * Users come from the users store; the counts of queued jobs and webhook messages, which
+ * no store interface lists by resource, are read with portable SQL through the handle.
  */
 export function contract(dialect: Dialect): void {
   let a: OpenStores;
@@ -24,12 +24,8 @@ export function contract(dialect: Dialect): void {
   });
 
   const sql = (s: OpenStores) => s.stores.handle.sqlite;
-  const newUser = (credits: number): string => {
-    const id = `usr_${++n}`;
-    sql(a).prepare(`INSERT INTO users (id, credits, permissions, created_at) VALUES (?, ?, '[]', ?)`).run(id, credits, 1);
-    return id;
-  };
-  const creditsOf = (id: string): number => (sql(a).prepare('SELECT credits FROM users WHERE id = ?').get(id) as { credits: number }).credits;
+  const newUser = (credits: number): Promise<string> => seedUser(a.stores, `usr_${++n}`, credits);
+  const creditsOf = async (id: string): Promise<number> => (await a.stores.users.get(id))!.credits;
   const count = (table: 'jobs' | 'webhook_messages', resourceId: string): number =>
     (sql(a).prepare(`SELECT count(*) AS n FROM ${table} WHERE resource_id = ?`).get(resourceId) as { n: number }).n;
 
@@ -47,22 +43,22 @@ export function contract(dialect: Dialect): void {
   const ending = (status: string, refund: boolean, now = 5_000) => ({ status, refund, now, ...(status === 'error' ? { error: '{"kind":"X","description":"y"}' } : { result: '{"r":1}' }) });
 
   it('creates: charges, inserts and queues the job together; a short balance writes nothing', async () => {
-    const u = newUser(3);
+    const u = (await newUser(3));
     expect(await a.stores.resources.create(row(u, 'thg_1'), { kind: 'thing.work', maxAttempts: 3 })).toBe(true);
-    expect(creditsOf(u)).toBe(1);
+    expect(await creditsOf(u)).toBe(1);
     expect(count('jobs', 'thg_1')).toBe(1);
     const got = await b.stores.resources.get(u, 'thing', 'thg_1');
     expect(got).toMatchObject({ id: 'thg_1', kind: 'thing', userId: u, status: 'created', request: '{"ask":1}', credits: 2, createdAt: 1_000, finishedAt: null });
     expect(got?.webhookUrl).toBe('https://example.com/hook');
 
     expect(await a.stores.resources.create(row(u, 'thg_2'), { kind: 'thing.work', maxAttempts: 3 })).toBe(false);
-    expect(creditsOf(u)).toBe(1);
+    expect(await creditsOf(u)).toBe(1);
     expect(await a.stores.resources.getById('thg_2')).toBeUndefined();
     expect(count('jobs', 'thg_2')).toBe(0);
   });
 
   it('shows a resource only to its owner and under its kind', async () => {
-    const u = newUser(5), other = newUser(5);
+    const u = (await newUser(5)), other = (await newUser(5));
     await a.stores.resources.create(row(u, 'thg_1'), null);
     expect(await a.stores.resources.get(other, 'thing', 'thg_1')).toBeUndefined();
     expect(await a.stores.resources.get(u, 'animation', 'thg_1')).toBeUndefined();
@@ -71,7 +67,7 @@ export function contract(dialect: Dialect): void {
   });
 
   it('lists newest first in keyset pages (ties broken by id)', async () => {
-    const u = newUser(100);
+    const u = (await newUser(100));
     for (const [id, now] of [['thg_a', 10], ['thg_b', 20], ['thg_c', 20], ['thg_d', 30]] as const) {
       await a.stores.resources.create(row(u, id, { now, credits: 0 }), null);
     }
@@ -83,7 +79,7 @@ export function contract(dialect: Dialect): void {
   });
 
   it('starts an unfinished resource once (keeping its first start), records progress, and never restarts a finished one', async () => {
-    const u = newUser(5);
+    const u = (await newUser(5));
     await a.stores.resources.create(row(u, 'thg_1'), null);
     expect(await a.stores.resources.start('thg_1', 2_000)).toMatchObject({ status: 'started', startedAt: 2_000 });
     expect(await b.stores.resources.start('thg_1', 3_000)).toMatchObject({ status: 'started', startedAt: 2_000, modifiedAt: 3_000 });
@@ -101,7 +97,7 @@ export function contract(dialect: Dialect): void {
   });
 
   it('finishes once: of two connections ending the same resource one wins, and one webhook is queued', async () => {
-    const u = newUser(5);
+    const u = (await newUser(5));
     await a.stores.resources.create(row(u, 'thg_1'), null);
     const results = await Promise.all([a.stores.resources.finish('thg_1', ending('done', false)), b.stores.resources.finish('thg_1', ending('error', true))]);
     expect(results.filter(Boolean)).toHaveLength(1);
@@ -111,38 +107,38 @@ export function contract(dialect: Dialect): void {
     expect(event).toBe(`thing.${winner.status}`);
     // Refunded only when the failure won, and then once.
     const expected = winner.status === 'error' ? 5 : 3;
-    expect(creditsOf(u)).toBe(expected);
+    expect(await creditsOf(u)).toBe(expected);
     expect(await b.stores.resources.finish('thg_1', ending('error', true))).toBeUndefined();
-    expect(creditsOf(u)).toBe(expected);
+    expect(await creditsOf(u)).toBe(expected);
   });
 
   it('refunds a failure once, and a failed resource is not refunded again when deleted', async () => {
-    const u = newUser(5);
+    const u = (await newUser(5));
     await a.stores.resources.create(row(u, 'thg_1', { webhookUrl: null }), null);
-    expect(creditsOf(u)).toBe(3);
+    expect(await creditsOf(u)).toBe(3);
     expect(await a.stores.resources.finish('thg_1', ending('error', true))).toMatchObject({ status: 'error', error: '{"kind":"X","description":"y"}' });
     expect(await b.stores.resources.finish('thg_1', ending('error', true))).toBeUndefined();
-    expect(creditsOf(u)).toBe(5);
+    expect(await creditsOf(u)).toBe(5);
     expect(count('webhook_messages', 'thg_1')).toBe(0);
     expect(await b.stores.resources.remove(u, 'thing', 'thg_1')).toMatchObject({ id: 'thg_1', status: 'error' });
-    expect(creditsOf(u)).toBe(5);
+    expect(await creditsOf(u)).toBe(5);
   });
 
   it('deletes once: an unfinished resource is refunded by the one delete that finds it; a finished one is not', async () => {
-    const u = newUser(10), other = newUser(0);
+    const u = (await newUser(10)), other = (await newUser(0));
     await a.stores.resources.create(row(u, 'thg_1'), null);
     await a.stores.resources.create(row(u, 'thg_2'), null);
-    expect(creditsOf(u)).toBe(6);
+    expect(await creditsOf(u)).toBe(6);
     expect(await b.stores.resources.remove(other, 'thing', 'thg_1')).toBeUndefined();
     const removed = await Promise.all([a.stores.resources.remove(u, 'thing', 'thg_1'), b.stores.resources.remove(u, 'thing', 'thg_1')]);
     expect(removed.filter(Boolean)).toHaveLength(1);
-    expect(creditsOf(u)).toBe(8);
+    expect(await creditsOf(u)).toBe(8);
     expect(await a.stores.resources.finish('thg_1', ending('error', true))).toBeUndefined();
-    expect(creditsOf(u)).toBe(8);
+    expect(await creditsOf(u)).toBe(8);
 
     await a.stores.resources.finish('thg_2', ending('done', false));
     expect(await b.stores.resources.remove(u, 'thing', 'thg_2')).toMatchObject({ status: 'done' });
-    expect(creditsOf(u)).toBe(8);
+    expect(await creditsOf(u)).toBe(8);
     expect(await a.stores.resources.getById('thg_2')).toBeUndefined();
   });
 }
