@@ -55,6 +55,11 @@ export interface TokenEndpoint {
   /** The refresh token the endpoint currently accepts. */
   validRefreshToken: string;
   issued: number;
+  /**
+   * Bumped between tests: a request still waiting out an earlier test's delay (a client that
+   * timed out) is dropped instead of rotating the next test's refresh token.
+   */
+  generation: number;
   /** Delay before answering, so concurrent callers pile up behind the first refresh. */
   delayMs: number;
   /** Omit refresh_token from successful answers (a server that does not rotate). */
@@ -84,11 +89,14 @@ export async function startTokenEndpoint(): Promise<TokenEndpoint> {
     requests: () => server.received.filter((r) => r.path === '/oauth/token'),
     validRefreshToken: 'rt-0',
     issued: 0,
+    generation: 0,
     delayMs: 50,
     rotate: true,
   };
   server.handle(async (req, res) => {
+    const generation = endpoint.generation;
     await new Promise((r) => setTimeout(r, endpoint.delayMs));
+    if (generation !== endpoint.generation) return void res.destroy();
     if (endpoint.override) return endpoint.override(req, res);
     const params = form(req);
     const json = (status: number, body: unknown) => void res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));

@@ -24,7 +24,7 @@ beforeEach(() => {
 afterEach(async () => {
   await fx.close();
   endpoint.server.received.length = 0;
-  Object.assign(endpoint, { validRefreshToken: 'rt-0', issued: 0, delayMs: 50, rotate: true, override: undefined });
+  Object.assign(endpoint, { validRefreshToken: 'rt-0', issued: 0, generation: endpoint.generation + 1, delayMs: 50, rotate: true, override: undefined });
 });
 afterAll(async () => {
   await endpoint.server.close();
