@@ -5,7 +5,6 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { createServices, type ServiceOptions, type Services } from '../../src/services.ts';
 import { buildApp } from '../../src/server.ts';
 import { issueKey, type UserDeps } from '../../src/users/accounts.ts';
-import { createSqliteUserStore } from '../../src/users/store.ts';
 import { deriveKey } from '../../src/keys.ts';
 import { randomId } from '../../src/clock.ts';
 import { createLogger } from '../../src/log.ts';
