@@ -105,6 +105,7 @@ describe('remote workers', () => {
     const file = join(service.dataDir, 'result-reclaimed.mp4');
     writeFileSync(file, Buffer.from(await (await fetch(rec.result_url)).arrayBuffer()));
     expect(videoFacts(file)).toMatchObject({ brand: 'isom', decodeErrors: '', frames: rec.metadata.num_frames });
-    expect(heir.output()).toMatch(/"msg":"task done".*"attempt":2/);
+    // The worker's log line is written asynchronously and may trail the record.
+    await waitUntil(() => (/"msg":"task done".*"attempt":2/.test(heir.output()) ? true : undefined), 'the heir to log the task');
   }, 180_000);
 });

@@ -35,6 +35,8 @@ async function startService(): Promise<void> {
   server = spawn(process.execPath, [...NODE_ARGS, 'serve'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   server.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   server.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  const started = server;
+  started.once('close', () => closed.add(started));
   for (let i = 0; i < 300; i++) {
     try {
       if ((await fetch(`${base}/health`)).status === 200) return;
@@ -46,8 +48,11 @@ async function startService(): Promise<void> {
   throw new Error(`service did not become ready:\n${output}`);
 }
 
+const closed = new WeakSet<ChildProcess>();
+
+/** Resolves once the process has exited and its stdout and stderr are fully read. */
 function exited(p: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => (p.exitCode !== null || p.signalCode !== null ? resolve(p.exitCode) : p.once('exit', (code) => resolve(code))));
+  return new Promise((resolve) => (closed.has(p) ? resolve(p.exitCode) : p.once('close', (code) => resolve(code))));
 }
 
 let key = '';
@@ -159,8 +164,11 @@ describe('the service end to end', () => {
     output = '';
     await startService();
     expect(server!.pid).not.toBe(killed.pid);
-    // The new process sees that the job's owner is dead and takes it over at once.
-    expect(output).toMatch(/"msg":"released jobs of dead processes","count":1/);
+    // The new process sees that the job's owner is dead and takes it over at once. Log lines
+    // are written asynchronously, so the line may reach the pipe after /health answers.
+    const released = /"msg":"released jobs of dead processes","count":1/;
+    for (let i = 0; i < 600 && !released.test(output); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(output).toMatch(released);
     for (const id of ids) {
       const rec = await waitFor(id, (r) => r.status === 'done' || r.status === 'error');
       expect(rec.status).toBe('done');
