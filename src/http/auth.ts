@@ -2,18 +2,19 @@ import type { MiddlewareHandler } from 'hono';
 import { ApiError } from '../errors.ts';
 import type { AppEnv, AuthUser } from './env.ts';
 import { keysFromAuthorization } from '../users/api-keys.ts';
+import { requestHeader, responseHeader } from './middleware.ts';
 
 /** Authenticates `Authorization: Basic <API_KEY>` (and its RFC 7617 and Bearer forms). */
 export function requireAuth(verify: (apiKey: string) => Promise<AuthUser | null>): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    for (const key of keysFromAuthorization(c.req.header('authorization'))) {
+    for (const key of keysFromAuthorization(requestHeader(c, 'authorization'))) {
       const user = await verify(key);
       if (user) {
         c.set('user', user);
         return next();
       }
     }
-    c.header('WWW-Authenticate', 'Basic realm="mimic"');
+    responseHeader(c, 'WWW-Authenticate', 'Basic realm="mimic"');
     throw new ApiError('AuthorizationError', 'Missing or invalid credentials: send Authorization: Basic <API_KEY>');
   };
 }

@@ -36,6 +36,18 @@ export function requestHeader(c: Context, name: string): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
+/**
+ * Sets a response header before the response exists. Under @hono/node-server it goes on
+ * Node's response, which merges it into the head it writes: `c.header()` would build a
+ * WHATWG Headers object for the response, and the adapter would then copy it header by
+ * header. In process (`app.request`) it goes through Hono.
+ */
+export function responseHeader(c: Context, name: string, value: string): void {
+  const outgoing = nodeBindings(c)?.outgoing;
+  if (outgoing) outgoing.setHeader(name, value);
+  else c.header(name, value);
+}
+
 /** Random bytes for request ids, drawn 4 KiB at a time instead of one syscall per request. */
 let idPool = Buffer.alloc(0);
 let idAt = 0;
@@ -60,9 +72,7 @@ export function requestContext(log: Logger, logRequests: boolean): MiddlewareHan
     // Before next(), on Node's response when there is one (Node merges it into the head it
     // writes), else through Hono: either way it joins the response as it is built. Set after
     // next() through Hono, it made Hono copy every finished response through a stream.
-    const outgoing = nodeBindings(c)?.outgoing;
-    if (outgoing) outgoing.setHeader('x-request-id', requestId);
-    else c.header('x-request-id', requestId);
+    responseHeader(c, 'x-request-id', requestId);
     if (!logRequests) return next();
     const started = performance.now();
     await next();

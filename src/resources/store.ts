@@ -1,4 +1,4 @@
-import { and, desc, eq, gte, isNull, sql } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, gte, isNull, sql } from 'drizzle-orm';
 import type { Store } from '../db/client.ts';
 import { olderThan } from '../db/keyset.ts';
 import { resources, users } from '../db/schema.ts';
@@ -101,8 +101,14 @@ export function createSqliteResourceStore(handle: Store, enqueueJob: EnqueueJob)
       modifiedAt: p('now'),
     })
     .prepare();
-  const owned = db.select().from(r).where(and(eq(r.id, p('id')), eq(r.userId, p('userId')), eq(r.kind, p('kind')))).prepare();
-  const byId = db.select().from(r).where(eq(r.id, p('id'))).prepare();
+  // The two reads on the request path are plain better-sqlite3 statements that name each
+  // column as the row's field (from the schema, so they cannot drift): drizzle's prepared
+  // select maps every row and parameter by hand, which cost more than the read itself.
+  const fields = Object.entries(getTableColumns(r)).map(([field, column]) => `"${column.name}" AS "${field}"`).join(', ');
+  const owned = sqlite.prepare<{ id: string; userId: string; kind: string }, ResourceRow>(
+    `SELECT ${fields} FROM resources WHERE id = @id AND user_id = @userId AND kind = @kind`,
+  );
+  const byId = sqlite.prepare<{ id: string }, ResourceRow>(`SELECT ${fields} FROM resources WHERE id = @id`);
   const page = (after: boolean) =>
     db
       .select()

@@ -3,7 +3,8 @@ import { createHmac, randomBytes } from 'node:crypto';
 /**
  * API keys: 32 random bytes (256 bits), shown once, stored only as HMAC-SHA256 under a
  * key derived from the master key. With that much entropy a fast keyed hash is as safe as
- * a slow one, and verifying costs microseconds, so no cache is needed and a revoked key
+ * a slow one, and verifying costs microseconds (accounts.ts `makeKeyVerifier` remembers
+ * verified keys only until the database changes), so a revoked key
  * stops working on the next request in every process.
  */
 export const API_KEY_PATTERN = /^mimic_[A-Za-z0-9_-]{43}$/;

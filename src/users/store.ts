@@ -20,6 +20,12 @@ export interface UserStore {
   /** The authentication hot path: one prepared, indexed select. */
   ownerOfKey(hash: string): Promise<KeyOwner | undefined>;
   /**
+   * A number that differs from the one returned before whenever what `ownerOfKey` answers
+   * may have changed since, through this store or any other connection or process (a key
+   * revoked by the CLI, say). Whoever remembers verified keys drops them when it changes.
+   */
+  keysVersion(): Promise<number>;
+  /**
    * Adds `amount` (negative takes credits away) unless the balance would drop below zero.
    * Charges and refunds are this same conditional update.
    */
@@ -122,6 +128,13 @@ export function createSqliteUserStore({ sqlite }: Store): UserStore {
   const setBalance = sqlite.prepare<[number, string], { credits: number }>('UPDATE users SET credits = ? WHERE id = ? RETURNING credits');
   const selectBalance = sqlite.prepare<[string], { credits: number }>('SELECT credits FROM users WHERE id = ?');
 
+  // SQLite's data_version changes when another connection commits; this connection's own
+  // writes (create, addKey, revokeKey) bump `changes`. Either one moves the version.
+  const dataVersion = sqlite.prepare<[], number>('PRAGMA data_version').pluck();
+  let seenDataVersion = -1;
+  let version = 0;
+  const changed = () => void version++;
+
   const addKeyRow = (userId: string, k: NewApiKey) => insertKey.run(k.id, k.hash, k.prefix, k.createdAt, userId).changes > 0;
   const create = sqlite.transaction((u: NewUser, k: NewApiKey) => {
     insertUser.run(u.id, u.name, u.credits, JSON.stringify(u.permissions), u.createdAt);
@@ -137,6 +150,7 @@ export function createSqliteUserStore({ sqlite }: Store): UserStore {
     async create(user, firstKey) {
       nonNegative(user.credits);
       create(user, firstKey);
+      changed();
     },
     async get(id) {
       const row = selectUser.get(id);
@@ -146,18 +160,29 @@ export function createSqliteUserStore({ sqlite }: Store): UserStore {
       return selectUsers.all().map(record);
     },
     async addKey(userId, key) {
-      return addKeyRow(userId, key);
+      const added = addKeyRow(userId, key);
+      changed();
+      return added;
     },
     async listKeys(userId) {
       return selectKeys.all(userId).map((k) => ({ id: k.id, userId: k.user_id, prefix: k.prefix, createdAt: k.created_at, revokedAt: k.revoked_at }));
     },
     async revokeKey(by, now) {
       const res = 'id' in by ? revokeById.run(now, by.id) : revokeByHash.run(now, by.hash);
+      changed();
       return res.changes > 0;
     },
     async ownerOfKey(hash) {
       const row = selectOwner.get(hash);
       return row && { keyId: row.key_id, userId: row.user_id, name: row.name, permissions: JSON.parse(row.permissions) as string[] };
+    },
+    async keysVersion() {
+      const seen = dataVersion.get()!;
+      if (seen !== seenDataVersion) {
+        seenDataVersion = seen;
+        changed();
+      }
+      return version;
     },
     async addCredits(userId, amount) {
       const row = addToBalance.get(amount, userId, amount);

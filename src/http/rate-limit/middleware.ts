@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import { ApiError } from '../../errors.ts';
 import type { AppEnv } from '../env.ts';
 import type { RateLimiter } from './interface.ts';
+import { responseHeader } from '../middleware.ts';
 
 /**
  * Limits each API key after authentication; requests without a key (public paths, and the
@@ -16,11 +17,11 @@ export function rateLimitPerKey(limiter: RateLimiter | null): MiddlewareHandler<
     if (keyId === undefined) return next();
     const d = await limiter.take(keyId);
     const resetSeconds = Math.max(1, Math.ceil(d.resetMs / 1000));
-    c.header('RateLimit-Limit', String(d.limit));
-    c.header('RateLimit-Remaining', String(d.remaining));
-    c.header('RateLimit-Reset', String(resetSeconds));
+    responseHeader(c, 'RateLimit-Limit', String(d.limit));
+    responseHeader(c, 'RateLimit-Remaining', String(d.remaining));
+    responseHeader(c, 'RateLimit-Reset', String(resetSeconds));
     if (!d.allowed) {
-      c.header('Retry-After', String(resetSeconds));
+      responseHeader(c, 'Retry-After', String(resetSeconds));
       throw new ApiError('TooManyRequestsError', `Too many requests with this API key (${d.limit} per window); retry in ${resetSeconds} s`, {
         retry_after_seconds: resetSeconds,
       });

@@ -91,6 +91,27 @@ export function contract(dialect: Dialect): void {
     expect((await db.stores.users.get(u.id))?.credits).toBe(42);
   });
 
+  it('moves keysVersion on its own key changes and on any commit by another connection', async () => {
+    const other = await db.reopen();
+    try {
+      const v0 = await db.stores.users.keysVersion();
+      expect(await db.stores.users.keysVersion()).toBe(v0);
+      const u = user();
+      const k = key();
+      await db.stores.users.create(u, k);
+      const v1 = await db.stores.users.keysVersion();
+      expect(v1).not.toBe(v0);
+      expect(await other.stores.users.revokeKey({ id: k.id }, 9000)).toBe(true);
+      const v2 = await db.stores.users.keysVersion();
+      expect(v2).not.toBe(v1);
+      expect(await db.stores.users.keysVersion()).toBe(v2);
+      await db.stores.users.revokeKey({ id: 'key_nope' }, 9000);
+      expect(await db.stores.users.keysVersion()).not.toBe(v2);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('two connections share users, keys and balances, and together never overdraw', async () => {
     const other = await db.reopen();
     try {
