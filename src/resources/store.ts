@@ -105,10 +105,8 @@ export function createSqliteResourceStore(handle: Store, enqueueJob: EnqueueJob)
   // column as the row's field (from the schema, so they cannot drift): drizzle's prepared
   // select maps every row and parameter by hand, which cost more than the read itself.
   const fields = Object.entries(getTableColumns(r)).map(([field, column]) => `"${column.name}" AS "${field}"`).join(', ');
-  const owned = sqlite.prepare<{ id: string; userId: string; kind: string }, ResourceRow>(
-    `SELECT ${fields} FROM resources WHERE id = @id AND user_id = @userId AND kind = @kind`,
-  );
-  const byId = sqlite.prepare<{ id: string }, ResourceRow>(`SELECT ${fields} FROM resources WHERE id = @id`);
+  const owned = sqlite.prepare<[string, string, string], ResourceRow>(`SELECT ${fields} FROM resources WHERE id = ? AND user_id = ? AND kind = ?`);
+  const byId = sqlite.prepare<[string], ResourceRow>(`SELECT ${fields} FROM resources WHERE id = ?`);
   const page = (after: boolean) =>
     db
       .select()
@@ -168,8 +166,8 @@ export function createSqliteResourceStore(handle: Store, enqueueJob: EnqueueJob)
 
   return {
     create: async (row, job) => createTx.immediate(row, job),
-    get: async (userId, kind, id) => owned.get({ id, userId, kind }),
-    getById: async (id) => byId.get({ id }),
+    get: async (userId, kind, id) => owned.get(id, userId, kind),
+    getById: async (id) => byId.get(id),
     list: async (userId, kind, limit, cursor) =>
       cursor ? nextPage.all({ userId, kind, limit, at: cursor.createdAt, after: cursor.id }) : firstPage.all({ userId, kind, limit }),
     start: async (id, now) => start.get({ id, now }),
