@@ -8,6 +8,8 @@ export const ERROR_STATUS = {
   ValidationError: 400,
   InvalidFileSizeError: 400,
   InvalidImageResolutionError: 400,
+  /** An audio longer (or shorter) than a script or upload may be. */
+  InvalidAudioDurationError: 400,
   ConfigError: 400,
   InvalidFaceError: 400,
   AuthorizationError: 401,
