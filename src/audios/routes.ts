@@ -1,5 +1,5 @@
 import type { Route } from '../platform/module.ts';
-import { ApiError } from '../errors.ts';
+import { formFile } from '../http/multipart.ts';
 import { deleteAudio, uploadAudio, type AudioUploadDeps } from './upload.ts';
 
 export function audioRoutes(deps: AudioUploadDeps): Route[] {
@@ -11,19 +11,7 @@ export function audioRoutes(deps: AudioUploadDeps): Route[] {
       rawBody: { contentType: 'multipart/form-data', description: 'a form with one file field named "audio"' },
       ok: { status: 201, description: '{id, url, duration}' },
       errors: ['BadRequestError', 'InvalidFileSizeError', 'InvalidAudioDurationError', 'AuthorizationError', 'PayloadTooLargeError'],
-      handler: async (c) => {
-        if (!/^multipart\/form-data\b/i.test(c.req.header('content-type') ?? '')) {
-          throw new ApiError('BadRequestError', 'Send the audio as multipart/form-data in a field named "audio"');
-        }
-        const form = await c.req.formData().catch(() => {
-          throw new ApiError('BadRequestError', 'The multipart body cannot be read');
-        });
-        const audio = form.get('audio');
-        if (!(audio instanceof Blob)) {
-          throw new ApiError('BadRequestError', 'The form has no file field named "audio"', [{ field: 'audio', message: 'is required' }]);
-        }
-        return c.json(await uploadAudio(deps, c.var.user.id, Buffer.from(await audio.arrayBuffer())), 201);
-      },
+      handler: async (c) => c.json(await uploadAudio(deps, c.var.user.id, await formFile(c, 'audio', 'audio')), 201),
     },
     {
       method: 'delete', path: '/audios/{id}', tag: 'Media', summary: 'Delete an uploaded audio',
