@@ -1,0 +1,48 @@
+import type { Logger } from '../../log.ts';
+import type { Voice, VoiceProvider } from '../interface.ts';
+import type { ExternalProviderConfig } from '../settings.ts';
+import { createElevenLabsProvider } from './elevenlabs.ts';
+import type { ExternalDeps } from './http.ts';
+import { createMicrosoftProvider } from './microsoft.ts';
+import { createOpenAIProvider } from './openai.ts';
+
+/**
+ * The external voice providers: real HTTP clients of Azure Speech, ElevenLabs and an
+ * OpenAI-compatible endpoint, each configured by an entry of MIMIC_VOICE_PROVIDERS and
+ * authenticated by a vault secret opened per call. docs/voices-external.md is the operator's
+ * side of this.
+ */
+export { vaultCredentials, providerSecretProblems, SECRET_TYPE_OF, type CredentialOpener } from './credentials.ts';
+export type { ExternalDeps } from './http.ts';
+export { VOICE_LIST_TTL_MS, VOICE_LIST_RETRY_MS } from './cache.ts';
+export { createMicrosoftProvider, createElevenLabsProvider, createOpenAIProvider };
+
+export function createExternalProvider(config: ExternalProviderConfig, deps: ExternalDeps): VoiceProvider {
+  switch (config.type) {
+    case 'microsoft':
+      return createMicrosoftProvider(config, deps);
+    case 'elevenlabs':
+      return createElevenLabsProvider(config, deps);
+    case 'openai':
+      return createOpenAIProvider(config, deps);
+  }
+}
+
+/** One provider per configured entry (the settings allow one entry per type). */
+export function createExternalProviders(configs: readonly ExternalProviderConfig[], deps: ExternalDeps): VoiceProvider[] {
+  return configs.map((c) => createExternalProvider(c, deps));
+}
+
+/**
+ * Every voice the given providers can list: a provider whose list fails (vendor down, key
+ * revoked) contributes nothing, and the others are still listed. The failure is logged by
+ * the provider's cache.
+ */
+export async function listVoices(providers: readonly VoiceProvider[], log: Logger): Promise<Voice[]> {
+  const settled = await Promise.allSettled(providers.map((p) => p.voices()));
+  return settled.flatMap((s, i) => {
+    if (s.status === 'fulfilled') return s.value;
+    log.warn('voices: a provider is left out of the voice list', { provider: providers[i]!.type });
+    return [];
+  });
+}
