@@ -73,7 +73,7 @@ export function joinSpeech(parts: { audio: Pcm; words: TimedWord[] }[], voice: S
   const words: TimedWord[] = [];
   let at = 0;
   for (const part of parts) {
-    const offsetMs = (at / sampleRate) * 1000;
+    const offsetMs = Math.round((at / sampleRate) * 1000);
     pcm.set(part.audio.pcm, at);
     for (const w of part.words) words.push({ text: w.text, startMs: w.startMs + offsetMs, endMs: w.endMs + offsetMs });
     at += part.audio.pcm.length;

@@ -61,7 +61,7 @@ export function vendorVoiceList<E extends object>(deps: ExternalDeps, source: Vo
   const load = async () => {
     const res = await callVendor(deps, {
       provider: source.provider, secretId: source.secretId, what: 'voice list', method: 'GET', url: source.url,
-      headers: { accept: 'application/json' }, timeoutMs: deps.listTimeoutMs, maxBytes: MAX_LIST_BYTES,
+      headers: { accept: 'application/json' }, timeoutMs: deps.listTimeoutMs, maxBytes: MAX_LIST_BYTES, text: true,
     });
     const entries = source.entries(jsonOf(res, source.provider, 'voice list'));
     if (!entries) throw new SpeechError('vendor', `${source.provider} sent a voice list that is not ${source.shape}`);

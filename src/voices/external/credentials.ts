@@ -23,14 +23,16 @@ export const SECRET_TYPE_OF: Record<ExternalProviderType, { type: Extract<Secret
 /** Opens the credential of one provider's secret for one call. */
 export type CredentialOpener = (provider: ExternalProviderType, secretId: string) => Promise<Credential>;
 
+const withArticle = (type: string) => `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
+
 /** Why a secret row cannot serve the provider, or null when it can. Reads the row only: nothing is decrypted. */
 export function secretProblem(provider: ExternalProviderType, secretId: string, row: SecretRow | undefined): string | null {
   const want = SECRET_TYPE_OF[provider];
   if (!row) {
-    return `the ${provider} voice provider's secret ${secretId} does not exist: create an ${want.type} secret (POST /secrets) and put its id in MIMIC_VOICE_PROVIDERS`;
+    return `the ${provider} voice provider's secret ${secretId} does not exist: create ${withArticle(want.type)} secret (POST /secrets) and put its id in MIMIC_VOICE_PROVIDERS`;
   }
   if (row.type !== want.type) {
-    return `the ${provider} voice provider's secret ${secretId} is a ${row.type} secret; ${provider} needs an ${want.type} secret (its value is sent as ${want.header})`;
+    return `the ${provider} voice provider's secret ${secretId} is ${withArticle(row.type)} secret; ${provider} needs ${withArticle(want.type)} secret (its value is sent as ${want.header})`;
   }
   return null;
 }

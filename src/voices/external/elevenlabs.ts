@@ -47,7 +47,7 @@ function toVoice(v: ElevenVoice): Voice | null {
   };
 }
 
-/** Words from per-character times: runs of non-space characters. Empty when the alignment is malformed. */
+/** Words from per-character times (seconds): runs of non-space characters, in whole milliseconds. Empty when the alignment is malformed. */
 export function wordsOfAlignment(alignment: unknown): TimedWord[] {
   const a = (alignment ?? {}) as { characters?: unknown; character_start_times_seconds?: unknown; character_end_times_seconds?: unknown };
   const chars = a.characters;
@@ -66,11 +66,11 @@ export function wordsOfAlignment(alignment: unknown): TimedWord[] {
       continue;
     }
     if (!current) {
-      current = { text: '', startMs: start * 1000, endMs: end * 1000 };
+      current = { text: '', startMs: Math.round(start * 1000), endMs: 0 };
       words.push(current);
     }
     current.text += ch;
-    current.endMs = end * 1000;
+    current.endMs = Math.round(end * 1000);
   }
   return words;
 }

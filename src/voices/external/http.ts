@@ -4,7 +4,7 @@ import { isEgressError, type GuardedClient, type GuardedResponse } from '../../e
 import type { Logger } from '../../log.ts';
 import type { Credential } from '../../secrets/credential.ts';
 import { authHeader } from '../../tools/exec/request.ts';
-import { credentialForms } from '../../tools/exec/redact.ts';
+import { credentialForms, redactText } from '../../tools/exec/redact.ts';
 import { SpeechError } from '../interface.ts';
 import type { ExternalProviderType } from '../settings.ts';
 import { SECRET_TYPE_OF, type CredentialOpener } from './credentials.ts';
@@ -39,6 +39,11 @@ export interface VendorCall {
   signal?: AbortSignal | undefined;
   /** A 404 means the voice does not exist (the voice id is in the URL). */
   notFoundIsUnknownVoice?: string;
+  /**
+   * The answer is text (JSON) that reaches users (voice names, descriptions): every form of
+   * the credential in it is masked, in case the vendor (or a proxy) echoes the request.
+   */
+  text?: boolean;
 }
 
 const aborted = (provider: string) => new SpeechError('aborted', `the ${provider} synthesis was cancelled`);
@@ -135,8 +140,9 @@ export async function callVendor(deps: ExternalDeps, call: VendorCall): Promise<
     const why = err.reason === 'timeout' ? `did not answer within ${call.timeoutMs} ms` : `could not be called: ${err.message}`;
     throw new SpeechError('vendor', `${call.provider} ${call.what}: the vendor ${why}`);
   }
-  if (res.status < 200 || res.status > 299) throw statusFailure(call, res, credentialForms(credential));
-  return res;
+  const forms = credentialForms(credential);
+  if (res.status < 200 || res.status > 299) throw statusFailure(call, res, forms);
+  return call.text ? { ...res, body: Buffer.from(redactText(res.body.toString('utf8'), forms), 'utf8') } : res;
 }
 
 /** The body as JSON, or a vendor error naming what was expected. */
