@@ -109,7 +109,8 @@ function statusFailure(call: VendorCall, res: GuardedResponse, forms: readonly s
     return new SpeechError('unknown-voice', `${provider} has no voice ${JSON.stringify(call.notFoundIsUnknownVoice.slice(0, 100))} (${http})`);
   }
   if (res.status === 401 || res.status === 403) {
-    return new SpeechError('vendor', `${provider} refused the credential of secret ${call.secretId} (${http}): check the key, and for microsoft the region`);
+    const hint = provider === 'microsoft' ? 'check the key and that it belongs to the configured region' : 'check the key';
+    return new SpeechError('vendor', `${provider} refused the credential of secret ${call.secretId} (${http}): ${hint}`);
   }
   if (res.status === 429) return new SpeechError('vendor', `${provider} is rate limiting or out of quota (${http}); try again later`);
   if (res.status >= 500) return new SpeechError('vendor', `${provider} failed to answer the ${call.what} request (${http})`);
