@@ -20,8 +20,14 @@ export const SECRET_TYPE_OF: Record<ExternalProviderType, { type: Extract<Secret
   openai: { type: 'bearer', header: 'Authorization: Bearer' },
 };
 
+/** A credential opened for one call, and the user who owns its secret (the audit row is theirs). */
+export interface OpenedCredential {
+  credential: Credential;
+  ownerId: string;
+}
+
 /** Opens the credential of one provider's secret for one call. */
-export type CredentialOpener = (provider: ExternalProviderType, secretId: string) => Promise<Credential>;
+export type CredentialOpener = (provider: ExternalProviderType, secretId: string) => Promise<OpenedCredential>;
 
 const withArticle = (type: string) => `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
 
@@ -43,7 +49,7 @@ export function vaultCredentials(deps: SecretDeps): CredentialOpener {
     const row = await deps.secretStore.getById(secretId);
     const problem = secretProblem(provider, secretId, row);
     if (problem) throw new SpeechError('vendor', problem);
-    return staticCredential(deps, row!);
+    return { credential: await staticCredential(deps, row!), ownerId: row!.userId };
   };
 }
 

@@ -1,5 +1,8 @@
 import { ApiError } from '../../errors.ts';
-import type { Clock } from '../../clock.ts';
+import { performance } from 'node:perf_hooks';
+import type { Clock, IdFactory } from '../../clock.ts';
+import { auditRecord } from '../../audit/record.ts';
+import type { AuditStore } from '../../audit/store.ts';
 import { isEgressError, type GuardedClient, type GuardedResponse } from '../../egress/index.ts';
 import type { Logger } from '../../log.ts';
 import type { Credential } from '../../secrets/credential.ts';
@@ -18,6 +21,11 @@ export interface ExternalDeps {
   clock: Clock;
   /** Deadline of a voice list call. */
   listTimeoutMs: number;
+  /**
+   * Where each use of a secret is recorded (`secret.used`, as a tool call records it, in the
+   * secret owner's audit trail: GET /audit). Absent: uses are not audited.
+   */
+  audit?: { store: Pick<AuditStore, 'append'>; newId: IdFactory };
 }
 
 /** Largest audio answer read: 10 minutes of 24 kHz 16-bit mono is 28.8 MB, and base64 in JSON adds a third. */
@@ -117,6 +125,18 @@ function statusFailure(call: VendorCall, res: GuardedResponse, forms: readonly s
   return new SpeechError('vendor', `${provider} refused the ${call.what} request (${http})`);
 }
 
+/** The audit row of one use of a provider's secret; a failure to write it is logged, never thrown at the speech. */
+async function recordUse(deps: ExternalDeps, ownerId: string, call: VendorCall, upstreamStatus: number | undefined, reason: string | undefined, durationMs: number): Promise<void> {
+  if (!deps.audit) return;
+  const outcome = upstreamStatus !== undefined && upstreamStatus < 400 ? 'success' : 'failure';
+  const detail = { provider: call.provider, duration_ms: durationMs, ...(upstreamStatus !== undefined ? { upstream_status: upstreamStatus } : {}), ...(reason ? { reason } : {}) };
+  try {
+    await deps.audit.store.append(auditRecord(deps.audit.newId, deps.clock.now(), { userId: ownerId, action: 'secret.used', outcome, secretId: call.secretId, detail }));
+  } catch (err) {
+    deps.log.error('voices: the secret.used audit row was not written', { provider: call.provider, secret_id: call.secretId, error: String(err) });
+  }
+}
+
 /**
  * One call to a vendor: opens the secret, sends it in the vendor's header through the guarded
  * client under a deadline, and answers the 2xx response. Every failure is a SpeechError whose
@@ -124,7 +144,10 @@ function statusFailure(call: VendorCall, res: GuardedResponse, forms: readonly s
  */
 export async function callVendor(deps: ExternalDeps, call: VendorCall): Promise<GuardedResponse> {
   if (call.signal?.aborted) throw aborted(call.provider);
-  const credential = await deps.credentials(call.provider, call.secretId);
+  const { credential, ownerId } = await deps.credentials(call.provider, call.secretId);
+  const started = performance.now();
+  const audit = (upstreamStatus: number | undefined, reason?: string) =>
+    recordUse(deps, ownerId, call, upstreamStatus, reason, Math.round(performance.now() - started));
   const request = deps.client.request(call.url, {
     method: call.method,
     headers: { ...call.headers, ...vendorAuth(call.provider, credential) },
@@ -136,11 +159,13 @@ export async function callVendor(deps: ExternalDeps, call: VendorCall): Promise<
   try {
     res = await abortable(request, call.signal, call.provider);
   } catch (err) {
+    await audit(undefined, isEgressError(err) ? err.reason : err instanceof SpeechError ? err.reason : 'internal');
     if (!isEgressError(err)) throw err;
     // EgressError messages name the host only.
     const why = err.reason === 'timeout' ? `did not answer within ${call.timeoutMs} ms` : `could not be called: ${err.message}`;
     throw new SpeechError('vendor', `${call.provider} ${call.what}: the vendor ${why}`);
   }
+  await audit(res.status);
   const forms = credentialForms(credential);
   if (res.status < 200 || res.status > 299) throw statusFailure(call, res, forms);
   return call.text ? { ...res, body: Buffer.from(redactText(res.body.toString('utf8'), forms), 'utf8') } : res;

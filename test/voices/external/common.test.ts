@@ -67,6 +67,23 @@ describe('external provider secrets', () => {
   });
 });
 
+describe('audit', () => {
+  it("records each use of a secret in its owner's trail: provider, upstream status, never a value", async () => {
+    const [ms] = createExternalProviders(configs([{ type: 'microsoft', region: 'westeurope', secret_id: apiKey, base_url: w.vendor.url }]), w.deps);
+    await ms!.synthesize({ text: 'hello', voiceId: 'en-US-JennyNeural' });
+    w.vendor.handle((_req, res) => json(res, 401, {}));
+    await failure(ms!.synthesize({ text: 'hello', voiceId: 'en-US-JennyNeural' }));
+    const res = await w.h.call('GET', `/audit?action=secret.used&secret_id=${apiKey}`, { key: w.key });
+    expect(res.status).toBe(200);
+    const events = (res.body.events as { outcome: string; secret_id: string; detail: Record<string, unknown> }[]).slice(0, 2);
+    expect(events.map((e) => [e.outcome, e.secret_id, e.detail.provider, e.detail.upstream_status])).toEqual([
+      ['failure', apiKey, 'microsoft', 401],
+      ['success', apiKey, 'microsoft', 200],
+    ]);
+    expect(typeof events[0]!.detail.duration_ms).toBe('number');
+  });
+});
+
 describe('egress', () => {
   it('goes through the guarded client: without an allow entry, a loopback vendor is refused and nothing is sent', async () => {
     const strict = createGuardedClient({ allow: [], ca: [w.vendor.ca], defaultTimeoutMs: 2000, defaultMaxBytes: 1 << 20 });

@@ -3,7 +3,7 @@ import { harness, type Harness } from '../../helpers/harness.ts';
 import { startTlsServer, type TestServer } from '../../helpers/tls.ts';
 import { leakedIn } from '../../helpers/canaries.ts';
 import { makeSecret } from '../../helpers/tools.ts';
-import type { Clock } from '../../../src/clock.ts';
+import { randomId, type Clock } from '../../../src/clock.ts';
 import { vaultCredentials, type ExternalDeps } from '../../../src/voices/external/index.ts';
 import { SpeechError, type Speech } from '../../../src/voices/interface.ts';
 
@@ -84,6 +84,7 @@ export async function vendorWorld(): Promise<VendorWorld> {
     log: h.services.log,
     clock,
     listTimeoutMs: 2000,
+    audit: { store: h.services.stores.audit, newId: randomId },
   };
   return {
     h, vendor, key, clock, deps,
