@@ -128,7 +128,7 @@ function statusFailure(call: VendorCall, res: GuardedResponse, forms: readonly s
 /** The audit row of one use of a provider's secret; a failure to write it is logged, never thrown at the speech. */
 async function recordUse(deps: ExternalDeps, ownerId: string, call: VendorCall, upstreamStatus: number | undefined, reason: string | undefined, durationMs: number): Promise<void> {
   if (!deps.audit) return;
-  const outcome = upstreamStatus !== undefined && upstreamStatus < 400 ? 'success' : 'failure';
+  const outcome = upstreamStatus !== undefined && upstreamStatus >= 200 && upstreamStatus <= 299 ? 'success' : 'failure';
   const detail = { provider: call.provider, duration_ms: durationMs, ...(upstreamStatus !== undefined ? { upstream_status: upstreamStatus } : {}), ...(reason ? { reason } : {}) };
   try {
     await deps.audit.store.append(auditRecord(deps.audit.newId, deps.clock.now(), { userId: ownerId, action: 'secret.used', outcome, secretId: call.secretId, detail }));

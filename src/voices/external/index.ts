@@ -1,6 +1,8 @@
 import type { Logger } from '../../log.ts';
+import type { Platform } from '../../platform/platform.ts';
 import type { Voice, VoiceProvider } from '../interface.ts';
-import type { ExternalProviderConfig } from '../settings.ts';
+import type { ExternalProviderConfig, VoiceSettings } from '../settings.ts';
+import { vaultCredentials } from './credentials.ts';
 import { createElevenLabsProvider } from './elevenlabs.ts';
 import type { ExternalDeps } from './http.ts';
 import { createMicrosoftProvider } from './microsoft.ts';
@@ -16,6 +18,21 @@ export { vaultCredentials, providerSecretProblems, SECRET_TYPE_OF, type Credenti
 export type { ExternalDeps } from './http.ts';
 export { VOICE_LIST_TTL_MS, VOICE_LIST_RETRY_MS } from './cache.ts';
 export { createMicrosoftProvider, createElevenLabsProvider, createOpenAIProvider };
+
+/**
+ * The providers' dependencies from the platform: its guarded client, the vault-backed secret
+ * opener (the tool path's), its log and clock, and the audit trail for `secret.used`.
+ */
+export function externalDeps(p: Platform, settings: Pick<VoiceSettings, 'listTimeoutMs'>): ExternalDeps {
+  return {
+    client: p.client,
+    credentials: vaultCredentials({ secretStore: p.stores.secrets, vault: p.vault, clock: p.clock, newId: p.newId }),
+    log: p.log,
+    clock: p.clock,
+    listTimeoutMs: settings.listTimeoutMs,
+    audit: { store: p.stores.audit, newId: p.newId },
+  };
+}
 
 export function createExternalProvider(config: ExternalProviderConfig, deps: ExternalDeps): VoiceProvider {
   switch (config.type) {

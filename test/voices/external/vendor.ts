@@ -3,8 +3,8 @@ import { harness, type Harness } from '../../helpers/harness.ts';
 import { startTlsServer, type TestServer } from '../../helpers/tls.ts';
 import { leakedIn } from '../../helpers/canaries.ts';
 import { makeSecret } from '../../helpers/tools.ts';
-import { randomId, type Clock } from '../../../src/clock.ts';
-import { vaultCredentials, type ExternalDeps } from '../../../src/voices/external/index.ts';
+import type { Clock } from '../../../src/clock.ts';
+import { externalDeps, type ExternalDeps } from '../../../src/voices/external/index.ts';
 import { SpeechError, type Speech } from '../../../src/voices/interface.ts';
 
 /**
@@ -78,14 +78,8 @@ export async function vendorWorld(): Promise<VendorWorld> {
   const h = harness({ MIMIC_EGRESS_ALLOW: 'localhost' }, { ca: [vendor.ca] });
   const { key } = h.user();
   const clock = manualClock();
-  const deps: ExternalDeps = {
-    client: h.services.client,
-    credentials: vaultCredentials(h.services.modules.secrets.deps),
-    log: h.services.log,
-    clock,
-    listTimeoutMs: 2000,
-    audit: { store: h.services.stores.audit, newId: randomId },
-  };
+  // The platform's parts, as the voices module wires them; only the clock is the test's.
+  const deps: ExternalDeps = { ...externalDeps(h.services, { listTimeoutMs: 2000 }), clock };
   return {
     h, vendor, key, clock, deps,
     secret: (body) => makeSecret(h, key, body),
