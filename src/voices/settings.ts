@@ -30,9 +30,19 @@ export interface ElevenLabsConfig extends Common {
   modelId: string;
 }
 
+/** A voice an OpenAI-compatible server offers besides (or instead of) OpenAI's documented ones. */
+export interface ConfiguredVoice {
+  id: string;
+  name: string;
+  gender: 'male' | 'female';
+  locale: string;
+}
+
 export interface OpenAIConfig extends Common {
   type: 'openai';
   model: string;
+  /** The server's voices when they are not OpenAI's (a self-hosted compatible server); null: OpenAI's documented list. */
+  voices: ConfiguredVoice[] | null;
 }
 
 export type ExternalProviderConfig = MicrosoftConfig | ElevenLabsConfig | OpenAIConfig;
@@ -58,12 +68,14 @@ const DEFAULT_TIMEOUT_MS = 60_000;
 const KEYS: Record<ExternalProviderType, readonly string[]> = {
   microsoft: ['type', 'secret_id', 'base_url', 'timeout_ms', 'region'],
   elevenlabs: ['type', 'secret_id', 'base_url', 'timeout_ms', 'model_id'],
-  openai: ['type', 'secret_id', 'base_url', 'timeout_ms', 'model'],
+  openai: ['type', 'secret_id', 'base_url', 'timeout_ms', 'model', 'voices'],
 };
 
 const SECRET_ID = /^sec_[A-Za-z0-9_-]{1,100}$/;
 const REGION = /^[a-z0-9]{2,40}$/;
 const MODEL = /^[A-Za-z0-9._:/-]{1,100}$/;
+const VOICE_ID = /^[A-Za-z0-9._:-]{1,100}$/;
+const LOCALE = /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
 
 /** Names the entry in messages: its position and, once known, its type. */
 const where = (i: number, type?: string) => `MIMIC_VOICE_PROVIDERS[${i}]${type ? ` (${type})` : ''}`;
@@ -87,6 +99,27 @@ function baseUrlOf(raw: string, at: string): string {
   if (url.username || url.password) throw new ConfigurationError(`${at}: base_url must not carry user info (the credential is the secret's)`);
   if (url.search || url.hash) throw new ConfigurationError(`${at}: base_url must not have a query string or fragment`);
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+/** `voices` of an openai entry: [{id, gender, locale?, name?}], ids unique. */
+function voicesOf(raw: unknown, at: string): ConfiguredVoice[] | null {
+  if (raw === undefined) return null;
+  if (!Array.isArray(raw) || raw.length === 0 || raw.length > 500) throw new ConfigurationError(`${at}: voices must be a list of 1 to 500 voices`);
+  const seen = new Set<string>();
+  return raw.map((v: unknown, j): ConfiguredVoice => {
+    const here = `${at}: voices[${j}]`;
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new ConfigurationError(`${here} must be an object {id, gender, locale?, name?}`);
+    const o = v as Record<string, unknown>;
+    const extra = Object.keys(o).filter((k) => !['id', 'gender', 'locale', 'name'].includes(k));
+    if (extra.length) throw new ConfigurationError(`${here}: unknown field(s) ${extra.join(', ')}; allowed: id, gender, locale, name`);
+    if (typeof o.id !== 'string' || !VOICE_ID.test(o.id)) throw new ConfigurationError(`${here}: id must be 1 to 100 letters, digits or . _ : -`);
+    if (seen.has(o.id)) throw new ConfigurationError(`${here}: id ${o.id} is listed twice`);
+    seen.add(o.id);
+    if (o.gender !== 'male' && o.gender !== 'female') throw new ConfigurationError(`${here}: gender must be male or female`);
+    if (o.locale !== undefined && (typeof o.locale !== 'string' || !LOCALE.test(o.locale))) throw new ConfigurationError(`${here}: locale must be a BCP 47 tag such as en-US`);
+    if (o.name !== undefined && (typeof o.name !== 'string' || o.name.length < 1 || o.name.length > 100)) throw new ConfigurationError(`${here}: name must be 1 to 100 characters`);
+    return { id: o.id, gender: o.gender, locale: (o.locale as string | undefined) ?? 'en-US', name: (o.name as string | undefined) ?? o.id };
+  });
 }
 
 function entryOf(raw: unknown, i: number, defaultTimeoutMs: number): ExternalProviderConfig {
@@ -128,7 +161,7 @@ function entryOf(raw: unknown, i: number, defaultTimeoutMs: number): ExternalPro
     case 'openai': {
       const model = optionalString(entry, 'model', at) ?? DEFAULT_OPENAI_MODEL;
       if (!MODEL.test(model)) throw new ConfigurationError(`${at}: model has characters a model name does not have`);
-      return { type: t, secretId, model, baseUrl: baseUrlOf(base ?? DEFAULT_BASE_URLS.openai, at), timeoutMs };
+      return { type: t, secretId, model, baseUrl: baseUrlOf(base ?? DEFAULT_BASE_URLS.openai, at), timeoutMs, voices: voicesOf(entry.voices, at) };
     }
   }
 }

@@ -47,7 +47,7 @@ describe('voice settings', () => {
     expect(got).toEqual([
       { type: 'microsoft', secretId: 'sec_a', region: 'westeurope', baseUrl: 'https://westeurope.tts.speech.microsoft.com', timeoutMs: 30000 },
       { type: 'elevenlabs', secretId: 'sec_b', modelId: 'eleven_multilingual_v2', baseUrl: 'https://api.elevenlabs.io', timeoutMs: 90000 },
-      { type: 'openai', secretId: 'sec_c', model: 'gpt-4o-mini-tts', baseUrl: 'http://tts.internal:8880/v1', timeoutMs: 30000 },
+      { type: 'openai', secretId: 'sec_c', model: 'gpt-4o-mini-tts', baseUrl: 'http://tts.internal:8880/v1', timeoutMs: 30000, voices: null },
     ]);
     expect(providers([{ type: 'openai', secret_id: 'sec_c' }])[0]).toMatchObject({ model: 'tts-1', baseUrl: 'https://api.openai.com/v1', timeoutMs: 60000 });
     expect(providers([{ type: 'microsoft', secret_id: 'sec_a', base_url: 'https://speech.proxy.example/azure' }])[0]).toMatchObject({ region: null, baseUrl: 'https://speech.proxy.example/azure' });
@@ -62,7 +62,7 @@ describe('voice settings', () => {
     ['missing type', [{ secret_id: 'sec_a' }], /type must be one of .*got null/],
     ['missing secret_id', [{ type: 'openai' }], /MIMIC_VOICE_PROVIDERS\[0\] \(openai\): secret_id is required/],
     ['a credential in place of secret_id', [{ type: 'openai', secret_id: 'sk-live-abc' }], /secret_id must be a secret id such as sec_\.\.\.; put the credential in the vault/],
-    ['a credential field', [{ type: 'openai', secret_id: 'sec_a', api_key: 'sk-1' }], /unknown field\(s\) api_key; allowed: type, secret_id, base_url, timeout_ms, model$/],
+    ['a credential field', [{ type: 'openai', secret_id: 'sec_a', api_key: 'sk-1' }], /unknown field\(s\) api_key; allowed: type, secret_id, base_url, timeout_ms, model, voices$/],
     ['a field of another type', [{ type: 'openai', secret_id: 'sec_a', region: 'westeurope' }], /unknown field\(s\) region/],
     ['microsoft without region or base_url', [{ type: 'microsoft', secret_id: 'sec_a' }], /\(microsoft\): region is required \(or base_url\)/],
     ['a region that is not a name', [{ type: 'microsoft', secret_id: 'sec_a', region: 'west europe' }], /region must be an Azure region name/],
@@ -76,9 +76,22 @@ describe('voice settings', () => {
     ['a bad model_id', [{ type: 'elevenlabs', secret_id: 'sec_a', model_id: 42 }], /model_id must be a non-empty string/],
     ['timeout_ms too small', [{ type: 'openai', secret_id: 'sec_a', timeout_ms: 5 }], /timeout_ms must be an integer from 1000 to 600000/],
     ['timeout_ms a string', [{ type: 'openai', secret_id: 'sec_a', timeout_ms: '5000' }], /timeout_ms must be an integer/],
+    ['voices on another type', [{ type: 'elevenlabs', secret_id: 'sec_a', voices: [] }], /unknown field\(s\) voices/],
+    ['voices empty', [{ type: 'openai', secret_id: 'sec_a', voices: [] }], /voices must be a list of 1 to 500 voices/],
+    ['a voice without gender', [{ type: 'openai', secret_id: 'sec_a', voices: [{ id: 'af_bella' }] }], /voices\[0\]: gender must be male or female/],
+    ['a voice with a bad id', [{ type: 'openai', secret_id: 'sec_a', voices: [{ id: 'a b', gender: 'male' }] }], /voices\[0\]: id must be/],
+    ['a voice twice', [{ type: 'openai', secret_id: 'sec_a', voices: [{ id: 'a', gender: 'male' }, { id: 'a', gender: 'female' }] }], /voices\[1\]: id a is listed twice/],
+    ['a voice with a bad locale', [{ type: 'openai', secret_id: 'sec_a', voices: [{ id: 'a', gender: 'male', locale: 'English' }] }], /locale must be a BCP 47 tag/],
+    ['a voice with an unknown field', [{ type: 'openai', secret_id: 'sec_a', voices: [{ id: 'a', gender: 'male', style: 'x' }] }], /unknown field\(s\) style; allowed: id, gender, locale, name/],
     ['the same type twice', [{ type: 'openai', secret_id: 'sec_a' }, { type: 'openai', secret_id: 'sec_b' }], /names openai twice/],
   ])('refuses %s', (_name, list, message) => {
     expect(refusalOf(list)).toMatch(message);
+  });
+
+  it("reads an OpenAI-compatible server's own voices", () => {
+    expect(providers([{ type: 'openai', secret_id: 'sec_c', voices: [{ id: 'af_bella', gender: 'female' }, { id: 'ef_dora', gender: 'female', locale: 'es-ES', name: 'Dora' }] }])[0]).toMatchObject({
+      voices: [{ id: 'af_bella', gender: 'female', locale: 'en-US', name: 'af_bella' }, { id: 'ef_dora', gender: 'female', locale: 'es-ES', name: 'Dora' }],
+    });
   });
 
   it('never repeats what was pasted into a broken JSON value', () => {

@@ -1,6 +1,6 @@
 import { SpeechError, type Gender, type Speech, type Voice, type VoiceProvider } from '../interface.ts';
-import type { OpenAIConfig } from '../settings.ts';
-import { decodeWav, joinSpeech, splitText } from './audio.ts';
+import type { ConfiguredVoice, OpenAIConfig } from '../settings.ts';
+import { decodeWav, joinSpeech, languageName, splitText } from './audio.ts';
 import { callVendor, MAX_AUDIO_BYTES, type ExternalDeps } from './http.ts';
 import { plainText } from './ssml.ts';
 
@@ -9,10 +9,11 @@ import { plainText } from './ssml.ts';
  * with `Authorization: Bearer` and `{model, input, voice, response_format, speed}`.
  * `input` is at most 4096 characters (longer text is sent in pieces); `speed` is 0.25 to 4;
  * `response_format: "wav"` answers a WAV file (streamed: its size fields may be unknown).
- * The API has no voice list: the documented voices are listed here. Their genders are not
- * documented: the ones below are mimic's reading of how each voice sounds (an assumption,
- * stated in docs/voices-external.md). The API takes no SSML: an SSML script is reduced to
- * its text.
+ * The API has no voice list: the documented voices are listed here, unless the entry lists
+ * a compatible server's own (`voices` in MIMIC_VOICE_PROVIDERS). The genders of OpenAI's
+ * voices are not documented: the ones below are mimic's reading of how each voice sounds (an
+ * assumption, stated in docs/voices-external.md). The API takes no SSML: an SSML script is
+ * reduced to its text.
  */
 
 export const OPENAI_VOICES: Record<string, Gender> = {
@@ -33,15 +34,21 @@ const MAX_INPUT_CHARS = 4096;
 
 const capitalized = (s: string) => s[0]!.toUpperCase() + s.slice(1);
 
+/** OpenAI's documented voices, or the ones the entry lists for a compatible server. */
+function voicesOf(config: OpenAIConfig): ConfiguredVoice[] {
+  return config.voices ?? Object.entries(OPENAI_VOICES).map(([id, gender]) => ({ id, gender, name: capitalized(id), locale: 'en-US' }));
+}
+
 export function createOpenAIProvider(config: OpenAIConfig, deps: ExternalDeps): VoiceProvider {
-  const list: Voice[] = Object.entries(OPENAI_VOICES).map(([id, gender]) => ({
-    id,
-    name: capitalized(id),
-    gender,
+  const known = new Set(voicesOf(config).map((v) => v.id));
+  const list: Voice[] = voicesOf(config).map((v) => ({
+    id: v.id,
+    name: v.name,
+    gender: v.gender,
     provider: 'openai',
     access: 'public',
-    // The voices are tuned for English; the model reads other languages too, with an English accent.
-    languages: [{ language: 'English', locale: 'en-US' }],
+    // OpenAI's voices are tuned for English; the model reads other languages too, with an English accent.
+    languages: [{ language: languageName(v.locale), locale: v.locale }],
     styles: [],
     description: `OpenAI ${config.model}`,
   }));
@@ -50,8 +57,8 @@ export function createOpenAIProvider(config: OpenAIConfig, deps: ExternalDeps): 
     type: 'openai',
     voices: async () => list,
     async synthesize(request): Promise<Speech> {
-      if (!Object.hasOwn(OPENAI_VOICES, request.voiceId)) {
-        throw new SpeechError('unknown-voice', `openai has no voice ${JSON.stringify(request.voiceId.slice(0, 100))}; it has ${Object.keys(OPENAI_VOICES).join(', ')}`);
+      if (!known.has(request.voiceId)) {
+        throw new SpeechError('unknown-voice', `openai has no voice ${JSON.stringify(request.voiceId.slice(0, 100))}; it has ${[...known].slice(0, 20).join(', ')}`);
       }
       const speed = request.rate === undefined ? undefined : Math.min(4, Math.max(0.25, request.rate));
       const parts = [];

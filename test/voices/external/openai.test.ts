@@ -65,6 +65,15 @@ describe('openai voices', () => {
     expect(inputs.join(' ')).toBe(text);
   });
 
+  it("lists and speaks a compatible server's own voices when the entry names them", async () => {
+    const own = parseProviders(JSON.stringify([{ type: 'openai', secret_id: bearerSecret, base_url: `${w.vendor.url}/v1`, model: 'kokoro', voices: [{ id: 'ef_dora', gender: 'female', locale: 'es-ES', name: 'Dora' }] }]))[0] as OpenAIConfig;
+    const p = createOpenAIProvider(own, w.deps);
+    expect(await p.voices()).toEqual([{ id: 'ef_dora', name: 'Dora', gender: 'female', provider: 'openai', access: 'public', languages: [{ language: 'Spanish', locale: 'es-ES' }], styles: [], description: 'OpenAI kokoro' }]);
+    await p.synthesize({ text: 'Hola', voiceId: 'ef_dora' });
+    expect(JSON.parse(w.vendor.received[0]!.body.toString())).toMatchObject({ model: 'kokoro', voice: 'ef_dora' });
+    expect((await failure(p.synthesize({ text: 'Hola', voiceId: 'nova' }))).reason).toBe('unknown-voice');
+  });
+
   it('maps errors, and a rotated secret is used at the next call (nothing caches the plaintext)', async () => {
     const p = createOpenAIProvider(config, w.deps);
     w.vendor.handle((req, res) => json(res, 401, { error: { message: `Incorrect API key provided: ${String(req.headers.authorization)}`, type: 'invalid_request_error', code: 'invalid_api_key' } }));
