@@ -59,7 +59,7 @@ const ratePercent = (rate: number) => `${rate >= 1 ? '+' : ''}${((rate - 1) * 10
 /** The SSML document Azure takes: the voice named by the request, the content escaped (or the script's SSML inside). */
 export function azureSsml(request: SpeechRequest, content: string): string {
   const lang = /^([a-z]{2,3}-[A-Za-z0-9]{2,8})-/.exec(request.voiceId)?.[1] ?? 'en-US';
-  const spoken = request.rate !== undefined && request.rate !== 1 ? `<prosody rate='${ratePercent(request.rate)}'>${content}</prosody>` : content;
+  const spoken = request.rate !== undefined && Number.isFinite(request.rate) && request.rate > 0 && request.rate !== 1 ? `<prosody rate='${ratePercent(request.rate)}'>${content}</prosody>` : content;
   return `<speak version='1.0' xmlns='http://www.w3.org/2001/10/synthesis' xml:lang='${lang}'><voice name='${escapeXml(request.voiceId)}'>${spoken}</voice></speak>`;
 }
 
