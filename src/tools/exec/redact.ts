@@ -49,7 +49,7 @@ function escapedForms(value: string): string[] {
 }
 
 /** Replaces every occurrence of every form; one split/join per form that occurs, so linear per form. */
-function redactText(text: string, forms: readonly string[]): string {
+export function redactText(text: string, forms: readonly string[]): string {
   let out = text;
   for (const form of forms) if (out.includes(form)) out = out.split(form).join(SECRET_MASK);
   return out;

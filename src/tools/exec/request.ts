@@ -56,7 +56,8 @@ function isToolMethod(method: string): method is ToolMethod {
   return (TOOL_METHODS as readonly string[]).includes(method);
 }
 
-function authHeader(credential: Credential): Record<string, string> {
+/** The header that carries a credential, by secret type (also used by the external voice providers). */
+export function authHeader(credential: Credential): Record<string, string> {
   switch (credential.type) {
     case 'bearer':
       return { authorization: headerValue(`Bearer ${credential.token}`) };

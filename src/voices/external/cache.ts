@@ -1,0 +1,71 @@
+import type { Clock } from '../../clock.ts';
+import type { Logger } from '../../log.ts';
+import { SpeechError, type Voice } from '../interface.ts';
+import type { ExternalProviderType } from '../settings.ts';
+import { callVendor, jsonOf, MAX_LIST_BYTES, type ExternalDeps } from './http.ts';
+
+/** A vendor's voice list is kept this long after a successful call (vendors add voices rarely). */
+export const VOICE_LIST_TTL_MS = 60 * 60 * 1000;
+/** After a failed call, the vendor is not asked again for this long (GET /tts/voices stays fast while it is down). */
+export const VOICE_LIST_RETRY_MS = 60 * 1000;
+
+/**
+ * A provider's voice list, cached: one call at a time (concurrent askers share it), kept for
+ * VOICE_LIST_TTL_MS. When a refresh fails, the last good list is served (and the failure
+ * logged); with none, the failure is thrown, and repeated for VOICE_LIST_RETRY_MS without
+ * calling the vendor again.
+ */
+export function cachedVoiceList(provider: string, load: () => Promise<Voice[]>, clock: Clock, log: Logger): () => Promise<Voice[]> {
+  let good: { voices: Voice[]; at: number } | undefined;
+  let failed: { error: unknown; at: number } | undefined;
+  let inFlight: Promise<Voice[]> | undefined;
+
+  const refresh = async (): Promise<Voice[]> => {
+    try {
+      const voices = await load();
+      good = { voices, at: clock.now() };
+      failed = undefined;
+      return voices;
+    } catch (error) {
+      failed = { error, at: clock.now() };
+      log.warn('voices: an external provider could not list its voices', { provider, error: error instanceof Error ? error.message : String(error), stale_list: good !== undefined });
+      if (good) return good.voices;
+      throw error;
+    } finally {
+      inFlight = undefined;
+    }
+  };
+
+  return () => {
+    const now = clock.now();
+    if (good && now - good.at < VOICE_LIST_TTL_MS) return Promise.resolve(good.voices);
+    if (failed && now - failed.at < VOICE_LIST_RETRY_MS) return good ? Promise.resolve(good.voices) : Promise.reject(failed.error);
+    inFlight ??= refresh();
+    return inFlight;
+  };
+}
+
+export interface VoiceListSource<E> {
+  provider: ExternalProviderType;
+  secretId: string;
+  url: string;
+  /** The entries of the parsed body, or undefined when the body is not the documented shape (named in `shape`). */
+  entries: (body: unknown) => unknown[] | undefined;
+  shape: string;
+  /** One entry as a voice, or null for one mimic cannot offer. */
+  toVoice: (entry: E) => Voice | null;
+}
+
+/** A vendor's voice list endpoint (GET, JSON), cached as above. */
+export function vendorVoiceList<E extends object>(deps: ExternalDeps, source: VoiceListSource<E>): () => Promise<Voice[]> {
+  const load = async () => {
+    const res = await callVendor(deps, {
+      provider: source.provider, secretId: source.secretId, what: 'voice list', method: 'GET', url: source.url,
+      headers: { accept: 'application/json' }, timeoutMs: deps.listTimeoutMs, maxBytes: MAX_LIST_BYTES, text: true,
+    });
+    const entries = source.entries(jsonOf(res, source.provider, 'voice list'));
+    if (!entries) throw new SpeechError('vendor', `${source.provider} sent a voice list that is not ${source.shape}`);
+    return entries.flatMap((e) => (typeof e === 'object' && e !== null ? (source.toVoice(e as E) ?? []) : []));
+  };
+  return cachedVoiceList(source.provider, load, deps.clock, deps.log);
+}

@@ -1,0 +1,65 @@
+import type { Logger } from '../../log.ts';
+import type { Platform } from '../../platform/platform.ts';
+import type { Voice, VoiceProvider } from '../interface.ts';
+import type { ExternalProviderConfig, VoiceSettings } from '../settings.ts';
+import { vaultCredentials } from './credentials.ts';
+import { createElevenLabsProvider } from './elevenlabs.ts';
+import type { ExternalDeps } from './http.ts';
+import { createMicrosoftProvider } from './microsoft.ts';
+import { createOpenAIProvider } from './openai.ts';
+
+/**
+ * The external voice providers: real HTTP clients of Azure Speech, ElevenLabs and an
+ * OpenAI-compatible endpoint, each configured by an entry of MIMIC_VOICE_PROVIDERS and
+ * authenticated by a vault secret opened per call. docs/voices-external.md is the operator's
+ * side of this.
+ */
+export { vaultCredentials, providerSecretProblems, SECRET_TYPE_OF, type CredentialOpener } from './credentials.ts';
+export type { ExternalDeps } from './http.ts';
+export { VOICE_LIST_TTL_MS, VOICE_LIST_RETRY_MS } from './cache.ts';
+export { createMicrosoftProvider, createElevenLabsProvider, createOpenAIProvider };
+
+/**
+ * The providers' dependencies from the platform: its guarded client, the vault-backed secret
+ * opener (the tool path's), its log and clock, and the audit trail for `secret.used`.
+ */
+export function externalDeps(p: Platform, settings: Pick<VoiceSettings, 'listTimeoutMs'>): ExternalDeps {
+  return {
+    client: p.client,
+    credentials: vaultCredentials({ secretStore: p.stores.secrets, vault: p.vault, clock: p.clock, newId: p.newId }),
+    log: p.log,
+    clock: p.clock,
+    listTimeoutMs: settings.listTimeoutMs,
+    audit: { store: p.stores.audit, newId: p.newId },
+  };
+}
+
+export function createExternalProvider(config: ExternalProviderConfig, deps: ExternalDeps): VoiceProvider {
+  switch (config.type) {
+    case 'microsoft':
+      return createMicrosoftProvider(config, deps);
+    case 'elevenlabs':
+      return createElevenLabsProvider(config, deps);
+    case 'openai':
+      return createOpenAIProvider(config, deps);
+  }
+}
+
+/** One provider per configured entry (the settings allow one entry per type). */
+export function createExternalProviders(configs: readonly ExternalProviderConfig[], deps: ExternalDeps): VoiceProvider[] {
+  return configs.map((c) => createExternalProvider(c, deps));
+}
+
+/**
+ * Every voice the given providers can list: a provider whose list fails (vendor down, key
+ * revoked) contributes nothing, and the others are still listed. The failure is logged by
+ * the provider's cache.
+ */
+export async function listVoices(providers: readonly VoiceProvider[], log: Logger): Promise<Voice[]> {
+  const settled = await Promise.allSettled(providers.map((p) => p.voices()));
+  return settled.flatMap((s, i) => {
+    if (s.status === 'fulfilled') return s.value;
+    log.warn('voices: a provider is left out of the voice list', { provider: providers[i]!.type });
+    return [];
+  });
+}
