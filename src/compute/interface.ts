@@ -26,11 +26,26 @@ export interface DetectedFace {
   overlap: 'no' | 'partial' | 'yes' | 'unknown';
 }
 
+/** One phoneme of a speech driver, with its span in the audio (a voice's timings). */
+export interface SpeechCue {
+  /** IPA (eSpeak) or ARPAbet (Flite). */
+  phoneme: string;
+  alphabet: 'ipa' | 'arpabet';
+  startMs: number;
+  endMs: number;
+}
+
 export type DriverInput =
   /** A driver of the bank, already resolved to one name (see src/compute/driver-bank.ts). */
   | { kind: 'bank'; category: string; name: string }
   /** A driver video the caller fetched to a local file. */
-  | { kind: 'video'; path: string };
+  | { kind: 'video'; path: string }
+  /**
+   * Speech: the face speaks `audioPath` (a WAV the caller wrote), its lips following `cues`
+   * (or, when there are none, the sound's loudness), with idle motion (blinks, small head
+   * movement) seeded by `seed`. The result is as long as the audio and carries it.
+   */
+  | { kind: 'speech'; audioPath: string; cues: SpeechCue[]; seed: string };
 
 /** What logo the result carries (AnimateConfig.logo, resolved to a local file by the caller). */
 export type LogoInput =

@@ -24,6 +24,8 @@ export interface MotionFrame {
   brow: number;
   /** 0 .. 1 smile (mouth corners out and up). */
   smile: number;
+  /** 0 .. 1 lip rounding (the mouth corners come in, as for "oo" and "w"); absent: 0. */
+  round?: number;
 }
 
 export interface MotionTrack {
@@ -77,6 +79,36 @@ function pulse(t: number, start: number, hold: number, rise = 0.15, fall = 0.2):
   if (u < rise) return smoothstep(u / rise);
   if (u < rise + hold) return 1;
   return 1 - smoothstep((u - rise - hold) / fall);
+}
+
+/**
+ * A speaking face: the mouth from the speech (`mouth`, `round` per frame, see visemes.ts)
+ * and idle motion around it, seeded: blinks every 2-5 s, a small wandering head, brows
+ * that lift a little with loud speech, a faint smile.
+ */
+export function speakingMotion(seed: string, fps: number, speech: { mouth: number[]; round: number[] }, loudness: readonly number[]): MotionFrame[] {
+  const rnd = seededRandom(`speech:${seed}`);
+  const duration = speech.mouth.length / fps;
+  const yaw = wander(rnd, between(rnd, 2, 3.5), 0.08, 0.25);
+  const pitch = wander(rnd, between(rnd, 1.2, 2.2), 0.1, 0.3);
+  const roll = wander(rnd, between(rnd, 1, 2), 0.06, 0.2);
+  const blinks = blinkTimes(rnd, duration, 2, 5);
+  return speech.mouth.map((mouth, i) => {
+    const t = i / fps;
+    const k = fadeIn(t);
+    const loud = loudness[i] ?? 0;
+    return {
+      ...neutralFrame(),
+      // The head nods a little with the loudness, as speakers do on stressed syllables.
+      yaw: yaw(t) * k, pitch: (pitch(t) + 1.2 * loud) * k, roll: roll(t) * k,
+      tx: yaw(t) * 0.002 * k, ty: pitch(t) * 0.002 * k,
+      blinkL: blinkAt(blinks, t), blinkR: blinkAt(blinks, t),
+      mouth: Math.min(1, Math.max(0, mouth)),
+      round: Math.min(1, Math.max(0, speech.round[i] ?? 0)),
+      brow: Math.min(1, 0.25 * loud),
+      smile: 0.12,
+    };
+  });
 }
 
 /** Fades motion in over the first half second so frame 0 is the source face. */

@@ -11,6 +11,7 @@ import type { RenderRequest, RenderResult } from '../interface.ts';
 import { CROP_RESULT_SIDE } from '../result-frame.ts';
 import { drawLayer, loadLogo, screenBlend, type Layer } from './compose.ts';
 import { videoDriverMotion } from './driver-video.ts';
+import { speechMotion } from './speech-driver.ts';
 import { startEncoder } from './ffmpeg.ts';
 import { chooseFace, detectFaces, type SourceFace } from './faces.ts';
 import { cropSquare, decodeImage, evenSize } from './image.ts';
@@ -61,6 +62,7 @@ function stitchFaces(faces: SourceFace[], chosen: SourceFace, max: number): Sour
 
 async function motionFor(job: RenderJob): Promise<{ track: MotionTrack; audioPath?: string }> {
   if (job.driver.kind === 'video') return videoDriverMotion(job.driver.path, job.workDir);
+  if (job.driver.kind === 'speech') return { track: await speechMotion(job.driver), audioPath: job.driver.audioPath };
   const track = bankMotion(job.driver.category, job.driver.name);
   if (!track) throw new RenderError('DriverError', `no driver ${job.driver.category}/${job.driver.name} in the bank`);
   let audioPath: string | undefined;

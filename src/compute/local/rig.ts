@@ -160,6 +160,18 @@ export function rigFrame(rig: Rig, m: MotionFrame): RigFrame {
       });
     }
 
+    // Rounding: the mouth corners come in towards the middle, their neighbours part way.
+    const round = m.round ?? 0;
+    if (round > 0.001) {
+      const inward = round * 0.06 * W;
+      [0, 1].forEach((side) => {
+        const s = side === 0 ? 1 : -1;
+        move(MOUTH_CORNER_OUTER[side]!, s * inward, 0);
+        move(MOUTH_CORNER_INNER[side]!, s * inward, 0);
+        for (const i of LIPS_NEAR_CORNERS[side]!) move(i, s * inward * 0.5, 0);
+      });
+    }
+
     // Mouth: the lower lip and jaw drop; the opening is filled dark.
     const open = m.mouth * 0.12 * H;
     const jaw: number[] = [];

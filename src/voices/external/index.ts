@@ -1,6 +1,5 @@
-import type { Logger } from '../../log.ts';
 import type { Platform } from '../../platform/platform.ts';
-import type { Voice, VoiceProvider } from '../interface.ts';
+import type { VoiceProvider } from '../interface.ts';
 import type { ExternalProviderConfig, VoiceSettings } from '../settings.ts';
 import { vaultCredentials } from './credentials.ts';
 import { createElevenLabsProvider } from './elevenlabs.ts';
@@ -48,18 +47,4 @@ export function createExternalProvider(config: ExternalProviderConfig, deps: Ext
 /** One provider per configured entry (the settings allow one entry per type). */
 export function createExternalProviders(configs: readonly ExternalProviderConfig[], deps: ExternalDeps): VoiceProvider[] {
   return configs.map((c) => createExternalProvider(c, deps));
-}
-
-/**
- * Every voice the given providers can list: a provider whose list fails (vendor down, key
- * revoked) contributes nothing, and the others are still listed. The failure is logged by
- * the provider's cache.
- */
-export async function listVoices(providers: readonly VoiceProvider[], log: Logger): Promise<Voice[]> {
-  const settled = await Promise.allSettled(providers.map((p) => p.voices()));
-  return settled.flatMap((s, i) => {
-    if (s.status === 'fulfilled') return s.value;
-    log.warn('voices: a provider is left out of the voice list', { provider: providers[i]!.type });
-    return [];
-  });
 }

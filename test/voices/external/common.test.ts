@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CANARY } from '../../helpers/canaries.ts';
 import { createGuardedClient } from '../../../src/egress/index.ts';
-import { createExternalProviders, createMicrosoftProvider, listVoices, providerSecretProblems, VOICE_LIST_RETRY_MS, VOICE_LIST_TTL_MS } from '../../../src/voices/external/index.ts';
+import { createVoiceCatalogue } from '../../../src/voices/catalogue.ts';
+import { createExternalProviders, createMicrosoftProvider, providerSecretProblems, VOICE_LIST_RETRY_MS, VOICE_LIST_TTL_MS } from '../../../src/voices/external/index.ts';
 import { parseProviders, type ExternalProviderConfig, type MicrosoftConfig } from '../../../src/voices/settings.ts';
 import { failure, json, sine, vendorWorld, wavOf, type VendorWorld } from './vendor.ts';
 
@@ -139,7 +140,7 @@ describe('voice lists', () => {
       ]),
       w.deps,
     );
-    const voices = await listVoices(providers, w.deps.log);
+    const voices = await createVoiceCatalogue({ providers, fallback: 'local' }).list();
     expect(new Set(voices.map((v) => v.provider))).toEqual(new Set(['microsoft', 'openai']));
     expect(voices).toHaveLength(1 + 11);
   });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CANARY } from '../../helpers/canaries.ts';
-import { createExternalProviders, listVoices } from '../../../src/voices/external/index.ts';
+import { createVoiceCatalogue } from '../../../src/voices/catalogue.ts';
+import { createExternalProviders } from '../../../src/voices/external/index.ts';
 import { parseProviders } from '../../../src/voices/settings.ts';
 import { json, leaksOf, pcmBytes, sine, vendorWorld, wavOf, type VendorWorld } from './vendor.ts';
 
@@ -55,7 +56,7 @@ describe('external voice leak canaries', () => {
     const voiceOf = { microsoft: 'en-US-JennyNeural', elevenlabs: 'v1', openai: 'nova' } as Record<string, string>;
     const seen: unknown[] = [];
 
-    const voices = await listVoices(providers, w.deps.log);
+    const voices = await createVoiceCatalogue({ providers, fallback: 'local' }).list();
     expect(voices.map((v) => v.provider).sort()).toEqual(['elevenlabs', 'microsoft', ...Array(11).fill('openai')]);
     seen.push(voices);
     for (const p of providers) seen.push(await p.synthesize({ text: 'Hello there', voiceId: voiceOf[p.type]!, ssml: false }));
