@@ -146,6 +146,21 @@ export const ClaimedTask = Type.Object(
       driver: Type.Union([
         Type.Object({ kind: Kind('bank'), category: Type.String(), name: Type.String() }),
         Type.Object({ kind: Kind('video'), url: FileUrl }),
+        /** Speech: the face speaks the audio at `url`, its lips following `cues` (docs/compute-protocol.md). */
+        Type.Object({
+          kind: Kind('speech'),
+          url: FileUrl,
+          seed: Type.String({ maxLength: 200 }),
+          cues: Type.Array(
+            Type.Object({
+              phoneme: Type.String({ maxLength: 16 }),
+              alphabet: Type.Union([Type.Literal('ipa'), Type.Literal('arpabet')]),
+              startMs: Type.Number({ minimum: 0 }),
+              endMs: Type.Number({ minimum: 0 }),
+            }),
+            { maxItems: 200_000 },
+          ),
+        }),
       ]),
       source_url: FileUrl,
       logo: Type.Union([

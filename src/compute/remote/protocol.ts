@@ -40,7 +40,7 @@ export function inputPath(render: StoredRender, name: FileName): string | null {
     case 'source':
       return render.sourcePath;
     case 'driver':
-      return render.driver.kind === 'video' ? render.driver.path : null;
+      return render.driver.kind === 'video' ? render.driver.path : render.driver.kind === 'speech' ? render.driver.audioPath : null;
     case 'logo':
       if (render.logo.kind === 'default') return DEFAULT_LOGO_PATH;
       return render.logo.kind === 'image' ? render.logo.path : null;
@@ -69,6 +69,10 @@ const INPUT_TYPES: [ext: string, type: string][] = [
   ['.mov', 'video/quicktime'],
   ['.mpeg', 'video/mpeg'],
   ['.webm', 'video/webm'],
+  ['.wav', 'audio/wav'],
+  ['.mp3', 'audio/mpeg'],
+  ['.flac', 'audio/flac'],
+  ['.m4a', 'audio/mp4'],
 ];
 
 export const contentTypeOfInput = (path: string): string =>
@@ -88,7 +92,10 @@ export function presentRender(render: StoredRender, sign: SignUrl, maxBytes: num
       stitch: render.stitch,
       max_animated_faces: render.maxAnimatedFaces,
       face: render.face ? { size: render.face.size, top_left: [...render.face.top_left] } : null,
-      driver: driver.kind === 'bank' ? { kind: 'bank', category: driver.category, name: driver.name } : { kind: 'video', url: sign('driver', 'GET') },
+      driver:
+        driver.kind === 'bank' ? { kind: 'bank', category: driver.category, name: driver.name }
+        : driver.kind === 'speech' ? { kind: 'speech', url: sign('driver', 'GET'), seed: driver.seed, cues: driver.cues }
+        : { kind: 'video', url: sign('driver', 'GET') },
       source_url: sign('source', 'GET'),
       logo:
         logo.kind === 'image' ? { kind: 'image', url: sign('logo', 'GET'), position: [...logo.position] }

@@ -271,10 +271,11 @@ export async function runRemoteWorker(opts: RemoteWorkerOptions): Promise<Worker
     const r = task.render;
     const max = task.result.max_bytes;
     const sourcePath = await download(r.source_url, dir, 'source', max, checkpoint);
+    const d = r.driver;
     const driver: DriverInput =
-      r.driver.kind === 'bank'
-        ? { kind: 'bank', category: r.driver.category, name: r.driver.name }
-        : { kind: 'video', path: await download(r.driver.url, dir, 'driver', max, checkpoint) };
+      d.kind === 'bank' ? { kind: 'bank', category: d.category, name: d.name }
+      : d.kind === 'speech' ? { kind: 'speech', audioPath: await download(d.url, dir, 'driver', max, checkpoint), seed: d.seed, cues: d.cues }
+      : { kind: 'video', path: await download(d.url, dir, 'driver', max, checkpoint) };
     const logo: LogoInput =
       r.logo.kind === 'image'
         ? { kind: 'image', path: await download(r.logo.url, dir, 'logo', max, checkpoint), position: [r.logo.position[0]!, r.logo.position[1]!] }
