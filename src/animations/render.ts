@@ -6,32 +6,17 @@ import type { Job } from '../jobs/queue.ts';
 import type { JobContext, JobOutcome } from '../jobs/worker.ts';
 import { renderStep } from '../compute/run.ts';
 import type { GuardedClient } from '../egress/client.ts';
-import type { CreateAnimationBody } from '../schemas/animations.ts';
 import type { Logger } from '../log.ts';
 import type { AnimationDeps } from './deps.ts';
 import { readAnimation, type Animation, type AnimationResult } from './kind.ts';
 import { obtainInputs } from './inputs.ts';
 import { resultFormatOf } from './checks.ts';
+import { deliverVideo, progressRecorder } from '../resources/render-output.ts';
 
 export interface RenderDeps extends AnimationDeps {
   backend: ComputeBackend;
   client: GuardedClient;
   log: Logger;
-}
-
-const VIDEO_CONTENT_TYPE = { mp4: 'video/mp4', mov: 'video/quicktime' } as const;
-
-/** Puts the finished video where the request asked: an https upload URL, a storage key, or the default key. */
-async function deliverResult(deps: RenderDeps, row: Animation, req: CreateAnimationBody, file: string, format: 'mp4' | 'mov') {
-  const contentType = VIDEO_CONTENT_TYPE[format];
-  const target = req.result_url;
-  if (target?.startsWith('https://')) {
-    await deps.client.upload(target, file, { contentType, timeoutMs: deps.config.fetch.timeoutMs });
-    return { resultExternalUrl: target, resultKey: null };
-  }
-  const key = target ? deps.media.keyOfStorageUrl(target)! : `animations/${row.id}/result.${format}`;
-  await deps.media.putFile(row.userId, key, file, contentType);
-  return { resultKey: key, resultExternalUrl: null };
 }
 
 /**
@@ -53,18 +38,11 @@ export async function renderAnimation(deps: RenderDeps, job: Job, ctx: JobContex
   // One folder per job: a job parked on a remote render finds its inputs and result here on its next run.
   const workDir = join(deps.config.dataDir, 'work', `${row.id}-${job.id}`);
   await mkdir(workDir, { recursive: true });
-  let lastProgress = 0;
   let parked = false;
   try {
     const format = resultFormatOf(req);
     const outputPath = join(workDir, `result.${format}`);
-    const onProgress = (done: number, total: number) => {
-      const t = deps.clock.now();
-      if (t - lastProgress < 500 && done < total) return;
-      lastProgress = t;
-      // Progress is advisory: a failed write must not fail the render.
-      deps.lifecycle.progress(row.id, done, total).catch(() => deps.log.warn('progress not recorded', { animation_id: row.id }));
-    };
+    const onProgress = progressRecorder(deps.lifecycle, deps.clock, row.id, () => deps.log.warn('progress not recorded', { animation_id: row.id }));
     const step = await renderStep(deps.backend, {
       jobId: job.id,
       outputPath,
@@ -88,7 +66,7 @@ export async function renderAnimation(deps: RenderDeps, job: Job, ctx: JobContex
       return step;
     }
     const { result } = step;
-    const delivered = await deliverResult(deps, row, req, outputPath, format);
+    const delivered = await deliverVideo(deps, { userId: row.userId, target: req.result_url, defaultKey: `animations/${row.id}/result.${format}`, file: outputPath, format });
     // Conditional: a record deleted (or ended) meanwhile stays as it is; the webhook is queued with the update.
     await deps.lifecycle.finish(row.id, { ...delivered, metadata: result.metadata, faceIds: result.faceIds } satisfies AnimationResult);
   } catch (err) {

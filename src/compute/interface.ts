@@ -62,6 +62,8 @@ export type LogoInput =
 
 export interface RenderRequest {
   jobId: string;
+  /** The compute task kind (src/compute/kinds.ts) a remote worker claims it as; `animation.render` when absent. */
+  taskKind?: string;
   sourcePath: string;
   driver: DriverInput;
   face?: FaceRequest;

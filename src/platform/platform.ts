@@ -15,6 +15,7 @@ import { createGuardedClient, type GuardedClient, type Resolver } from '../egres
 import { createLocalMediaStore, createMediaAccess, type LocalMediaStore, type MediaAccess } from '../media/index.ts';
 import { createWebhookSecrets, type WebhookSecrets } from '../webhooks/secrets.ts';
 import { createVault, createKeyProvider, type Vault } from '../vault/index.ts';
+import type { VoiceCatalogue } from '../voices/catalogue.ts';
 
 export interface PlatformOptions {
   clock?: Clock;
@@ -24,6 +25,8 @@ export interface PlatformOptions {
   /** Extra trusted CA certificates for outbound TLS (tests trust their loopback server this way). */
   ca?: string[];
   resolve?: Resolver;
+  /** The voices that speak scripts (tests pass a test double; see `Platform.voices`). */
+  voices?: VoiceCatalogue;
 }
 
 /**
@@ -51,6 +54,11 @@ export interface Platform {
   verifyKey: (apiKey: string) => Promise<AuthUser | null>;
   /** Remote compute: the task table workers claim from, their tokens, the file-URL key. */
   compute: { tasks: ComputeTasks; workers: WorkerTokens; urlKey: Buffer };
+  /**
+   * The voice catalogue every speaking capability (clips, talks, streams) speaks with; absent
+   * until one is wired, in which case text scripts are refused with 503.
+   */
+  voices?: VoiceCatalogue;
 }
 
 export function createPlatform(config: Config, opts: PlatformOptions = {}): Platform {
@@ -110,5 +118,6 @@ export function createPlatform(config: Config, opts: PlatformOptions = {}): Plat
       workers: createWorkerTokens({ store: stores.workerTokens, clock, newId, hashKey: deriveKey(config.masterKey, 'worker-token-hash') }),
       urlKey: deriveKey(config.masterKey, 'compute-url'),
     },
+    ...(opts.voices ? { voices: opts.voices } : {}),
   };
 }

@@ -47,6 +47,8 @@ export interface CreateInput {
   webhookUrl?: string | undefined;
   /** Attempts of the kind's job. */
   maxAttempts: number;
+  /** Credits to charge when they depend on the request (a clip's length); the kind's `cost` when absent. */
+  credits?: number;
 }
 
 export interface Lifecycle<View> {
@@ -104,7 +106,7 @@ export function resourceLifecycle<View>(kind: ResourceKind<View>, deps: Lifecycl
         result: null,
         error: null,
         webhookUrl: input.webhookUrl || null,
-        credits: kind.cost,
+        credits: input.credits ?? kind.cost,
         progressDone: null,
         progressTotal: null,
         createdAt: now,

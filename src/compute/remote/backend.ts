@@ -71,7 +71,7 @@ function parkingOf(tasks: ComputeTasks, recheckMs: number): ParkingBackend {
     recheckMs,
     poll,
     async submit(req) {
-      await tasks.create({ jobId: req.jobId, render: storedRender(req), outputPath: req.outputPath });
+      await tasks.create({ jobId: req.jobId, render: storedRender(req), outputPath: req.outputPath, ...(req.taskKind ? { kind: req.taskKind } : {}) });
     },
   };
 }
@@ -90,7 +90,7 @@ export function createRemoteBackend(opts: RemoteBackendOptions): ComputeBackend 
   async function render(req: Parameters<ComputeBackend['render']>[0]): Promise<RenderResult> {
     if (closed) throw new Error('the remote backend is closed');
     if (req.signal.aborted) throw abortError();
-    const task = await tasks.create({ jobId: req.jobId, render: storedRender(req), outputPath: req.outputPath });
+    const task = await tasks.create({ jobId: req.jobId, render: storedRender(req), outputPath: req.outputPath, ...(req.taskKind ? { kind: req.taskKind } : {}) });
     if (req.signal.aborted) {
       await tasks.cancel(task.id, 'the render was aborted');
       throw abortError();

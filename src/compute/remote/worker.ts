@@ -14,6 +14,7 @@ import { validate } from '../../schemas/ajv.ts';
 import { ClaimedTask, WORKER_FAIL_KINDS } from '../../schemas/compute.ts';
 import type { ComputeBackend, DriverInput, LogoInput, RenderRequest } from '../interface.ts';
 import { extensionOfType } from './protocol.ts';
+import { TASK_KINDS } from '../kinds.ts';
 
 export interface RemoteWorkerOptions {
   /** The service's base URL, as its operator publishes it (MIMIC_PUBLIC_URL). */
@@ -117,7 +118,7 @@ export async function runRemoteWorker(opts: RemoteWorkerOptions): Promise<Worker
   const sleep = (ms: number) => Promise.race([new Promise((r) => setTimeout(r, ms).unref()), stopped]);
 
   async function claim(): Promise<ClaimedTask | null | 'stopped'> {
-    const pending = call('/compute/v1/claim', { worker: { name: opts.name, version: VERSION, backend: backend.name }, wait_ms: waitMs }, waitMs + 15_000);
+    const pending = call('/compute/v1/claim', { worker: { name: opts.name, version: VERSION, backend: backend.name }, wait_ms: waitMs, kinds: Object.keys(TASK_KINDS) }, waitMs + 15_000);
     const res = await Promise.race([pending, stopped]);
     if (res === 'stopped') {
       // The claim may still bring a task: give it straight back so another worker takes it.

@@ -1,0 +1,110 @@
+import { stat } from 'node:fs/promises';
+import { ApiError } from '../errors.ts';
+import { validate, type FieldError } from '../schemas/ajv.ts';
+import type { AuthUser } from '../users/auth-user.ts';
+import type { CreateClipBody } from '../schemas/clips.ts';
+import { isoTime } from '../clock.ts';
+import { checkWebhookUrl } from '../resources/webhook-url.ts';
+import { AUDIO_LIMITS, measureAudio } from '../audios/upload.ts';
+import { InputRejected, inspectImage } from '../animations/checks.ts';
+import { DEFAULT_PRESENTER_ID } from '../presenters/built-in.ts';
+import type { PresenterEntry } from '../presenters/catalogue.ts';
+import { HTTPS_AUDIO_CREDITS, SECONDS_PER_CREDIT, creditsForSeconds, estimateSpeechSeconds, type ClipDeps } from './deps.ts';
+import type { ClipDetails, ClipVoice } from './kind.ts';
+
+const bad = (field: string, message: string): ApiError =>
+  new ApiError('BadRequestError', `Invalid request body: ${field} ${message}`, [{ field, message } satisfies FieldError]);
+
+/** What the service does not do yet: refused, never silently ignored (docs/clips.md). */
+function refuseUnsupported(body: CreateClipBody): void {
+  if (body.config?.result_format === 'webm') throw bad('config.result_format', 'webm is not supported yet: use mp4 or mov');
+  if (body.background !== undefined) throw bad('background', 'is not supported yet: the presenter is shown on its own picture');
+}
+
+/** Storage-scheme URLs name objects the caller owns; answers the local file of each stored input. */
+function storedInputs(deps: ClipDeps, userId: string, body: CreateClipBody): { audio?: string; logo?: string } {
+  const scheme = `${deps.config.storageScheme}://`;
+  const out: { audio?: string; logo?: string } = {};
+  const logo = body.config?.logo;
+  const refs: ['audio' | 'logo', string, string | undefined][] = [
+    ['audio', 'script.audio_url', body.script.type === 'audio' ? body.script.audio_url : undefined],
+    ['logo', 'config.logo.url', typeof logo === 'object' ? logo.url : undefined],
+  ];
+  for (const [role, field, url] of refs) {
+    if (!url?.startsWith(scheme)) continue;
+    const key = deps.media.keyOfStorageUrl(url);
+    if (key === null) throw bad(field, `is not a valid ${scheme}<bucket>/<key> URL`);
+    const path = deps.media.find(userId, key);
+    if (path === null) throw bad(field, 'names an object that does not exist in your media store');
+    out[role] = path;
+  }
+  if (body.result_url?.startsWith(scheme) && deps.media.keyOfStorageUrl(body.result_url) === null) {
+    throw bad('result_url', `is not a valid ${scheme}<bucket>/<key> URL`);
+  }
+  return out;
+}
+
+/** A stored audio held to the script limits; answers its length in seconds. */
+async function checkStoredAudio(path: string): Promise<number> {
+  const { size } = await stat(path);
+  if (size > AUDIO_LIMITS.maxBytes) {
+    throw new ApiError('InvalidFileSizeError', `The audio is larger than the limit of ${AUDIO_LIMITS.maxBytes} bytes`, [{ field: 'script.audio_url', message: `must be at most ${AUDIO_LIMITS.maxBytes} bytes` }]);
+  }
+  const seconds = await measureAudio(path);
+  if (seconds === undefined || seconds <= 0) throw bad('script.audio_url', 'names a file with no audio stream that decodes');
+  if (seconds > AUDIO_LIMITS.maxSeconds) {
+    throw new ApiError('InvalidAudioDurationError', `The audio is ${seconds.toFixed(1)} s long; the limit is ${AUDIO_LIMITS.maxSeconds} s`, [{ field: 'script.audio_url', message: `must be at most ${AUDIO_LIMITS.maxSeconds} seconds` }]);
+  }
+  return seconds;
+}
+
+/** The voice that will speak a text script: the script's provider, else the presenter's voice, after the fallback policy. */
+async function resolveVoice(deps: ClipDeps, body: CreateClipBody, presenter: PresenterEntry): Promise<ClipVoice | null> {
+  if (body.script.type !== 'text') return null;
+  if (!deps.voices) throw new ApiError('ServiceUnavailableError', 'No voice can speak here: text scripts are not available on this server');
+  const asked = body.script.provider ?? { type: presenter.voice.type, voice_id: presenter.voice.voice_id };
+  const resolved = await deps.voices.resolve({
+    type: asked.type,
+    voiceId: asked.voice_id,
+    ...('language' in asked && asked.language !== undefined ? { language: asked.language } : {}),
+    ...(presenter.gender !== 'other' ? { gender: presenter.gender } : {}),
+  });
+  return { type: resolved.provider.type, voiceId: resolved.voiceId, ...(resolved.fallback ? { fallback: resolved.fallback } : {}) };
+}
+
+/**
+ * POST /clips. Order of checks: the body and what the service does not support, the presenter,
+ * the stored inputs (their bytes), the voice (a refused fallback is a 400 here), then credits
+ * (402). The charge, the record and its job are one transaction.
+ */
+export async function createClip(deps: ClipDeps, user: AuthUser, raw: unknown) {
+  const body = validate(deps.schemas.CreateClip, raw);
+  refuseUnsupported(body);
+  const presenterId = body.presenter_id ?? DEFAULT_PRESENTER_ID;
+  const presenter = await deps.presenters.find(user.id, presenterId);
+  if (!presenter) throw bad('presenter_id', 'names no presenter (GET /clips/presenters lists them)');
+  checkWebhookUrl(body.webhook);
+  const stored = storedInputs(deps, user.id, body);
+  if (stored.logo) {
+    try {
+      await inspectImage('logo', stored.logo, deps.config);
+    } catch (err) {
+      if (err instanceof InputRejected) throw err.toApiError();
+      throw err;
+    }
+  }
+
+  let seconds: number;
+  if (body.script.type === 'text') seconds = estimateSpeechSeconds(body.script.input, body.script.ssml ?? false);
+  else if (stored.audio) seconds = await checkStoredAudio(stored.audio);
+  else seconds = HTTPS_AUDIO_CREDITS * SECONDS_PER_CREDIT;
+  const voice = await resolveVoice(deps, body, presenter);
+  if (body.script.type === 'text' && body.script.input.trim().length === 0) throw bad('script.input', 'has nothing to say');
+
+  const credits = creditsForSeconds(seconds);
+  const id = deps.lifecycle.newId(deps.newId);
+  const details: ClipDetails = { presenterId, voice, chargedSeconds: Math.round(seconds * 1000) / 1000 };
+  const row = await deps.lifecycle.create({ id, userId: user.id, request: body, details, webhookUrl: body.webhook, maxAttempts: deps.config.worker.maxAttempts, credits });
+  if (!row) throw new ApiError('InsufficientCreditsError', `Not enough credits: this clip costs ${credits} credit${credits === 1 ? '' : 's'} (one per started ${SECONDS_PER_CREDIT} s of speech)`);
+  return { id, object: 'clip' as const, created_at: isoTime(row.createdAt), status: 'created' as const };
+}

@@ -1,0 +1,45 @@
+import { defineModule } from '../platform/module.ts';
+import { defaultBackoff } from '../jobs/catalogue.ts';
+import { clipSchemas } from '../schemas/clips.ts';
+import { createPresenterCatalogue } from '../presenters/catalogue.ts';
+import { CLIP_JOB, type ClipDeps } from './deps.ts';
+import { clipLifecycle } from './kind.ts';
+import { renderClip, type RenderDeps } from './render.ts';
+import { clipRoutes } from './routes.ts';
+
+/**
+ * Clips: POST /clips (a presenter speaking a script), its render job and its webhook. The
+ * voices come from the platform (`Platform.voices`), the presenters from src/presenters/.
+ */
+export const clipsModule = defineModule({
+  name: 'clips',
+  create(p) {
+    const { config, stores, clock, newId, queue, media, backend, client, log } = p;
+    const lifecycle = clipLifecycle(stores.resources, clock, media);
+    const deps: ClipDeps = {
+      config, lifecycle, clock, newId, queue, media,
+      schemas: clipSchemas(config.storageScheme),
+      presenters: createPresenterCatalogue({ media }),
+      voices: p.voices,
+    };
+    const render: RenderDeps = { ...deps, backend, client, log };
+    return {
+      deps,
+      render,
+      routes: clipRoutes(deps),
+      jobs: [
+        {
+          kind: CLIP_JOB,
+          handler: (job, ctx) => renderClip(render, job, ctx),
+          maxAttempts: config.worker.maxAttempts,
+          backoffMs: defaultBackoff,
+          timeLimitMs: 2 * 60 * 60 * 1000,
+          onExhausted: async (job) => {
+            await lifecycle.fail(job.resourceId, 'UnknownError', 'The clip could not be rendered after several attempts');
+          },
+        },
+      ],
+      resources: [lifecycle],
+    };
+  },
+});

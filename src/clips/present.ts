@@ -1,0 +1,53 @@
+import type { Static } from '@sinclair/typebox';
+import { isoTime } from '../clock.ts';
+import type { MediaAccess } from '../media/index.ts';
+import type { Clip as ClipSchema } from '../schemas/clips.ts';
+import type { Clip } from './kind.ts';
+
+export type ClipView = Static<typeof ClipSchema>;
+
+/** The record as GET /clips/{id} and the webhook show it. Signed URLs are minted fresh. */
+export function presentClip(c: Clip, media: Pick<MediaAccess, 'signedUrl'>): ClipView {
+  const { row, req, details, result } = c;
+  const cfg = req.config ?? {};
+  const view: ClipView = {
+    id: row.id,
+    object: 'clip',
+    owner_id: row.userId,
+    created_by: row.userId,
+    status: row.status as ClipView['status'],
+    presenter_id: details.presenterId,
+    created_at: isoTime(row.createdAt),
+    modified_at: isoTime(row.modifiedAt),
+    script: req.script,
+    config: {
+      logo: cfg.logo ?? true,
+      result_format: cfg.result_format === 'mov' ? 'mov' : 'mp4',
+      ...(cfg.output_resolution !== undefined ? { output_resolution: cfg.output_resolution } : {}),
+    },
+    credits: row.credits,
+    metadata: {},
+  };
+  if (details.voice) {
+    const { type, voiceId, fallback } = details.voice;
+    view.metadata.voice = { type, voice_id: voiceId, ...(fallback ? { fallback: { requested: { type: fallback.requested.type, voice_id: fallback.requested.voiceId }, reason: fallback.reason } } : {}) };
+  }
+  if (req.name !== undefined) view.name = req.name;
+  if (row.startedAt !== null) view.started_at = isoTime(row.startedAt);
+  if (row.finishedAt !== null) view.completed_at = isoTime(row.finishedAt);
+  if (row.status === 'done' && result) {
+    if (result.resultKey) view.result_url = media.signedUrl(row.userId, result.resultKey);
+    else if (result.resultExternalUrl) view.result_url = result.resultExternalUrl;
+    view.audio_url = media.signedUrl(row.userId, result.audioKey);
+    view.duration = result.durationSec;
+    const m = result.metadata;
+    Object.assign(view.metadata, {
+      num_frames: m.num_frames, resolution: m.resolution, video_fps: m.video_fps, processing_fps: m.processing_fps, size_kib: m.size_kib, speech_duration: result.speechSec,
+    });
+  }
+  if (row.status === 'started' && row.progressTotal) view.progress = { frames_done: row.progressDone ?? 0, frames_total: row.progressTotal };
+  if (row.webhookUrl) view.webhook = row.webhookUrl;
+  if (req.user_data !== undefined) view.user_data = req.user_data;
+  if (row.error) view.error = JSON.parse(row.error) as { kind: string; description: string };
+  return view;
+}

@@ -1,0 +1,94 @@
+import { writeFile } from 'node:fs/promises';
+import { extname, join } from 'node:path';
+import { RenderError } from '../errors.ts';
+import { EgressError } from '../egress/errors.ts';
+import type { SpeechCue } from '../compute/interface.ts';
+import { wavBytes } from '../compute/local/song.ts';
+import { AUDIO_LIMITS, measureAudio } from '../audios/upload.ts';
+import { SpeechError } from '../voices/interface.ts';
+import { HTTPS_AUDIO_CREDITS, SECONDS_PER_CREDIT } from './deps.ts';
+import type { RenderDeps } from './render.ts';
+import type { Clip } from './kind.ts';
+
+/** The speech a clip's face speaks: an audio file in the work folder, its phoneme cues, its length. */
+export interface ClipSpeech {
+  path: string;
+  contentType: string;
+  cues: SpeechCue[];
+  seconds: number;
+}
+
+/** A job failure that lies in the request (the voice refused, the audio is unusable): the clip ends in error. */
+export class ClipFailure extends Error {
+  constructor(readonly kind: string, readonly description: string) {
+    super(description);
+  }
+}
+
+const RATES: Record<string, number> = { 'x-slow': 0.5, slow: 0.75, medium: 1, fast: 1.25, 'x-fast': 1.5 };
+
+/** `voice_config.rate` as a number relative to 1. */
+export function rateOf(rate: string | undefined): number | undefined {
+  if (rate === undefined) return undefined;
+  const n = RATES[rate] ?? Number(rate);
+  return Number.isFinite(n) && n > 0 ? n : undefined;
+}
+
+/** 16-bit mono WAV of the provider's samples. */
+export const int16Wav = (pcm: Int16Array, sampleRate: number): Buffer => wavBytes({ sampleRate, samples: Float32Array.from(pcm, (s) => s / 32767) });
+
+async function synthesize(deps: RenderDeps, clip: Clip, workDir: string, signal: AbortSignal): Promise<ClipSpeech> {
+  const { req, details } = clip;
+  if (req.script.type !== 'text' || !details.voice) throw new Error('synthesize: not a text script');
+  const voice = details.voice;
+  const provider = deps.voices?.providers.find((p) => p.type === voice.type);
+  if (!provider) throw new ClipFailure('TextToSpeechError', `The ${voice.type} voice provider is no longer available on this server`);
+  const rate = rateOf(req.script.provider?.voice_config?.rate);
+  let speech;
+  try {
+    speech = await provider.synthesize({ text: req.script.input, voiceId: voice.voiceId, ssml: req.script.ssml ?? false, ...(rate !== undefined ? { rate } : {}), signal });
+  } catch (err) {
+    if (err instanceof SpeechError && err.reason !== 'aborted') throw new ClipFailure('TextToSpeechError', err.message);
+    throw err;
+  }
+  if (speech.pcm.length === 0) throw new ClipFailure('TextToSpeechError', 'The voice produced no sound for this script');
+  const path = join(workDir, 'speech.wav');
+  await writeFile(path, int16Wav(speech.pcm, speech.sampleRate));
+  const cues = speech.phonemes.map((p) => ({ phoneme: p.phoneme, alphabet: p.alphabet, startMs: p.startMs, endMs: p.endMs }));
+  return { path, contentType: 'audio/wav', cues, seconds: speech.durationMs / 1000 };
+}
+
+/** An audio script's file: in the media store, or fetched (held to the size and length limits). */
+async function obtainAudio(deps: RenderDeps, clip: Clip, workDir: string): Promise<ClipSpeech> {
+  if (clip.req.script.type !== 'audio') throw new Error('obtainAudio: not an audio script');
+  const url = clip.req.script.audio_url;
+  const ext = extname(new URL(url.replace(/^[^:]+:/, 'https:')).pathname).toLowerCase() || '.wav';
+  let path: string;
+  let maxSeconds = AUDIO_LIMITS.maxSeconds;
+  if (url.startsWith(`${deps.config.storageScheme}://`)) {
+    const found = deps.media.find(clip.userId, deps.media.keyOfStorageUrl(url) ?? '');
+    if (!found) throw new ClipFailure('AudioError', 'The audio no longer exists in your media store');
+    path = found;
+  } else {
+    path = join(workDir, `audio-download${ext}`);
+    maxSeconds = HTTPS_AUDIO_CREDITS * SECONDS_PER_CREDIT;
+    try {
+      await deps.client.download(url, path, { maxBytes: AUDIO_LIMITS.maxBytes, timeoutMs: deps.config.fetch.timeoutMs, accept: (t) => t === '' || /^(?:audio\/|video\/mp4|application\/octet-stream)/i.test(t) });
+    } catch (err) {
+      if (!(err instanceof EgressError)) throw err;
+      if (err.reason === 'too_large') throw new ClipFailure('InvalidFileSizeError', `The audio is larger than the limit of ${AUDIO_LIMITS.maxBytes} bytes`);
+      throw new ClipFailure('AudioError', `Could not load the audio: ${err.message}`);
+    }
+  }
+  const seconds = await measureAudio(path);
+  if (seconds === undefined || seconds <= 0) throw new ClipFailure('AudioError', 'The audio has no stream that decodes');
+  if (seconds > maxSeconds) {
+    throw new ClipFailure('InvalidAudioDurationError', `The audio is ${seconds.toFixed(1)} s long; an https audio may be at most ${maxSeconds} s (upload a longer one with POST /audios; at most ${AUDIO_LIMITS.maxSeconds} s)`);
+  }
+  const contentType = { '.mp3': 'audio/mpeg', '.wav': 'audio/wav', '.flac': 'audio/flac', '.m4a': 'audio/mp4', '.mp4': 'video/mp4' }[ext] ?? 'application/octet-stream';
+  return { path, contentType, cues: [], seconds };
+}
+
+/** The clip's speech: synthesized from its text (off the event loop: the provider's job), or its audio. */
+export const obtainSpeech = (deps: RenderDeps, clip: Clip, workDir: string, signal: AbortSignal): Promise<ClipSpeech> =>
+  clip.req.script.type === 'text' ? synthesize(deps, clip, workDir, signal) : obtainAudio(deps, clip, workDir);

@@ -1,0 +1,22 @@
+import { defineModule } from '../platform/module.ts';
+import { createPresenterCatalogue } from './catalogue.ts';
+import { presenterRoutes } from './routes.ts';
+
+/**
+ * Presenters: GET /clips/presenters and /clips/presenters/{id}. Its `catalogue` is what the
+ * clips module speaks with (services.modules.presenters.catalogue). Listed before clips in
+ * src/modules.ts: its routes must be mounted before /clips/{id}.
+ */
+export const presentersModule = defineModule({
+  name: 'presenters',
+  create(p) {
+    const catalogue = createPresenterCatalogue({ media: p.media });
+    return {
+      catalogue,
+      routes: presenterRoutes(catalogue),
+      start() {
+        catalogue.ensureAssets().catch((err: unknown) => p.log.warn('presenter pictures not copied', { error: (err as Error).message }));
+      },
+    };
+  },
+});

@@ -1,0 +1,25 @@
+import type { Route } from '../platform/module.ts';
+import { idParam, pageParams } from '../http/params.ts';
+import { parsePage } from '../pagination.ts';
+import { PresenterList } from '../schemas/clips.ts';
+import type { PresenterCatalogue } from './catalogue.ts';
+import { fetchPresenter, pagePresenters } from './service.ts';
+
+/** Mounted before the clip routes, so /clips/presenters is not read as a clip id. */
+export function presenterRoutes(catalogue: PresenterCatalogue): Route[] {
+  return [
+    {
+      method: 'get', path: '/clips/presenters', summary: 'List the presenters: the built-in ones, then your own', tag: 'Clips', params: pageParams,
+      ok: { status: 200, schema: PresenterList, description: 'a page of presenters' }, errors: ['BadRequestError', 'AuthorizationError'],
+      handler: async (c) => {
+        const { limit, cursor } = parsePage(c.req.query());
+        return c.json(await pagePresenters(catalogue, c.var.user.id, limit, cursor));
+      },
+    },
+    {
+      method: 'get', path: '/clips/presenters/{id}', summary: 'Get a presenter', tag: 'Clips', params: [idParam('the presenter id')],
+      ok: { status: 200, schema: PresenterList, description: 'an object whose presenters array holds the one presenter' }, errors: ['AuthorizationError', 'NotFoundError'],
+      handler: async (c) => c.json(await fetchPresenter(catalogue, c.var.user.id, c.req.param('id')!)),
+    },
+  ];
+}

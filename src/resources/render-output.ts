@@ -1,0 +1,48 @@
+import type { Clock } from '../clock.ts';
+import type { Config } from '../config.ts';
+import type { GuardedClient } from '../egress/client.ts';
+import type { MediaAccess } from '../media/index.ts';
+import type { Lifecycle } from './lifecycle.ts';
+
+/** What a rendering resource (an animation, a clip) does with its progress and its finished video. */
+
+/**
+ * Records render progress at most every 500 ms (and always the last frame). Progress is
+ * advisory: a failed write is reported to `onLost`, never fails the render.
+ */
+export function progressRecorder(lifecycle: Pick<Lifecycle<unknown>, 'progress'>, clock: Clock, id: string, onLost: () => void) {
+  let last = 0;
+  return (done: number, total: number): void => {
+    const t = clock.now();
+    if (t - last < 500 && done < total) return;
+    last = t;
+    lifecycle.progress(id, done, total).catch(onLost);
+  };
+}
+
+const VIDEO_CONTENT_TYPE = { mp4: 'video/mp4', mov: 'video/quicktime' } as const;
+
+export interface DeliverDeps {
+  client: GuardedClient;
+  media: MediaAccess;
+  config: Pick<Config, 'fetch'>;
+}
+
+/**
+ * Puts a finished video where the request asked: an https upload URL (PUT), a storage-scheme
+ * key, or `defaultKey` in the owner's media store.
+ */
+export async function deliverVideo(
+  deps: DeliverDeps,
+  input: { userId: string; target: string | undefined; defaultKey: string; file: string; format: 'mp4' | 'mov' },
+): Promise<{ resultKey: string | null; resultExternalUrl: string | null }> {
+  const contentType = VIDEO_CONTENT_TYPE[input.format];
+  const { target } = input;
+  if (target?.startsWith('https://')) {
+    await deps.client.upload(target, input.file, { contentType, timeoutMs: deps.config.fetch.timeoutMs });
+    return { resultExternalUrl: target, resultKey: null };
+  }
+  const key = target ? deps.media.keyOfStorageUrl(target)! : input.defaultKey;
+  await deps.media.putFile(input.userId, key, input.file, contentType);
+  return { resultKey: key, resultExternalUrl: null };
+}
