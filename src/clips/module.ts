@@ -6,6 +6,7 @@ import { CLIP_JOB, type ClipDeps } from './deps.ts';
 import { clipLifecycle } from './kind.ts';
 import { renderClip, type RenderDeps } from './render.ts';
 import { clipRoutes } from './routes.ts';
+import { PREVIEW_JOB, presentersWithoutPreview, renderPreview } from './preview.ts';
 
 /**
  * Clips: POST /clips (a presenter speaking a script), its render job and its webhook. The
@@ -38,8 +39,23 @@ export const clipsModule = defineModule({
             await lifecycle.fail(job.resourceId, 'UnknownError', 'The clip could not be rendered after several attempts');
           },
         },
+        {
+          kind: PREVIEW_JOB,
+          handler: (job, ctx) => renderPreview(render, job, ctx),
+          maxAttempts: 3,
+          backoffMs: defaultBackoff,
+          timeLimitMs: 30 * 60 * 1000,
+          onExhausted: (job, reason) => log.warn('talking preview not rendered', { presenter_id: job.resourceId, reason }),
+        },
       ],
       resources: [lifecycle],
+      /** Queues the talking previews the built-in presenters lack (rendered once, then kept in the media store). */
+      start() {
+        if (!p.voices) return;
+        for (const presenter of presentersWithoutPreview(deps)) {
+          queue.enqueue({ kind: PREVIEW_JOB, resourceId: presenter.id, userId: presenter.owner, maxAttempts: 3 });
+        }
+      },
     };
   },
 });

@@ -5,7 +5,8 @@ import { EgressError } from '../egress/errors.ts';
 import type { SpeechCue } from '../compute/interface.ts';
 import { wavBytes } from '../compute/local/song.ts';
 import { AUDIO_LIMITS, measureAudio } from '../audios/upload.ts';
-import { SpeechError } from '../voices/interface.ts';
+import { SpeechError, type SpeechRequest, type VoiceProvider } from '../voices/interface.ts';
+import type { VoiceCatalogue } from '../voices/catalogue.ts';
 import { HTTPS_AUDIO_CREDITS, SECONDS_PER_CREDIT } from './deps.ts';
 import type { RenderDeps } from './render.ts';
 import type { Clip } from './kind.ts';
@@ -37,16 +38,11 @@ export function rateOf(rate: string | undefined): number | undefined {
 /** 16-bit mono WAV of the provider's samples. */
 export const int16Wav = (pcm: Int16Array, sampleRate: number): Buffer => wavBytes({ sampleRate, samples: Float32Array.from(pcm, (s) => s / 32767) });
 
-async function synthesize(deps: RenderDeps, clip: Clip, workDir: string, signal: AbortSignal): Promise<ClipSpeech> {
-  const { req, details } = clip;
-  if (req.script.type !== 'text' || !details.voice) throw new Error('synthesize: not a text script');
-  const voice = details.voice;
-  const provider = deps.voices?.providers.find((p) => p.type === voice.type);
-  if (!provider) throw new ClipFailure('TextToSpeechError', `The ${voice.type} voice provider is no longer available on this server`);
-  const rate = rateOf(req.script.provider?.voice_config?.rate);
+/** Speaks `request` with `provider` into `<workDir>/speech.wav` (16-bit PCM) with its phoneme cues. */
+export async function speakToWav(provider: VoiceProvider, request: SpeechRequest, workDir: string): Promise<ClipSpeech> {
   let speech;
   try {
-    speech = await provider.synthesize({ text: req.script.input, voiceId: voice.voiceId, ssml: req.script.ssml ?? false, ...(rate !== undefined ? { rate } : {}), signal });
+    speech = await provider.synthesize(request);
   } catch (err) {
     if (err instanceof SpeechError && err.reason !== 'aborted') throw new ClipFailure('TextToSpeechError', err.message);
     throw err;
@@ -56,6 +52,21 @@ async function synthesize(deps: RenderDeps, clip: Clip, workDir: string, signal:
   await writeFile(path, int16Wav(speech.pcm, speech.sampleRate));
   const cues = speech.phonemes.map((p) => ({ phoneme: p.phoneme, alphabet: p.alphabet, startMs: p.startMs, endMs: p.endMs }));
   return { path, contentType: 'audio/wav', cues, seconds: speech.durationMs / 1000 };
+}
+
+/** The provider of a voice fixed at creation; a ClipFailure when it is no longer there. */
+export function providerOf(voices: VoiceCatalogue | undefined, type: string): VoiceProvider {
+  const provider = voices?.providers.find((p) => p.type === type);
+  if (!provider) throw new ClipFailure('TextToSpeechError', `The ${type} voice provider is no longer available on this server`);
+  return provider;
+}
+
+function synthesize(deps: RenderDeps, clip: Clip, workDir: string, signal: AbortSignal): Promise<ClipSpeech> {
+  const { req, details } = clip;
+  if (req.script.type !== 'text' || !details.voice) throw new Error('synthesize: not a text script');
+  const rate = rateOf(req.script.provider?.voice_config?.rate);
+  const request = { text: req.script.input, voiceId: details.voice.voiceId, ssml: req.script.ssml ?? false, ...(rate !== undefined ? { rate } : {}), signal };
+  return speakToWav(providerOf(deps.voices, details.voice.type), request, workDir);
 }
 
 /** An audio script's file: in the media store, or fetched (held to the size and length limits). */

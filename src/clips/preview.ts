@@ -1,0 +1,62 @@
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Job } from '../jobs/queue.ts';
+import type { JobContext, JobOutcome } from '../jobs/worker.ts';
+import { renderStep } from '../compute/run.ts';
+import type { PresenterEntry } from '../presenters/catalogue.ts';
+import { CLIP_JOB } from './deps.ts';
+import type { RenderDeps } from './render.ts';
+import { providerOf, speakToWav } from './speech.ts';
+
+/**
+ * The built-in presenters' talking previews (`talking_preview_url`): a short clip of each
+ * presenter saying one sentence with its own voice, rendered by mimic itself, once. The clips
+ * module queues one `presenter.preview` job per built-in presenter that has none when the
+ * service starts; until it is stored the field is null. Removing the stored file (media owner
+ * `mimic`, key presenters/<id>/talking-preview.mp4) makes the next start render it again.
+ */
+export const PREVIEW_JOB = 'presenter.preview';
+
+export const previewSentence = (p: PresenterEntry): string => `Hello, I am ${p.name}. Write me a script, and I will say it for you.`;
+
+/** The built-in presenters without a talking preview yet. */
+export const presentersWithoutPreview = (deps: Pick<RenderDeps, 'presenters' | 'media'>): PresenterEntry[] =>
+  deps.presenters.builtIns.filter((p) => deps.media.find(p.owner, p.keys.talking) === null);
+
+/** The job handler of `presenter.preview` (its resource id is the presenter id). */
+export async function renderPreview(deps: RenderDeps, job: Job, ctx: JobContext): Promise<JobOutcome> {
+  const presenter = deps.presenters.builtIns.find((p) => p.id === job.resourceId);
+  if (!presenter || deps.media.find(presenter.owner, presenter.keys.talking)) return;
+  if (!deps.voices) {
+    deps.log.info('no talking preview without a voice catalogue', { presenter_id: presenter.id });
+    return;
+  }
+  const workDir = join(deps.config.dataDir, 'work', `preview-${presenter.id}-${job.id}`);
+  await mkdir(workDir, { recursive: true });
+  const outputPath = join(workDir, 'preview.mp4');
+  let parked = false;
+  try {
+    const step = await renderStep(deps.backend, {
+      jobId: job.id,
+      outputPath,
+      onProgress: () => {},
+      prepare: async () => {
+        const voice = await deps.voices!.resolve({ type: presenter.voice.type, voiceId: presenter.voice.voice_id, ...(presenter.gender !== 'other' ? { gender: presenter.gender } : {}) });
+        const speech = await speakToWav(providerOf(deps.voices, voice.provider.type), { text: previewSentence(presenter), voiceId: voice.voiceId, signal: ctx.signal }, workDir);
+        return {
+          jobId: job.id, taskKind: CLIP_JOB, sourcePath: presenter.imagePath,
+          driver: { kind: 'speech', audioPath: speech.path, cues: speech.cues, seed: presenter.id },
+          logo: { kind: 'none' }, resultFormat: 'mp4', mute: false, stitch: false, maxAnimatedFaces: 1,
+          outputPath, workDir, signal: ctx.signal,
+        };
+      },
+    });
+    if ('wait' in step) {
+      parked = true;
+      return step;
+    }
+    await deps.media.putFile(presenter.owner, presenter.keys.talking, outputPath, 'video/mp4');
+  } finally {
+    if (!parked) await rm(workDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,81 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { harness, type Harness } from '../helpers/harness.ts';
+import { toneCatalogue } from '../helpers/tone-voice.ts';
+import { BUILT_IN_PRESENTERS } from '../../src/presenters/built-in.ts';
+import { createPresenterCatalogue, type PresenterEntry } from '../../src/presenters/catalogue.ts';
+import { pagePresenters } from '../../src/presenters/service.ts';
+import { parsePage } from '../../src/pagination.ts';
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+const FIELDS = ['created_at', 'gender', 'image_url', 'is_streamable', 'modified_at', 'name', 'owner_id', 'presenter_id', 'preview_url', 'talking_preview_url', 'thumbnail_url', 'voice'];
+
+describe('GET /clips/presenters', () => {
+  it('lists every built-in presenter with every field of the interface, its pictures as fetchable signed URLs', async () => {
+    h = harness();
+    const u = h.user();
+    const res = await h.call('GET', '/clips/presenters', { key: u.key });
+    expect(res.status).toBe(200);
+    expect(res.body.token).toBeUndefined();
+    expect(res.body.presenters).toHaveLength(BUILT_IN_PRESENTERS.length);
+    const p = res.body.presenters[0];
+    expect(Object.keys(p).sort()).toEqual(FIELDS);
+    expect(p).toMatchObject({ presenter_id: 'eileen-Nc7kQ2rT5x', name: 'Eileen', gender: 'female', owner_id: 'mimic', is_streamable: true, voice: { type: 'flite', voice_id: 'slt' }, talking_preview_url: null });
+    for (const [field, side] of [['image_url', 512], ['thumbnail_url', 128], ['preview_url', 256]] as const) {
+      const url = new URL(p[field]);
+      const got = await h.app.request(url.pathname + url.search);
+      expect(got.status, field).toBe(200);
+      const png = Buffer.from(await got.arrayBuffer());
+      expect(png.toString('latin1', 1, 4)).toBe('PNG');
+      expect(Math.max(png.readUInt32BE(16), png.readUInt32BE(20)), field).toBe(side);
+    }
+  });
+
+  it('answers one presenter as {presenters: [one]}, 404 for an unknown id, 401 without a key', async () => {
+    h = harness();
+    const u = h.user();
+    const one = await h.call('GET', '/clips/presenters/eileen-Nc7kQ2rT5x', { key: u.key });
+    expect(one.status).toBe(200);
+    expect(one.body.presenters).toHaveLength(1);
+    expect(one.body.presenters[0].presenter_id).toBe('eileen-Nc7kQ2rT5x');
+    expect((await h.call('GET', '/clips/presenters/nobody-0000000000', { key: u.key })).status).toBe(404);
+    expect((await h.call('GET', '/clips/presenters')).status).toBe(401);
+  });
+
+  it('pages built-ins then the user\'s own with an opaque token (the seam for user presenters)', async () => {
+    h = harness();
+    const own = (id: string): PresenterEntry => ({
+      id, name: id, gender: 'other', ownerId: 'usr_x', createdAt: 0, modifiedAt: 0, owner: 'usr_x',
+      keys: { image: 'a/i.png', thumbnail: 'a/t.png', preview: 'a/p.png', talking: 'a/t.mp4' }, imagePath: '/nowhere', voice: { type: 'flite', voice_id: 'awb' }, isStreamable: false,
+    });
+    const catalogue = createPresenterCatalogue({ media: h.services.media, users: { list: async (userId) => (userId === 'usr_x' ? [own('mine-1'), own('mine-2')] : []) } });
+    const first = await pagePresenters(catalogue, 'usr_x', 2, null);
+    expect(first.presenters.map((p) => p.presenter_id)).toEqual(['eileen-Nc7kQ2rT5x', 'mine-1']);
+    const second = await pagePresenters(catalogue, 'usr_x', 2, parsePage({ token: first.token! }).cursor);
+    expect(second.presenters.map((p) => p.presenter_id)).toEqual(['mine-2']);
+    expect(second.token).toBeUndefined();
+    expect((await pagePresenters(catalogue, 'usr_other', 2, null)).presenters).toHaveLength(1);
+    expect(await catalogue.find('usr_other', 'mine-1')).toBeUndefined();
+  });
+
+  it('renders each built-in presenter\'s talking preview once, after which the record carries its URL', async () => {
+    const tone = toneCatalogue();
+    h = harness({}, { voices: tone.catalogue });
+    const u = h.user();
+    h.services.modules.clips.start();
+    await h.services.worker.drain();
+    expect(tone.voice.calls.map((c) => c.text)).toEqual(['Hello, I am Eileen. Write me a script, and I will say it for you.']);
+    const p = (await h.call('GET', '/clips/presenters/eileen-Nc7kQ2rT5x', { key: u.key })).body.presenters[0];
+    expect(p.talking_preview_url).toMatch(/talking-preview\.mp4\?expires=/);
+    const url = new URL(p.talking_preview_url);
+    expect((await h.app.request(url.pathname + url.search)).status).toBe(200);
+    // A second start queues nothing: it is rendered once.
+    h.services.modules.clips.start();
+    await h.services.worker.drain();
+    expect(tone.voice.calls).toHaveLength(1);
+  });
+});
