@@ -1,0 +1,60 @@
+/**
+ * A clip rendered for real, end to end: the test-double voice makes real speech-shaped audio,
+ * the local CPU backend renders the built-in presenter speaking it, and the result is checked
+ * on the file: a video with its sound, as long as the speech, and a mouth that follows it.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { harness, type Harness } from '../helpers/harness.ts';
+import { toneCatalogue, toneSpeech } from '../helpers/tone-voice.ts';
+import { videoFacts } from '../helpers/video.ts';
+import { createLocalBackend } from '../../src/compute/local/index.ts';
+import { bilabialClosure, measureLipSync } from '../../src/compute/local/lipsync.ts';
+
+let h: Harness | undefined;
+afterAll(async () => {
+  await h?.close();
+});
+
+const SCRIPT = 'Maybe more bread please';
+
+describe('a clip rendered on the CPU', () => {
+  it('has video and sound as long as the speech, at the asked resolution, and lips that move with it', async () => {
+    const tone = toneCatalogue();
+    h = harness({}, { voices: tone.catalogue, backend: createLocalBackend() });
+    const u = h.user();
+    const created = await h.call('POST', '/clips', { key: u.key, body: { presenter_id: 'eileen-Nc7kQ2rT5x', script: { type: 'text', input: SCRIPT }, config: { logo: false, output_resolution: 256 } } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    await h.services.worker.drain();
+    const rec = (await h.call('GET', `/clips/${created.body.id}`, { key: u.key })).body;
+    expect(rec.status, JSON.stringify(rec.error)).toBe('done');
+    const speechSec = toneSpeech(SCRIPT, 'slt').durationMs / 1000;
+    expect(rec.metadata.speech_duration).toBeCloseTo(speechSec, 2);
+    expect(rec.metadata.resolution).toEqual(['256', '256']);
+    expect(Math.abs(rec.duration - speechSec)).toBeLessThan(0.1);
+
+    const file = h.services.mediaStore.find(u.id, `clips/${created.body.id}/result.mp4`)!;
+    const facts = videoFacts(file);
+    expect(facts).toMatchObject({ hasVideo: true, hasAudio: true, width: 256, height: 256, decodeErrors: '' });
+    expect(Math.abs(facts.durationSec - speechSec)).toBeLessThan(0.15);
+
+    const sync = await measureLipSync(file);
+    const range = Math.max(...sync.mouth) - Math.min(...sync.mouth);
+    expect(range).toBeGreaterThan(0.1);
+    expect(sync.correlation).toBeGreaterThan(0.3);
+    const closure = bilabialClosure(sync.mouth, sync.fps, toneSpeech(SCRIPT, 'slt').phonemes);
+    expect(closure.count).toBeGreaterThan(0);
+    expect(closure.bilabial).toBeLessThan(closure.vowel);
+    expect(Math.abs(sync.offsetMs)).toBeLessThanOrEqual(40);
+  }, 240_000);
+
+  it('renders a mov with the default logo at the picture\'s frame', async () => {
+    const u = h!.user();
+    const created = await h!.call('POST', '/clips', { key: u.key, body: { script: { type: 'text', input: 'Bob' }, config: { result_format: 'mov' } } });
+    expect(created.status).toBe(201);
+    await h!.services.worker.drain();
+    const rec = (await h!.call('GET', `/clips/${created.body.id}`, { key: u.key })).body;
+    expect(rec).toMatchObject({ status: 'done', presenter_id: 'eileen-Nc7kQ2rT5x', config: { result_format: 'mov', logo: true } });
+    const facts = videoFacts(h!.services.mediaStore.find(u.id, `clips/${created.body.id}/result.mov`)!);
+    expect(facts).toMatchObject({ brand: 'qt  ', hasVideo: true, hasAudio: true, width: 512, height: 512 });
+  }, 240_000);
+});
