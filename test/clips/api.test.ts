@@ -266,3 +266,39 @@ describe('audio scripts', () => {
     }
   });
 });
+
+describe('https audio scripts', () => {
+  it('fetches the audio, charges the flat https rate, and ends in error (refunded) when it is longer than that covers', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mimic-clip-https-'));
+    const receiver = await startTlsServer();
+    try {
+      const files: Record<string, Buffer> = {};
+      for (const [name, seconds] of [['short', 2], ['long', 61]] as const) {
+        const file = join(dir, `${name}.wav`);
+        expect((await runFfmpeg(['-y', '-f', 'lavfi', '-i', `sine=frequency=300:duration=${seconds}`, '-ac', '1', '-ar', '8000', '-c:a', 'pcm_s16le', file])).code).toBe(0);
+        files[`/${name}.wav`] = readFileSync(file);
+      }
+      receiver.handle((req, res) => {
+        const body = files[req.path];
+        if (!body) return void res.writeHead(404).end();
+        res.writeHead(200, { 'content-type': 'audio/wav' }).end(body);
+      });
+      const { h } = make({ MIMIC_EGRESS_ALLOW: 'localhost' }, { ca: [receiver.ca] });
+      const u = h.user({ credits: 10 });
+      const short = (await h.call('POST', '/clips', { key: u.key, body: { script: { type: 'audio', audio_url: `${receiver.url}/short.wav` } } })).body.id;
+      const long = (await h.call('POST', '/clips', { key: u.key, body: { script: { type: 'audio', audio_url: `${receiver.url}/long.wav` } } })).body.id;
+      expect(credits(h, u.id)).toBe(2);
+      await h.services.worker.drain();
+      const a = (await h.call('GET', `/clips/${short}`, { key: u.key })).body;
+      expect(a, JSON.stringify(a.error)).toMatchObject({ status: 'done', credits: 4 });
+      expect(a.audio_url).toMatch(/\/audio\.wav\?expires=/);
+      const b = (await h.call('GET', `/clips/${long}`, { key: u.key })).body;
+      expect(b).toMatchObject({ status: 'error', error: { kind: 'InvalidAudioDurationError' } });
+      expect(b.error.description).toMatch(/at most 60 s/);
+      expect(credits(h, u.id)).toBe(6);
+    } finally {
+      await receiver.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
