@@ -172,6 +172,18 @@ describe('clip lifecycle', () => {
     expect(voice.calls[0]!.voiceId).toBe('awb');
   });
 
+  it('passes SSML and voice_config.rate to the voice', async () => {
+    const { h, voice } = make();
+    const u = h.user();
+    const input = '<speak>Maybe <break time="300ms"/> more bread</speak>';
+    const res = await h.call('POST', '/clips', { key: u.key, body: text(input, { ssml: true, provider: { type: 'flite', voice_id: 'slt', voice_config: { rate: 'slow' } } }) });
+    expect(res.status).toBe(201);
+    await h.services.worker.drain();
+    expect(voice.calls[0]).toMatchObject({ text: input, ssml: true, rate: 0.75 });
+    const bad = await h.call('POST', '/clips', { key: u.key, body: text(undefined, { provider: { type: 'flite', voice_id: 'slt', voice_config: { rate: 'very fast' } } }) });
+    expect(bad.status).toBe(400);
+  });
+
   it('refunds on a render error and records {kind, description}', async () => {
     const { h } = make({}, { backend: createFakeBackend({ failWith: new RenderError('FaceError', 'no face detected') }) });
     const u = h.user({ credits: 5 });

@@ -26,6 +26,9 @@ it('hands a clip to a remote worker as a clip.render task (presenter, speech aud
   // The speech is fetchable by the worker with its signed URL: a WAV.
   const wav = Buffer.from(await (await fetch(task.inputs.driver)).arrayBuffer());
   expect(wav.toString('latin1', 8, 12)).toBe('WAVE');
+  // Progress reported by the worker shows on the record while it renders.
+  expect((await f.call('POST', `/compute/v1/tasks/${task.task_id}/heartbeat`, { body: { lease: task.lease, progress: { done: 7, total: 50 } } })).status).toBe(200);
+  await expect.poll(async () => (await f!.h.call('GET', `/clips/${created.body.id}`, { key })).body, { timeout: 10_000 }).toMatchObject({ status: 'started', progress: { frames_done: 7, frames_total: 50 } });
   expect((await f.finish(task)).status).toBe(200);
   const view = async () => (await f!.h.call('GET', `/clips/${created.body.id}`, { key })).body;
   await expect.poll(async () => (await view()).status, { timeout: 10_000 }).toBe('done');
