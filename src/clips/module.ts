@@ -53,6 +53,8 @@ export const clipsModule = defineModule({
       start() {
         if (!p.voices) return;
         for (const presenter of presentersWithoutPreview(deps)) {
+          // At most one preview job per presenter: one left from an earlier start is replaced.
+          queue.cancelFor(presenter.id);
           queue.enqueue({ kind: PREVIEW_JOB, resourceId: presenter.id, userId: presenter.owner, maxAttempts: 3 });
         }
       },
