@@ -9,16 +9,17 @@ import { AUDIO_LIMITS, measureAudio } from '../audios/upload.ts';
 import { InputRejected, inspectImage } from '../animations/checks.ts';
 import { DEFAULT_PRESENTER_ID } from '../presenters/built-in.ts';
 import type { PresenterEntry } from '../presenters/catalogue.ts';
-import { HTTPS_AUDIO_CREDITS, SECONDS_PER_CREDIT, creditsForSeconds, estimateSpeechSeconds, type ClipDeps } from './deps.ts';
+import { HTTPS_AUDIO_CREDITS, SECONDS_PER_CREDIT, creditsForSeconds, estimateSpeechSeconds, spokenText, type ClipDeps } from './deps.ts';
 import type { ClipDetails, ClipVoice } from './kind.ts';
 
 const bad = (field: string, message: string): ApiError =>
   new ApiError('BadRequestError', `Invalid request body: ${field} ${message}`, [{ field, message } satisfies FieldError]);
 
-/** What the service does not do yet: refused, never silently ignored (docs/clips.md). */
+/** What the service does not do yet (refused, never silently ignored: docs/clips.md), and a text with nothing to say. */
 function refuseUnsupported(body: CreateClipBody): void {
   if (body.config?.result_format === 'webm') throw bad('config.result_format', 'webm is not supported yet: use mp4 or mov');
   if (body.background !== undefined) throw bad('background', 'is not supported yet: the presenter is shown on its own picture');
+  if (body.script.type === 'text' && spokenText(body.script.input, body.script.ssml ?? false).length === 0) throw bad('script.input', 'has nothing to say');
 }
 
 /** Storage-scheme URLs name objects the caller owns; answers the local file of each stored input. */
@@ -99,7 +100,6 @@ export async function createClip(deps: ClipDeps, user: AuthUser, raw: unknown) {
   else if (stored.audio) seconds = await checkStoredAudio(stored.audio);
   else seconds = HTTPS_AUDIO_CREDITS * SECONDS_PER_CREDIT;
   const voice = await resolveVoice(deps, body, presenter);
-  if (body.script.type === 'text' && body.script.input.trim().length === 0) throw bad('script.input', 'has nothing to say');
 
   const credits = creditsForSeconds(seconds);
   const id = deps.lifecycle.newId(deps.newId);

@@ -30,6 +30,8 @@ describe('POST /clips validation', () => {
   const cases: [string, unknown, string][] = [
     ['no script', { presenter_id: PRESENTER }, 'script'],
     ['input shorter than 3', text('hi'), 'input'],
+    ['input of only spaces', text('     '), 'script.input'],
+    ['SSML with only tags', text('<speak> <break time="1s"/> </speak>', { ssml: true }), 'script.input'],
     ['input longer than 40000', text('a'.repeat(40_001)), 'input'],
     ['unknown script type', { script: { type: 'video', input: 'hello there' } }, 'script'],
     ['audio without audio_url', { script: { type: 'audio' } }, 'script'],
