@@ -84,6 +84,12 @@ export interface RenderRequest {
   overlayPath?: string;
   /** The backend writes the finished video here (the caller creates the folder). */
   outputPath: string;
+  /**
+   * A folder (the caller creates it) where a backend that can also writes the video while it
+   * renders, as an HLS event playlist (`index.m3u8` and its segments) that grows segment by
+   * segment. The local backend does; remote workers do not (the folder stays empty).
+   */
+  previewDir?: string;
   /** Scratch folder for the backend; the caller removes it afterwards. */
   workDir: string;
   signal: AbortSignal;

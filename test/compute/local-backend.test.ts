@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -11,7 +11,8 @@ import { videoDriverMotion } from '../../src/compute/local/driver-video.ts';
 import { runFfmpeg } from '../../src/compute/local/ffmpeg.ts';
 import { decodeImage } from '../../src/compute/local/image.ts';
 import { bankMotion } from '../../src/compute/local/motion.ts';
-import { mouthFromAudio } from '../../src/compute/local/song.ts';
+import { mouthFromAudio, synthesizeSong, wavBytes } from '../../src/compute/local/song.ts';
+import { measureLipSync } from '../../src/compute/local/lipsync.ts';
 import { SAMPLE_PORTRAIT as SAMPLE, meanDiff, renderError, renderRequest, rgbFrame, videoFacts } from '../helpers/video.ts';
 
 let dir: string;
@@ -135,6 +136,30 @@ describe('local backend', () => {
     expect(facts.frames).toBe(result.metadata.num_frames);
     expect(result.metadata.num_frames).toBe(bankMotion('classics', 'driver-happy-birthday-to-you')!.frames.length);
   }, 120_000);
+
+  it('speaks an audio with the speech driver, as long as the audio, and writes a growing HLS playlist beside it', async () => {
+    // A sung melody (syllables with gaps) stands in for speech: no cues, so the lips follow the loudness.
+    const audioPath = join(dir, 'speech.wav');
+    await writeFile(audioPath, wavBytes(synthesizeSong('driver-happy-birthday-to-you').pcm));
+    const previewDir = join(dir, 'preview');
+    await mkdir(previewDir);
+    const req = request({ name: 'speech', mute: false, previewDir, driver: { kind: 'speech', audioPath, cues: [], seed: 'speech-test' } });
+    const result = await backend.render(req);
+    const facts = videoFacts(req.outputPath);
+    expect(facts.decodeErrors).toBe('');
+    expect(facts.hasAudio).toBe(true);
+    const song = synthesizeSong('driver-happy-birthday-to-you').pcm;
+    expect(Math.abs(result.metadata.num_frames - Math.floor((song.samples.length / song.sampleRate) * 25))).toBeLessThanOrEqual(1);
+    const playlist = await readFile(join(previewDir, 'index.m3u8'), 'utf8');
+    expect(playlist).toMatch(/#EXT-X-PLAYLIST-TYPE:EVENT/);
+    expect(playlist).toMatch(/#EXT-X-ENDLIST/);
+    expect(playlist.match(/seg\d+\.ts/g)!.length).toBeGreaterThanOrEqual(5);
+    expect((await runFfmpeg(['-v', 'error', '-i', join(previewDir, 'index.m3u8'), '-f', 'null', '-'])).code).toBe(0);
+    // The lips move with the sound, in time.
+    const sync = await measureLipSync(req.outputPath);
+    expect(Math.abs(sync.offsetMs)).toBeLessThanOrEqual(80);
+    expect(sync.correlation).toBeGreaterThan(0.3);
+  }, 180_000);
 
   it('renders the whole picture with stitch, at the source size rounded down to even', async () => {
     const odd = join(dir, 'odd.png');

@@ -2,6 +2,7 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 
 const require = createRequire(import.meta.url);
 export const FFMPEG_PATH: string = (require('@ffmpeg-installer/ffmpeg') as { path: string }).path;
@@ -77,6 +78,11 @@ export interface EncoderOptions {
   audioPath?: string;
   /** Length of the video in seconds, to cut the audio to. */
   durationSec: number;
+  /**
+   * Also write the video as it is encoded to an HLS event playlist here (`index.m3u8`,
+   * one-second `seg%03d.ts` segments), so it can be watched while it renders.
+   */
+  previewDir?: string;
 }
 
 /** Starts an H.264 encoder that reads raw rgb24 frames on stdin. */
@@ -89,6 +95,14 @@ export function startEncoder(o: EncoderOptions): ChildProcessByStdio<Writable, n
   args.push('-c:v', 'libx264', '-preset', 'veryfast', '-crf', '20', '-pix_fmt', 'yuv420p', '-threads', '2');
   if (o.audioPath) args.push('-c:a', 'aac', '-b:a', '128k', '-ac', '2');
   else args.push('-an');
-  args.push('-movflags', '+faststart', '-f', o.format, o.outputPath);
+  if (o.previewDir) {
+    // One encode, two muxers: the result file and the growing playlist (a keyframe every second to cut segments at).
+    const escape = (path: string) => path.replace(/[\\|[\]:]/g, (c) => `\\${c}`);
+    const hls = `hls_time=1:hls_list_size=0:hls_playlist_type=event:hls_segment_filename=${escape(join(o.previewDir, 'seg%03d.ts'))}`;
+    args.push('-g', String(Math.max(1, Math.round(o.fps))), '-flags', '+global_header', '-f', 'tee',
+      `[f=${o.format}:movflags=+faststart]${escape(o.outputPath)}|[f=hls:${hls}]${escape(join(o.previewDir, 'index.m3u8'))}`);
+  } else {
+    args.push('-movflags', '+faststart', '-f', o.format, o.outputPath);
+  }
   return track(spawn(FFMPEG_PATH, args, { stdio: ['pipe', 'ignore', 'pipe'] }));
 }

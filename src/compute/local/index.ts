@@ -106,7 +106,7 @@ export function createLocalBackend(opts: LocalBackendOptions = {}): ComputeBacke
         jobId: req.jobId, sourcePath: req.sourcePath, driver: req.driver, face: req.face,
         resultFormat: req.resultFormat, mute: req.mute, stitch: req.stitch, maxAnimatedFaces: req.maxAnimatedFaces,
         logo: req.logo, ...(req.overlayPath ? { overlayPath: req.overlayPath } : {}),
-        outputPath: req.outputPath, workDir: req.workDir,
+        outputPath: req.outputPath, workDir: req.workDir, ...(req.previewDir ? { previewDir: req.previewDir } : {}),
       };
       c.send({ type: 'render', id, job } satisfies ParentMessage);
     });

@@ -158,6 +158,7 @@ async function encodeFrames(job: RenderJob, s: FrameSources, onProgress: (done: 
   const encoder = startEncoder({
     width: image.width, height: image.height, fps: track.fps, format: job.resultFormat, outputPath: job.outputPath,
     audioPath: job.mute ? undefined : s.audioPath, durationSec: total / track.fps,
+    ...(job.previewDir ? { previewDir: job.previewDir } : {}),
   });
   let stderr = '';
   encoder.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
