@@ -11,7 +11,7 @@ export interface BuiltInPresenter {
   id: string;
   name: string;
   gender: 'female' | 'male' | 'other';
-  /** A square-ish portrait, one face, facing the camera. */
+  /** A square portrait (jpg or png), one face, facing the camera. */
   image: string;
   voice: { type: string; voice_id: string };
   createdAt: string;
@@ -20,8 +20,13 @@ export interface BuiltInPresenter {
 const asset = (path: string): string => fileURLToPath(new URL(`../../assets/${path}`, import.meta.url));
 
 export const BUILT_IN_PRESENTERS: readonly BuiltInPresenter[] = [
-  // Eileen Collins, NASA portrait (public domain): the project's sample source.
-  { id: 'eileen-Nc7kQ2rT5x', name: 'Eileen', gender: 'female', image: asset('sample-source.png'), voice: { type: 'flite', voice_id: 'slt' }, createdAt: '2026-11-23T00:00:00.000Z' },
+  // Sources, licences and how each picture is cut: docs/presenters.md.
+  { id: 'eileen-Nc7kQ2rT5x', name: 'Eileen', gender: 'female', image: asset('presenters/eileen.jpg'), voice: { type: 'flite', voice_id: 'slt' }, createdAt: '2026-11-23T00:00:00.000Z' },
+  { id: 'grace-Hq4mW8zL2c', name: 'Grace', gender: 'female', image: asset('presenters/grace.jpg'), voice: { type: 'flite', voice_id: 'slt' }, createdAt: '2026-11-23T00:00:00.000Z' },
+  { id: 'ernst-Bv6tR3nK9p', name: 'Ernst', gender: 'male', image: asset('presenters/ernst.jpg'), voice: { type: 'flite', voice_id: 'awb' }, createdAt: '2026-11-23T00:00:00.000Z' },
+  { id: 'aksel-Jd2xF7sY4g', name: 'Aksel', gender: 'male', image: asset('presenters/aksel.jpg'), voice: { type: 'flite', voice_id: 'rms' }, createdAt: '2026-11-23T00:00:00.000Z' },
+  { id: 'mehmet-Wk9cP5hT1e', name: 'Mehmet', gender: 'male', image: asset('presenters/mehmet.jpg'), voice: { type: 'flite', voice_id: 'kal' }, createdAt: '2026-11-23T00:00:00.000Z' },
+  { id: 'charlotte-Ys3gM6vQ8r', name: 'Charlotte', gender: 'female', image: asset('presenters/charlotte.jpg'), voice: { type: 'flite', voice_id: 'slt' }, createdAt: '2026-11-23T00:00:00.000Z' },
 ];
 
 /** The presenter a clip without `presenter_id` uses (the hosted service has a default too). */

@@ -38,18 +38,21 @@ export interface UserPresenterSource {
 }
 export const noUserPresenters: UserPresenterSource = { list: async () => [] };
 
-export const presenterKeys = (id: string) => ({
-  image: `presenters/${id}/image.png`,
+export const presenterKeys = (id: string, imageExt = 'png') => ({
+  image: `presenters/${id}/image.${imageExt}`,
   thumbnail: `presenters/${id}/thumbnail.png`,
   preview: `presenters/${id}/preview.png`,
   talking: `presenters/${id}/talking-preview.mp4`,
 });
 
+const imageExt = (path: string): 'jpg' | 'png' => (/\.jpe?g$/i.test(path) ? 'jpg' : 'png');
+const IMAGE_TYPE = { jpg: 'image/jpeg', png: 'image/png' } as const;
+
 function builtInEntry(p: BuiltInPresenter): PresenterEntry {
   const t = Date.parse(p.createdAt);
   return {
     id: p.id, name: p.name, gender: p.gender, ownerId: SYSTEM_OWNER, createdAt: t, modifiedAt: t,
-    owner: SYSTEM_OWNER, keys: presenterKeys(p.id), imagePath: p.image, voice: p.voice, isStreamable: true,
+    owner: SYSTEM_OWNER, keys: presenterKeys(p.id, imageExt(p.image)), imagePath: p.image, voice: p.voice, isStreamable: true,
   };
 }
 
@@ -85,9 +88,10 @@ export function createPresenterCatalogue(deps: { media: MediaAccess; users?: Use
       if (media.find(p.owner, p.keys.image) && media.find(p.owner, p.keys.thumbnail) && media.find(p.owner, p.keys.preview)) continue;
       const dir = await mkdtemp(join(tmpdir(), 'mimic-presenter-'));
       try {
-        const image = join(dir, 'image.png');
+        const ext = imageExt(p.imagePath);
+        const image = join(dir, `image.${ext}`);
         await copyFile(p.imagePath, image);
-        await media.putFile(p.owner, p.keys.image, image, 'image/png');
+        await media.putFile(p.owner, p.keys.image, image, IMAGE_TYPE[ext]);
         await media.putFile(p.owner, p.keys.thumbnail, await scaled(p.imagePath, 128, dir, 'thumbnail.png'), 'image/png');
         await media.putFile(p.owner, p.keys.preview, await scaled(p.imagePath, 256, dir, 'preview.png'), 'image/png');
       } finally {

@@ -46,12 +46,14 @@ export interface ToneVoice extends VoiceProvider {
   calls: SpeechRequest[];
 }
 
-/** A provider of `type` with a female `slt` and a male `awb` voice (the built-in presenter's voice exists). */
+/** A provider of `type` with Flite's voice ids (female `slt`; male `awb`, `rms`, `kal`): the built-in presenters' voices exist. */
 export function createToneVoice(type: 'flite' | 'espeak' = 'flite'): ToneVoice {
   const calls: SpeechRequest[] = [];
   const voices: Voice[] = [
     { id: 'slt', name: 'Slt', gender: 'female', provider: type, access: 'public', languages: [{ language: 'English', locale: 'en-US' }], styles: [] },
     { id: 'awb', name: 'Awb', gender: 'male', provider: type, access: 'public', languages: [{ language: 'English', locale: 'en-GB' }], styles: [] },
+    { id: 'rms', name: 'Rms', gender: 'male', provider: type, access: 'public', languages: [{ language: 'English', locale: 'en-US' }], styles: [] },
+    { id: 'kal', name: 'Kal', gender: 'male', provider: type, access: 'public', languages: [{ language: 'English', locale: 'en-US' }], styles: [] },
   ];
   return {
     type,

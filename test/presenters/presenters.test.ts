@@ -5,6 +5,7 @@ import { BUILT_IN_PRESENTERS } from '../../src/presenters/built-in.ts';
 import { createPresenterCatalogue, type PresenterEntry } from '../../src/presenters/catalogue.ts';
 import { pagePresenters } from '../../src/presenters/service.ts';
 import { parsePage } from '../../src/pagination.ts';
+import { readFileSync } from 'node:fs';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -22,10 +23,19 @@ describe('GET /clips/presenters', () => {
     expect(res.status).toBe(200);
     expect(res.body.token).toBeUndefined();
     expect(res.body.presenters).toHaveLength(BUILT_IN_PRESENTERS.length);
+    expect(BUILT_IN_PRESENTERS.length).toBeGreaterThanOrEqual(6);
+    expect(new Set(res.body.presenters.map((x: { presenter_id: string }) => x.presenter_id)).size).toBe(BUILT_IN_PRESENTERS.length);
+    for (const x of res.body.presenters) expect(x.presenter_id).toMatch(/^[a-z]+-[A-Za-z0-9]{10}$/);
+    // Every picture is a file of the repository.
+    for (const b of BUILT_IN_PRESENTERS) expect(readFileSync(b.image).length).toBeGreaterThan(1000);
     const p = res.body.presenters[0];
     expect(Object.keys(p).sort()).toEqual(FIELDS);
     expect(p).toMatchObject({ presenter_id: 'eileen-Nc7kQ2rT5x', name: 'Eileen', gender: 'female', owner_id: 'mimic', is_streamable: true, voice: { type: 'flite', voice_id: 'slt' }, talking_preview_url: null });
-    for (const [field, side] of [['image_url', 512], ['thumbnail_url', 128], ['preview_url', 256]] as const) {
+    // The picture as shipped; the thumbnail and preview are PNG stills made from it.
+    const image = new URL(p.image_url);
+    const got = await h.app.request(image.pathname + image.search);
+    expect(Buffer.from(await got.arrayBuffer()).equals(readFileSync(BUILT_IN_PRESENTERS[0]!.image))).toBe(true);
+    for (const [field, side] of [['thumbnail_url', 128], ['preview_url', 256]] as const) {
       const url = new URL(p[field]);
       const got = await h.app.request(url.pathname + url.search);
       expect(got.status, field).toBe(200);
@@ -53,22 +63,30 @@ describe('GET /clips/presenters', () => {
       keys: { image: 'a/i.png', thumbnail: 'a/t.png', preview: 'a/p.png', talking: 'a/t.mp4' }, imagePath: '/nowhere', voice: { type: 'flite', voice_id: 'awb' }, isStreamable: false,
     });
     const catalogue = createPresenterCatalogue({ media: h.services.media, users: { list: async (userId) => (userId === 'usr_x' ? [own('mine-1'), own('mine-2')] : []) } });
-    const first = await pagePresenters(catalogue, 'usr_x', 2, null);
-    expect(first.presenters.map((p) => p.presenter_id)).toEqual(['eileen-Nc7kQ2rT5x', 'mine-1']);
-    const second = await pagePresenters(catalogue, 'usr_x', 2, parsePage({ token: first.token! }).cursor);
+    const n = BUILT_IN_PRESENTERS.length;
+    const first = await pagePresenters(catalogue, 'usr_x', n + 1, null);
+    expect(first.presenters.map((p) => p.presenter_id)).toEqual([...BUILT_IN_PRESENTERS.map((b) => b.id), 'mine-1']);
+    const second = await pagePresenters(catalogue, 'usr_x', n + 1, parsePage({ token: first.token! }).cursor);
     expect(second.presenters.map((p) => p.presenter_id)).toEqual(['mine-2']);
     expect(second.token).toBeUndefined();
-    expect((await pagePresenters(catalogue, 'usr_other', 2, null)).presenters).toHaveLength(1);
+    expect((await pagePresenters(catalogue, 'usr_other', 100, null)).presenters).toHaveLength(n);
+    // Over HTTP too: two pages of the built-ins.
+    const u = h.user();
+    const p1 = (await h.call('GET', '/clips/presenters?limit=4', { key: u.key })).body;
+    const p2 = (await h.call('GET', `/clips/presenters?limit=4&token=${p1.token}`, { key: u.key })).body;
+    expect([...p1.presenters, ...p2.presenters].map((p: { presenter_id: string }) => p.presenter_id)).toEqual(BUILT_IN_PRESENTERS.map((b) => b.id));
+    expect(p2.token).toBeUndefined();
     expect(await catalogue.find('usr_other', 'mine-1')).toBeUndefined();
   });
 
-  it('renders each built-in presenter\'s talking preview once, after which the record carries its URL', async () => {
+  it('renders each built-in presenter\'s talking preview once, with its own voice, after which the record carries its URL', async () => {
     const tone = toneCatalogue();
     h = harness({}, { voices: tone.catalogue });
     const u = h.user();
     h.services.modules.clips.start();
     await h.services.worker.drain();
-    expect(tone.voice.calls.map((c) => c.text)).toEqual(['Hello, I am Eileen. Write me a script, and I will say it for you.']);
+    expect(tone.voice.calls.map((c) => c.text)).toEqual(BUILT_IN_PRESENTERS.map((b) => `Hello, I am ${b.name}. Write me a script, and I will say it for you.`));
+    expect(tone.voice.calls.map((c) => c.voiceId)).toEqual(BUILT_IN_PRESENTERS.map((b) => b.voice.voice_id));
     const p = (await h.call('GET', '/clips/presenters/eileen-Nc7kQ2rT5x', { key: u.key })).body.presenters[0];
     expect(p.talking_preview_url).toMatch(/talking-preview\.mp4\?expires=/);
     const url = new URL(p.talking_preview_url);
@@ -76,6 +94,6 @@ describe('GET /clips/presenters', () => {
     // A second start queues nothing: it is rendered once.
     h.services.modules.clips.start();
     await h.services.worker.drain();
-    expect(tone.voice.calls).toHaveLength(1);
+    expect(tone.voice.calls).toHaveLength(BUILT_IN_PRESENTERS.length);
   });
 });
