@@ -6,6 +6,7 @@ import type { ClipSchemas } from '../schemas/clips.ts';
 import type { VoiceCatalogue } from '../voices/catalogue.ts';
 import type { PresenterCatalogue } from '../presenters/catalogue.ts';
 import type { ClipLifecycle } from './kind.ts';
+import type { PendingVideos } from './pending.ts';
 
 export interface ClipDeps {
   config: Config;
@@ -18,6 +19,8 @@ export interface ClipDeps {
   presenters: PresenterCatalogue;
   /** The platform's voice catalogue (`Platform.voices`); undefined: no voice can speak here, text scripts get 503. */
   voices: VoiceCatalogue | undefined;
+  /** The videos being rendered, as HLS playlists (`pending_url`). */
+  pending: PendingVideos;
 }
 
 export const CLIP_JOB = 'clip.render';

@@ -6,6 +6,7 @@ import type { ResourceRow, ResourceStore } from '../resources/store.ts';
 import { resourceLifecycle, type Lifecycle, type ResourceKind } from '../resources/lifecycle.ts';
 import { CLIP_JOB } from './deps.ts';
 import { presentClip, type ClipView } from './present.ts';
+import type { PendingVideos } from './pending.ts';
 
 /** The voice that will speak a text script, fixed at creation (after the fallback policy). */
 export interface ClipVoice {
@@ -57,11 +58,11 @@ export function readClip(row: ResourceRow): Clip {
 }
 
 /** Clips as a resource kind: its cost depends on the length, so each create passes its credits. */
-export function clipKind(media: Pick<MediaAccess, 'signedUrl'>): ResourceKind<ClipView> {
-  return { name: 'clip', idPrefix: 'clp', cost: 1, jobKind: CLIP_JOB, present: (row) => presentClip(readClip(row), media) };
+export function clipKind(media: Pick<MediaAccess, 'signedUrl'>, pending: Pick<PendingVideos, 'url'>): ResourceKind<ClipView> {
+  return { name: 'clip', idPrefix: 'clp', cost: 1, jobKind: CLIP_JOB, present: (row) => presentClip(readClip(row), media, pending) };
 }
 
 export type ClipLifecycle = Lifecycle<ClipView>;
 
-export const clipLifecycle = (resources: ResourceStore, clock: Clock, media: Pick<MediaAccess, 'signedUrl'>): ClipLifecycle =>
-  resourceLifecycle(clipKind(media), { resources, clock });
+export const clipLifecycle = (resources: ResourceStore, clock: Clock, media: Pick<MediaAccess, 'signedUrl'>, pending: Pick<PendingVideos, 'url'>): ClipLifecycle =>
+  resourceLifecycle(clipKind(media, pending), { resources, clock });

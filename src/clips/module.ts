@@ -6,6 +6,8 @@ import { CLIP_JOB, type ClipDeps } from './deps.ts';
 import { clipLifecycle } from './kind.ts';
 import { renderClip, type RenderDeps } from './render.ts';
 import { clipRoutes } from './routes.ts';
+import { createPendingVideos } from './pending.ts';
+import { deriveKey } from '../keys.ts';
 import { PREVIEW_JOB, presentersWithoutPreview, renderPreview } from './preview.ts';
 
 /**
@@ -16,12 +18,14 @@ export const clipsModule = defineModule({
   name: 'clips',
   create(p) {
     const { config, stores, clock, newId, queue, media, backend, client, log } = p;
-    const lifecycle = clipLifecycle(stores.resources, clock, media);
+    const pending = createPendingVideos({ dataDir: config.dataDir, publicUrl: config.publicUrl, key: deriveKey(config.masterKey, 'clip-pending-url'), ttlSeconds: config.signedUrlTtlSeconds, clock });
+    const lifecycle = clipLifecycle(stores.resources, clock, media, pending);
     const deps: ClipDeps = {
       config, lifecycle, clock, newId, queue, media,
       schemas: clipSchemas(config.storageScheme),
       presenters: createPresenterCatalogue({ media }),
       voices: p.voices,
+      pending,
     };
     const render: RenderDeps = { ...deps, backend, client, log };
     return {

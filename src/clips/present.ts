@@ -3,11 +3,12 @@ import { isoTime } from '../clock.ts';
 import type { MediaAccess } from '../media/index.ts';
 import type { Clip as ClipSchema } from '../schemas/clips.ts';
 import type { Clip } from './kind.ts';
+import type { PendingVideos } from './pending.ts';
 
 export type ClipView = Static<typeof ClipSchema>;
 
 /** The record as GET /clips/{id} and the webhook show it. Signed URLs are minted fresh. */
-export function presentClip(c: Clip, media: Pick<MediaAccess, 'signedUrl'>): ClipView {
+export function presentClip(c: Clip, media: Pick<MediaAccess, 'signedUrl'>, pending?: Pick<PendingVideos, 'url'>): ClipView {
   const { row, req, details, result } = c;
   const cfg = req.config ?? {};
   const view: ClipView = {
@@ -44,6 +45,10 @@ export function presentClip(c: Clip, media: Pick<MediaAccess, 'signedUrl'>): Cli
     Object.assign(view.metadata, {
       num_frames: m.num_frames, resolution: m.resolution, video_fps: m.video_fps, processing_fps: m.processing_fps, size_kib: m.size_kib, speech_duration: result.speechSec,
     });
+  }
+  if (row.status === 'started') {
+    const url = pending?.url(row.id);
+    if (url) view.pending_url = url;
   }
   if (row.status === 'started' && row.progressTotal) view.progress = { frames_done: row.progressDone ?? 0, frames_total: row.progressTotal };
   if (row.webhookUrl) view.webhook = row.webhookUrl;

@@ -90,7 +90,12 @@ export async function renderClip(deps: RenderDeps, job: Job, ctx: JobContext): P
         await deps.media.putFile(clip.userId, audioKey, speech.path, speech.contentType);
         clip.details = { ...clip.details, audioKey, speechSec: Math.round(speech.seconds * 1000) / 1000 };
         await deps.lifecycle.setDetails(clip.id, clip.details);
+        // A retry starts the playlist afresh.
+        const previewDir = deps.pending.dir(clip.id);
+        await deps.pending.remove(clip.id);
+        await mkdir(previewDir, { recursive: true });
         return {
+          previewDir,
           jobId: job.id,
           taskKind: CLIP_JOB,
           sourcePath: presenter.imagePath,

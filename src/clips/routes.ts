@@ -32,6 +32,17 @@ export function clipRoutes(deps: ClipDeps): Route[] {
       handler: async (c) => c.json(await fetchClip(deps, c.var.user.id, c.req.param('id')!)),
     },
     {
+      method: 'get', path: '/clips/{id}/pending/{token}/{file}', summary: 'The clip as it renders: its HLS playlist and segments (signed URL, no API key)', tag: 'Clips',
+      access: 'public', security: [],
+      params: [id, { name: 'token', in: 'path', description: 'expiry and signature, as pending_url gives them', required: true }, { name: 'file', in: 'path', description: 'index.m3u8 or a segment', required: true }],
+      ok: { status: 200, description: 'the playlist or a segment', contentType: 'application/vnd.apple.mpegurl' },
+      errors: ['PermissionError', 'NotFoundError'],
+      handler: async (c) => {
+        const { bytes, contentType } = await deps.pending.read(c.req.param('id')!, c.req.param('token')!, c.req.param('file')!);
+        return c.body(new Uint8Array(bytes), 200, { 'content-type': contentType, 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' });
+      },
+    },
+    {
       method: 'delete', path: '/clips/{id}', summary: 'Delete a clip and its stored media', tag: 'Clips', params: [id],
       ok: { status: 200, schema: Clip, description: 'the deleted record' }, errors: ['AuthorizationError', 'NotFoundError'],
       handler: async (c) => c.json(await removeClip(deps, c.var.user.id, c.req.param('id')!)),

@@ -123,6 +123,7 @@ export const Clip = Type.Object(
       result_format: Type.Union([Type.Literal('mp4'), Type.Literal('mov')]),
       output_resolution: Type.Optional(Type.Number()),
     }),
+    pending_url: Type.Optional(Type.String({ description: 'while started: a signed HLS playlist (index.m3u8) of the video as it renders, growing segment by segment (local renders)' })),
     result_url: Type.Optional(Type.String({ description: 'signed URL of the video (or the given https destination); when done' })),
     audio_url: Type.Optional(Type.String({ description: 'signed URL of the speech as spoken (WAV); when done' })),
     duration: Type.Optional(Type.Number({ description: 'seconds; when done' })),

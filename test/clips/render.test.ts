@@ -45,6 +45,34 @@ describe('a clip rendered on the CPU', () => {
     expect(closure.count).toBeGreaterThan(0);
     expect(closure.bilabial).toBeLessThan(closure.vowel);
     expect(Math.abs(sync.offsetMs)).toBeLessThanOrEqual(40);
+
+    // The video was also written as an HLS playlist while it rendered: pending_url shows it while
+    // the clip is started (set back here, as a render this short is over before a test could look).
+    expect(rec.pending_url).toBeUndefined();
+    h.services.store.sqlite.prepare("UPDATE resources SET status = 'started', finished_at = NULL WHERE id = ?").run(created.body.id);
+    const started = (await h.call('GET', `/clips/${created.body.id}`, { key: u.key })).body;
+    expect(started.pending_url).toMatch(new RegExp(`^http://mimic\\.test/clips/${created.body.id}/pending/\\d+\\.[A-Za-z0-9_-]{43}/index\\.m3u8$`));
+    const playlistUrl = new URL(started.pending_url);
+    const playlist = await h.app.request(playlistUrl.pathname);
+    expect(playlist.status).toBe(200);
+    expect(playlist.headers.get('content-type')).toBe('application/vnd.apple.mpegurl');
+    const text = await playlist.text();
+    expect(text).toContain('#EXTM3U');
+    const segments = text.split('\n').filter((l) => l.endsWith('.ts'));
+    expect(segments.length).toBeGreaterThan(0);
+    // Segment names are relative: they resolve under the same signed path.
+    const seg = await h.app.request(new URL(segments[0]!, playlistUrl).pathname);
+    expect(seg.status).toBe(200);
+    expect(seg.headers.get('content-type')).toBe('video/mp2t');
+    expect(Buffer.from(await seg.arrayBuffer())[0]).toBe(0x47);
+    // A tampered signature is refused, another clip's path too, and a file outside the playlist is not served.
+    const tampered = playlistUrl.pathname.replace(/\.([A-Za-z0-9_-])/, (_m, ch: string) => `.${ch === 'A' ? 'B' : 'A'}`);
+    expect((await h.app.request(tampered)).status).toBe(403);
+    expect((await h.app.request(playlistUrl.pathname.replace(created.body.id, 'clp_other'))).status).toBe(403);
+    expect((await h.app.request(playlistUrl.pathname.replace('index.m3u8', 'secret.txt'))).status).toBe(404);
+    // Deleting the clip removes its pending video.
+    expect((await h.call('DELETE', `/clips/${created.body.id}`, { key: u.key })).status).toBe(200);
+    expect((await h.app.request(playlistUrl.pathname)).status).toBe(404);
   }, 240_000);
 
   it('renders a mov with the default logo at the picture\'s frame', async () => {

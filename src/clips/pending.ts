@@ -1,0 +1,56 @@
+import { existsSync } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ApiError } from '../errors.ts';
+import type { Clock } from '../clock.ts';
+import { checkSignature, expiresAt, signText } from '../url-signature.ts';
+
+/**
+ * `pending_url`: the clip as it renders. The local backend also writes the video it encodes
+ * as an HLS event playlist (`index.m3u8` plus one-second segments) into the clip's pending
+ * folder, `<data>/pending/<clip id>/`, which grows segment by segment. The playlist is served
+ * at `/clips/<id>/pending/<expires>.<signature>/index.m3u8`: the signature sits in the path,
+ * so the playlist's relative segment names resolve to URLs that carry it too. The record shows
+ * `pending_url` while the clip is `started` and its playlist exists (a remote worker writes
+ * none); the files stay playable until the clip is deleted.
+ */
+export interface PendingVideos {
+  dir(id: string): string;
+  /** The signed playlist URL of a clip whose playlist exists, else null. */
+  url(id: string): string | null;
+  /** A file of the playlist, for the route; PermissionError or NotFoundError. */
+  read(id: string, token: string, file: string): Promise<{ bytes: Buffer; contentType: string }>;
+  remove(id: string): Promise<void>;
+}
+
+const FILE = /^(?:index\.m3u8|seg\d{3,6}\.ts)$/;
+const TOKEN = /^(\d{1,12})\.([A-Za-z0-9_-]{43})$/;
+const ID = /^clp_[A-Za-z0-9_]{1,80}$/;
+
+export function createPendingVideos(deps: { dataDir: string; publicUrl: string; key: Buffer; ttlSeconds: number; clock: Clock }): PendingVideos {
+  const text = (id: string, expires: number) => `clip-pending:${id}:${expires}`;
+  const dir = (id: string) => join(deps.dataDir, 'pending', id);
+  const denied = (why: string) => new ApiError('PermissionError', why);
+  return {
+    dir,
+    url(id) {
+      if (!ID.test(id) || !existsSync(join(dir(id), 'index.m3u8'))) return null;
+      const expires = expiresAt(deps.clock.now(), deps.ttlSeconds);
+      return `${deps.publicUrl.replace(/\/$/, '')}/clips/${id}/pending/${expires}.${signText(deps.key, text(id, expires))}/index.m3u8`;
+    },
+    async read(id, token, file) {
+      const m = TOKEN.exec(token);
+      const check = ID.test(id) && m ? checkSignature(deps.key, (e) => text(id, e), m[1], m[2], deps.clock.now()) : 'invalid';
+      if (check === 'expired') throw denied('The pending URL has expired; fetch the clip again for a fresh one');
+      if (check !== 'ok') throw denied('The pending URL signature is missing or invalid');
+      if (!FILE.test(file)) throw new ApiError('NotFoundError', 'No such file in the pending video');
+      try {
+        const bytes = await readFile(join(dir(id), file));
+        return { bytes, contentType: file.endsWith('.m3u8') ? 'application/vnd.apple.mpegurl' : 'video/mp2t' };
+      } catch {
+        throw new ApiError('NotFoundError', 'No such file in the pending video');
+      }
+    },
+    remove: (id) => rm(dir(id), { recursive: true, force: true }),
+  };
+}
