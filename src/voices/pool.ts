@@ -87,6 +87,7 @@ export class VoicePool {
   private readonly slots: Slot[] = [];
   private readonly queue: Pending[] = [];
   private nextId = 1;
+  private started = 0;
   private closed = false;
 
   constructor(options: VoicePoolOptions = {}) {
@@ -100,9 +101,9 @@ export class VoicePool {
     while (!this.closed && this.slots.length < this.size) this.spawn();
   }
 
-  /** Jobs waiting for a worker. */
-  get queued(): number {
-    return this.queue.length;
+  /** Jobs waiting, jobs on a worker now, and jobs ever handed to a worker (for metrics and tests). */
+  stats(): { queued: number; running: number; started: number } {
+    return { queued: this.queue.length, running: this.slots.filter((s) => s.running).length, started: this.started };
   }
 
   run(job: SynthesisJob, signal?: AbortSignal): Promise<ComposedSpeech> {
@@ -184,6 +185,7 @@ export class VoicePool {
       const pending = this.queue.shift()!;
       const id = this.nextId++;
       slot.running = { id, pending };
+      this.started++;
       slot.worker.ref();
       slot.worker.postMessage({ id, job: pending.job, stop: pending.stop });
     }

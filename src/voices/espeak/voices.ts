@@ -16,7 +16,7 @@ export interface EspeakLanguage {
   language: string;
   /** BCP 47 tag of the voices. */
   locale: string;
-  /** The espeak-ng voice name this build knows. */
+  /** The espeak-ng voice name this build knows (its file name: `en` is British English, `fr` French of France). */
   espeak: string;
   /** Regional note for the voice name, if any. */
   region?: string;
@@ -25,10 +25,10 @@ export interface EspeakLanguage {
 export const ESPEAK_LANGUAGES: readonly EspeakLanguage[] = [
   // The consent languages of the interface (Filipino excepted: espeak has none).
   { language: 'English', locale: 'en-US', espeak: 'en-us', region: 'United States' },
-  { language: 'English', locale: 'en-GB', espeak: 'en-gb', region: 'United Kingdom' },
+  { language: 'English', locale: 'en-GB', espeak: 'en', region: 'United Kingdom' },
   { language: 'Spanish', locale: 'es-ES', espeak: 'es', region: 'Spain' },
   { language: 'Spanish', locale: 'es-MX', espeak: 'es-419', region: 'Latin America' },
-  { language: 'French', locale: 'fr-FR', espeak: 'fr-fr' },
+  { language: 'French', locale: 'fr-FR', espeak: 'fr' },
   { language: 'German', locale: 'de-DE', espeak: 'de' },
   { language: 'Italian', locale: 'it-IT', espeak: 'it' },
   { language: 'Portuguese', locale: 'pt-PT', espeak: 'pt', region: 'Portugal' },
