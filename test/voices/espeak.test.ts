@@ -95,6 +95,11 @@ describe('espeak-ng provider', () => {
     expect(error.message).toMatch(/closes <prosody>/);
   });
 
+  it('takes word texts from the input by character, accents included', async () => {
+    const speech = await espeak.synthesize({ text: 'Élève à côté, voilà.', voiceId: 'fr-FR-espeak-female' });
+    expect(speech.words.map((w) => w.text)).toEqual(['Élève', 'à', 'côté', 'voilà']);
+  });
+
   it('speaks characters that look like markup when ssml is off', async () => {
     const speech = await espeak.synthesize({ text: 'Tom < Jerry & <b>friends</b>', voiceId: 'en-US-espeak-male' });
     expect(speech.words.map((w) => w.text)).toContain('Jerry');
