@@ -6,6 +6,7 @@
 import { animationsModule } from './animations/module.ts';
 import { imagesModule } from './images/module.ts';
 import { audiosModule } from './audios/module.ts';
+import { voicesModule } from './voices/module.ts';
 import { presentersModule } from './presenters/module.ts';
 import { clipsModule } from './clips/module.ts';
 import { mediaModule } from './media/module.ts';
@@ -17,4 +18,4 @@ import { computeModule } from './compute/module.ts';
 import { usersModule } from './users/module.ts';
 import { vaultModule } from './vault/module.ts';
 
-export const MODULES = [usersModule, vaultModule, animationsModule, imagesModule, audiosModule, presentersModule, clipsModule, mediaModule, webhooksModule, secretsModule, toolsModule, auditModule, computeModule] as const;
+export const MODULES = [usersModule, vaultModule, animationsModule, imagesModule, audiosModule, voicesModule, presentersModule, clipsModule, mediaModule, webhooksModule, secretsModule, toolsModule, auditModule, computeModule] as const;

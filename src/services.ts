@@ -33,7 +33,12 @@ export function createServices(config: Config, opts: ServiceOptions = {}, module
   // Every module's settings are read (and refused) before anything is opened.
   const settings = modules.map((m) => m.config?.load(config.env));
   const platform = createPlatform(config, opts);
-  const built = modules.map((m, i): [string, ModuleInstance] => [m.name, m.create(platform, settings[i])]);
+  const built = modules.map((m, i): [string, ModuleInstance] => {
+    const instance = m.create(platform, settings[i]);
+    // What a module provides joins the platform of the modules after it.
+    if (instance.provides) Object.assign(platform, instance.provides);
+    return [m.name, instance];
+  });
   const instances = built.map(([, i]) => i);
   const { log } = platform;
 

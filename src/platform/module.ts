@@ -8,7 +8,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { AppEnv } from '../http/env.ts';
 import type { ErrorKind } from '../errors.ts';
 import type { Command } from '../cli/command.ts';
-import type { Platform } from './platform.ts';
+import type { Platform, ProvidedServices } from './platform.ts';
 import type { JobKind } from '../jobs/catalogue.ts';
 import type { Lifecycle } from '../resources/lifecycle.ts';
 
@@ -74,6 +74,12 @@ export interface ModuleInstance {
   jobs?: JobKind[];
   /** Its resource kinds' lifecycles: webhooks of `<kind>.<status>` ask them for the body. */
   resources?: WebhookResource[];
+  /**
+   * Services this module offers the modules listed after it (src/modules.ts order): they
+   * join the `Platform` those modules are created on (e.g. the voices module provides
+   * `voices`, which clips speak with). Only the fields of `ProvidedServices`.
+   */
+  provides?: ProvidedServices;
   /** Started after the server listens, stopped before the store closes. */
   start?(): void;
   stop?(): Promise<void>;

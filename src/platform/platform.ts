@@ -25,7 +25,16 @@ export interface PlatformOptions {
   /** Extra trusted CA certificates for outbound TLS (tests trust their loopback server this way). */
   ca?: string[];
   resolve?: Resolver;
-  /** The voices that speak scripts (tests pass a test double; see `Platform.voices`). */
+  /** The voices that speak scripts, in place of the voices module's (tests pass a test double). */
+  voices?: VoiceCatalogue;
+}
+
+/**
+ * What a module may provide to the modules after it (`ModuleInstance.provides`); each field
+ * is optional on the `Platform`, because a build of the service may leave its module out.
+ */
+export interface ProvidedServices {
+  /** The voice catalogue (src/voices/module.ts) every speaking capability speaks with. */
   voices?: VoiceCatalogue;
 }
 
@@ -34,7 +43,7 @@ export interface PlatformOptions {
  * store, compute, vault, egress, media, the job queue and the webhook outbox's signing keys.
  * It names no capability.
  */
-export interface Platform {
+export interface Platform extends ProvidedServices {
   config: Config;
   log: Logger;
   clock: Clock;
@@ -54,11 +63,6 @@ export interface Platform {
   verifyKey: (apiKey: string) => Promise<AuthUser | null>;
   /** Remote compute: the task table workers claim from, their tokens, the file-URL key. */
   compute: { tasks: ComputeTasks; workers: WorkerTokens; urlKey: Buffer };
-  /**
-   * The voice catalogue every speaking capability (clips, talks, streams) speaks with; absent
-   * until one is wired, in which case text scripts are refused with 503.
-   */
-  voices?: VoiceCatalogue;
 }
 
 export function createPlatform(config: Config, opts: PlatformOptions = {}): Platform {

@@ -1,3 +1,4 @@
+import { MODULES } from '../../src/modules.ts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -108,8 +109,8 @@ describe('POST /clips validation', () => {
     expect(res.body.details[0]).toMatchObject({ field: 'script.audio_url' });
   });
 
-  it('answers 503 to a text script when no voice catalogue is wired', async () => {
-    h = harness();
+  it('answers 503 to a text script when the service is built without the voices module', async () => {
+    h = harness({}, {}, MODULES.filter((m) => m.name !== 'voices'));
     const u = h.user();
     const res = await h.call('POST', '/clips', { key: u.key, body: text() });
     expect(res.status).toBe(503);
@@ -128,11 +129,11 @@ describe('clip lifecycle', () => {
     expect(credits(h, u.id)).toBe(9);
     const id = created.body.id;
     const fresh = (await h.call('GET', `/clips/${id}`, { key: u.key })).body;
-    expect(fresh).toMatchObject({ status: 'created', presenter_id: PRESENTER, credits: 1, metadata: { voice: { type: 'flite', voice_id: 'slt' } } });
+    expect(fresh).toMatchObject({ status: 'created', presenter_id: PRESENTER, credits: 1, metadata: { voice: { type: 'flite', voice_id: 'en-US-flite-slt' } } });
     expect(fresh.result_url).toBeUndefined();
     await h.services.worker.drain();
     expect(voice.calls).toHaveLength(1);
-    expect(voice.calls[0]).toMatchObject({ text: 'Maybe more bread please', voiceId: 'slt', ssml: false });
+    expect(voice.calls[0]).toMatchObject({ text: 'Maybe more bread please', voiceId: 'en-US-flite-slt', ssml: false });
     const rec = (await h.call('GET', `/clips/${id}`, { key: u.key })).body;
     expect(rec).toMatchObject({ id, object: 'clip', status: 'done', owner_id: u.id, name: 'first', user_data: 'ud-1', config: { result_format: 'mp4', logo: true } });
     expect(rec.result_url).toMatch(/^http:\/\/mimic\.test\/media\/.+\?expires=/);
@@ -170,19 +171,19 @@ describe('clip lifecycle', () => {
     const id = (await h.call('POST', '/clips', { key: u.key, body: text(undefined, { provider: { type: 'microsoft', voice_id: 'en-GB-RyanNeural' } }) })).body.id;
     await h.services.worker.drain();
     const rec = (await h.call('GET', `/clips/${id}`, { key: u.key })).body;
-    expect(rec.metadata.voice).toMatchObject({ type: 'flite', voice_id: 'awb', fallback: { requested: { type: 'microsoft', voice_id: 'en-GB-RyanNeural' } } });
-    expect(voice.calls[0]!.voiceId).toBe('awb');
+    expect(rec.metadata.voice).toMatchObject({ type: 'flite', voice_id: 'en-GB-flite-awb', fallback: { requested: { type: 'microsoft', voice_id: 'en-GB-RyanNeural' } } });
+    expect(voice.calls[0]!.voiceId).toBe('en-GB-flite-awb');
   });
 
   it('passes SSML and voice_config.rate to the voice', async () => {
     const { h, voice } = make();
     const u = h.user();
     const input = '<speak>Maybe <break time="300ms"/> more bread</speak>';
-    const res = await h.call('POST', '/clips', { key: u.key, body: text(input, { ssml: true, provider: { type: 'flite', voice_id: 'slt', voice_config: { rate: 'slow' } } }) });
+    const res = await h.call('POST', '/clips', { key: u.key, body: text(input, { ssml: true, provider: { type: 'flite', voice_id: 'en-US-flite-slt', voice_config: { rate: 'slow' } } }) });
     expect(res.status).toBe(201);
     await h.services.worker.drain();
     expect(voice.calls[0]).toMatchObject({ text: input, ssml: true, rate: 0.75 });
-    const bad = await h.call('POST', '/clips', { key: u.key, body: text(undefined, { provider: { type: 'flite', voice_id: 'slt', voice_config: { rate: 'very fast' } } }) });
+    const bad = await h.call('POST', '/clips', { key: u.key, body: text(undefined, { provider: { type: 'flite', voice_id: 'en-US-flite-slt', voice_config: { rate: 'very fast' } } }) });
     expect(bad.status).toBe(400);
   });
 

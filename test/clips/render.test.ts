@@ -27,7 +27,7 @@ describe('a clip rendered on the CPU', () => {
     await h.services.worker.drain();
     const rec = (await h.call('GET', `/clips/${created.body.id}`, { key: u.key })).body;
     expect(rec.status, JSON.stringify(rec.error)).toBe('done');
-    const speechSec = toneSpeech(SCRIPT, 'slt').durationMs / 1000;
+    const speechSec = toneSpeech(SCRIPT, 'en-US-flite-slt').durationMs / 1000;
     expect(rec.metadata.speech_duration).toBeCloseTo(speechSec, 2);
     expect(rec.metadata.resolution).toEqual(['256', '256']);
     expect(Math.abs(rec.duration - speechSec)).toBeLessThan(0.1);
@@ -41,7 +41,7 @@ describe('a clip rendered on the CPU', () => {
     const range = Math.max(...sync.mouth) - Math.min(...sync.mouth);
     expect(range).toBeGreaterThan(0.1);
     expect(sync.correlation).toBeGreaterThan(0.3);
-    const closure = bilabialClosure(sync.mouth, sync.fps, toneSpeech(SCRIPT, 'slt').phonemes);
+    const closure = bilabialClosure(sync.mouth, sync.fps, toneSpeech(SCRIPT, 'en-US-flite-slt').phonemes);
     expect(closure.count).toBeGreaterThan(0);
     expect(closure.bilabial).toBeLessThan(closure.vowel);
     expect(Math.abs(sync.offsetMs)).toBeLessThanOrEqual(40);

@@ -4,6 +4,7 @@
  * closure (near silence) at the start of every word, and a short pause between words. Renders
  * driven by it are real renders of real speech-shaped sound, only without a synthesizer.
  */
+import { FLITE_VOICES } from '../../src/voices/flite/voices.ts';
 import type { Speech, SpeechRequest, Voice, VoiceProvider } from '../../src/voices/interface.ts';
 import { SpeechError } from '../../src/voices/interface.ts';
 import { createVoiceCatalogue, type VoiceCatalogue } from '../../src/voices/catalogue.ts';
@@ -46,15 +47,10 @@ export interface ToneVoice extends VoiceProvider {
   calls: SpeechRequest[];
 }
 
-/** A provider of `type` with Flite's voice ids (female `slt`; male `awb`, `rms`, `kal`): the built-in presenters' voices exist. */
+/** A provider of `type` with the real Flite catalogue's voices (ids, genders, locales): the built-in presenters' voices exist. */
 export function createToneVoice(type: 'flite' | 'espeak' = 'flite'): ToneVoice {
   const calls: SpeechRequest[] = [];
-  const voices: Voice[] = [
-    { id: 'slt', name: 'Slt', gender: 'female', provider: type, access: 'public', languages: [{ language: 'English', locale: 'en-US' }], styles: [] },
-    { id: 'awb', name: 'Awb', gender: 'male', provider: type, access: 'public', languages: [{ language: 'English', locale: 'en-GB' }], styles: [] },
-    { id: 'rms', name: 'Rms', gender: 'male', provider: type, access: 'public', languages: [{ language: 'English', locale: 'en-US' }], styles: [] },
-    { id: 'kal', name: 'Kal', gender: 'male', provider: type, access: 'public', languages: [{ language: 'English', locale: 'en-US' }], styles: [] },
-  ];
+  const voices: Voice[] = FLITE_VOICES.map(({ engineVoice: _engine, ...v }) => ({ ...v, provider: type }));
   return {
     type,
     calls,

@@ -30,7 +30,7 @@ describe('GET /clips/presenters', () => {
     for (const b of BUILT_IN_PRESENTERS) expect(readFileSync(b.image).length).toBeGreaterThan(1000);
     const p = res.body.presenters[0];
     expect(Object.keys(p).sort()).toEqual(FIELDS);
-    expect(p).toMatchObject({ presenter_id: 'eileen-Nc7kQ2rT5x', name: 'Eileen', gender: 'female', owner_id: 'mimic', is_streamable: true, voice: { type: 'flite', voice_id: 'slt' }, talking_preview_url: null });
+    expect(p).toMatchObject({ presenter_id: 'eileen-Nc7kQ2rT5x', name: 'Eileen', gender: 'female', owner_id: 'mimic', is_streamable: true, voice: { type: 'flite', voice_id: 'en-US-flite-slt' }, talking_preview_url: null });
     // The picture as shipped; the thumbnail and preview are PNG stills made from it.
     const image = new URL(p.image_url);
     const got = await h.app.request(image.pathname + image.search);
@@ -60,7 +60,7 @@ describe('GET /clips/presenters', () => {
     h = harness();
     const own = (id: string): PresenterEntry => ({
       id, name: id, gender: 'other', ownerId: 'usr_x', createdAt: 0, modifiedAt: 0, owner: 'usr_x',
-      keys: { image: 'a/i.png', thumbnail: 'a/t.png', preview: 'a/p.png', talking: 'a/t.mp4' }, imagePath: '/nowhere', voice: { type: 'flite', voice_id: 'awb' }, isStreamable: false,
+      keys: { image: 'a/i.png', thumbnail: 'a/t.png', preview: 'a/p.png', talking: 'a/t.mp4' }, imagePath: '/nowhere', voice: { type: 'flite', voice_id: 'en-GB-flite-awb' }, isStreamable: false,
     });
     const catalogue = createPresenterCatalogue({ media: h.services.media, users: { list: async (userId) => (userId === 'usr_x' ? [own('mine-1'), own('mine-2')] : []) } });
     const n = BUILT_IN_PRESENTERS.length;

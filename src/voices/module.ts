@@ -1,0 +1,46 @@
+import { defineModule } from '../platform/module.ts';
+import { createVoiceCatalogue } from './catalogue.ts';
+import { createEspeakProvider } from './espeak/index.ts';
+import { createFliteProvider } from './flite/index.ts';
+import { createExternalProviders, externalDeps, providerSecretProblems } from './external/index.ts';
+import { VoicePool } from './pool.ts';
+import { voiceRoutes } from './routes.ts';
+import { voiceSettings } from './settings.ts';
+import { VOICE_COMMANDS } from './cli.ts';
+
+/**
+ * Voices: the embedded engines (Flite, eSpeak NG) on a worker-thread pool, the configured
+ * external vendors, `GET /tts/voices`, and the catalogue it provides to the modules after it
+ * (clips, and later streams and agents) as `platform.voices`.
+ */
+export const voicesModule = defineModule({
+  name: 'voices',
+  config: voiceSettings,
+  commands: VOICE_COMMANDS,
+  create: (p, s) => {
+    if (p.voices) return { provides: { voices: p.voices }, routes: voiceRoutes(p.voices) };
+    const pool = new VoicePool({ size: s.workers });
+    const external = createExternalProviders(s.providers, externalDeps(p, s));
+    const voices = createVoiceCatalogue({
+      // Flite first: among equally close voices the catalogue picks the earlier, and Flite's English sounds more natural.
+      providers: [createFliteProvider({ pool }), createEspeakProvider({ pool }), ...external],
+      fallback: s.fallback,
+      onListError: (provider) => p.log.warn('voices: a provider is left out of the voice list', { provider }),
+    });
+    return {
+      provides: { voices },
+      routes: voiceRoutes(voices),
+      start() {
+        // The first synthesis after start would otherwise pay the engines' warm-up (1-2 s).
+        pool.warm();
+        void providerSecretProblems(s.providers, p.stores.secrets).then(
+          (problems) => problems.forEach((problem) => p.log.warn(`voices: ${problem}`)),
+          () => {},
+        );
+      },
+      async stop() {
+        await pool.close();
+      },
+    };
+  },
+});
