@@ -76,7 +76,7 @@ export interface RemoteService {
   /** A new worker token from `workers add`. */
   addWorker(name: string): { id: string; token: string };
   /** Every compute task, oldest first, with the animation each renders. */
-  tasks(): (TaskRecord & { animation_id: string })[];
+  tasks(): (TaskRecord & { animation_id: string; kind: string })[];
   /** Stops the service (SIGKILL) and removes its data directory. */
   close(): Promise<void>;
 }
@@ -138,10 +138,10 @@ export async function startRemoteService(opts: { leaseMs?: number; env?: Record<
       return db
         .prepare(
           `SELECT t.id, t.job_id, t.status, t.attempts, t.worker_name, t.progress_done, t.render_ms, t.created_at, t.claimed_at,
-                  t.uploaded_at, t.finished_at, j.resource_id AS animation_id
+                  t.uploaded_at, t.finished_at, t.kind, j.resource_id AS animation_id
            FROM compute_tasks t JOIN jobs j ON j.id = t.job_id ORDER BY t.created_at, t.id`,
         )
-        .all() as (TaskRecord & { animation_id: string })[];
+        .all() as (TaskRecord & { animation_id: string; kind: string })[];
     },
     async close() {
       db.close();

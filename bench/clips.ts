@@ -1,0 +1,147 @@
+/**
+ * Speaking clips on this machine (issue 9, point 5), in one run:
+ *   1. text to speech: the real-time factor (synthesis time / speech length) of each
+ *      embedded engine on the same ~30 s text, through the worker pool, warmed;
+ *   2. the render: frames per second and real-time factor of a ~30 s clip at 512x512 on the
+ *      local CPU backend (speech driver, sound, logo, the HLS preview written beside it);
+ *   3. the service: from `POST /clips` until `pending_url` first plays (the playlist lists a
+ *      segment and that segment downloads), and until `done`.
+ *
+ *   node --import tsx bench/clips.ts        (BENCH_ROUNDS=3 by default)
+ *
+ * Prints medians over rounds and the goals (speech ≤ 0.05x real time, the clip at least real
+ * time, pending_url playable within 2 s). Never fails on timing.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { VoicePool } from '../src/voices/pool.ts';
+import { createFliteProvider } from '../src/voices/flite/index.ts';
+import { createEspeakProvider } from '../src/voices/espeak/index.ts';
+import type { VoiceProvider } from '../src/voices/interface.ts';
+import { createLocalBackend } from '../src/compute/local/index.ts';
+import { int16Wav } from '../src/clips/speech.ts';
+import { BUILT_IN_PRESENTERS } from '../src/presenters/built-in.ts';
+import { median } from './stats.ts';
+import { NODE_ARGS, freePort, killChildrenOnExit, root, runBench, serviceEnv, sleep, startService, waitForHealth } from './procs.ts';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const TEXT = [
+  'Good morning, and thank you for joining us today.',
+  'In the next half minute I would like to tell you about a small project that makes still pictures speak.',
+  'You write a script, pick a presenter and a voice, and a moment later the presenter says it, with the lips moving in time.',
+  'Everything runs on this machine: the voice, the face, and the video.',
+  'Maybe the best part is that you can watch the video while it is still being made.',
+  'Thank you for listening, and have a wonderful day.',
+].join(' ');
+
+const dir = mkdtempSync(join(tmpdir(), 'mimic-bench-clips-'));
+killChildrenOnExit(() => rmSync(dir, { recursive: true, force: true }));
+
+async function speech(): Promise<{ wav: string; cues: { phoneme: string; alphabet: 'ipa' | 'arpabet'; startMs: number; endMs: number }[]; seconds: number }> {
+  const pool = new VoicePool({ size: 1 });
+  const engines: [string, VoiceProvider, string][] = [
+    ['flite', createFliteProvider({ pool }), 'en-US-flite-slt'],
+    ['espeak', createEspeakProvider({ pool }), 'en-US-espeak-female'],
+  ];
+  let kept: Awaited<ReturnType<typeof speech>> | undefined;
+  try {
+    for (const [name, provider, voiceId] of engines) {
+      await provider.synthesize({ text: 'Warm up.', voiceId });
+      await provider.synthesize({ text: 'Warm up again.', voiceId });
+      const rtf: number[] = [];
+      let seconds = 0;
+      for (let r = 0; r < ROUNDS; r++) {
+        const t = performance.now();
+        const s = await provider.synthesize({ text: TEXT, voiceId });
+        seconds = s.durationMs / 1000;
+        rtf.push((performance.now() - t) / s.durationMs);
+        if (!kept && name === 'flite') {
+          const wav = join(dir, 'speech.wav');
+          writeFileSync(wav, int16Wav(s.pcm, s.sampleRate));
+          kept = { wav, cues: s.phonemes, seconds };
+        }
+      }
+      console.log(`  speech ${name.padEnd(7)} ${seconds.toFixed(1)} s of speech; RTF ${rtf.map((v) => v.toFixed(4)).join(' ')}, median ${median(rtf).toFixed(4)} (goal ≤ 0.05: ${median(rtf) <= 0.05 ? 'met' : 'misses'})`);
+    }
+  } finally {
+    await pool.close();
+  }
+  return kept!;
+}
+
+async function render(s: Awaited<ReturnType<typeof speech>>): Promise<void> {
+  const backend = createLocalBackend();
+  const presenter = BUILT_IN_PRESENTERS[0]!;
+  const fps: number[] = [];
+  const rtf: number[] = [];
+  try {
+    for (let r = 0; r < ROUNDS; r++) {
+      const previewDir = join(dir, `preview-${r}`);
+      mkdirSync(previewDir);
+      const t = performance.now();
+      const res = await backend.render({
+        jobId: `bench-${r}`, sourcePath: presenter.image, driver: { kind: 'speech', audioPath: s.wav, cues: s.cues, seed: 'bench' },
+        resultFormat: 'mp4', mute: false, stitch: false, maxAnimatedFaces: 1, logo: { kind: 'default' },
+        outputPath: join(dir, `clip-${r}.mp4`), previewDir, workDir: dir, signal: new AbortController().signal,
+      });
+      const sec = (performance.now() - t) / 1000;
+      fps.push(res.metadata.num_frames / sec);
+      rtf.push(s.seconds / sec);
+      if (r === 0) console.log(`  render  ${res.metadata.num_frames} frames at ${res.metadata.resolution.join('x')}`);
+    }
+  } finally {
+    await backend.close();
+  }
+  console.log(`  render  fps ${fps.map((v) => v.toFixed(1)).join(' ')}, median ${median(fps).toFixed(1)}; speed ${median(rtf).toFixed(2)}x real time (goal ≥ 1x: ${median(rtf) >= 1 ? 'met' : 'misses'})`);
+}
+
+async function service(): Promise<void> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const env = serviceEnv(dir, port, {});
+  const child = startService(env, ['ignore', 'ignore', 'inherit']);
+  await waitForHealth(base, child);
+  const user = JSON.parse(execFileSync(process.execPath, [...NODE_ARGS, 'src/main.ts', 'users', 'create', '--name', 'bench', '--credits', '1000'], { cwd: root, env, encoding: 'utf8' }).trim()) as { api_key: string };
+  const headers = { authorization: `Basic ${user.api_key}`, 'content-type': 'application/json' };
+  // Let the talking previews the service renders at start finish first: they share the one render process.
+  await sleep(20_000);
+  const playable: number[] = [];
+  const done: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    const t = performance.now();
+    const created = (await (await fetch(`${base}/clips`, { method: 'POST', headers, body: JSON.stringify({ script: { type: 'text', input: TEXT } }) })).json()) as { id: string };
+    let played: number | undefined;
+    for (;;) {
+      const rec = (await (await fetch(`${base}/clips/${created.id}`, { headers })).json()) as { status: string; pending_url?: string };
+      if (played === undefined && rec.pending_url) {
+        const list = await fetch(rec.pending_url);
+        const text = list.status === 200 ? await list.text() : '';
+        const segment = /^(?!#)\S+$/m.exec(text)?.[0];
+        if (segment) {
+          const seg = await fetch(new URL(segment, rec.pending_url));
+          if (seg.status === 200 && (await seg.arrayBuffer()).byteLength > 0) played = (performance.now() - t) / 1000;
+        }
+      }
+      if (rec.status === 'done' || rec.status === 'error') {
+        if (rec.status === 'error') throw new Error(`clip ended in error: ${JSON.stringify(rec)}`);
+        done.push((performance.now() - t) / 1000);
+        break;
+      }
+      await sleep(50);
+    }
+    if (played !== undefined) playable.push(played);
+  }
+  const p = playable.length ? median(playable) : NaN;
+  console.log(`  service POST → pending_url plays: ${playable.map((v) => v.toFixed(2)).join(' ')} s, median ${p.toFixed(2)} s (goal ≤ 2 s: ${p <= 2 ? 'met' : 'misses'}); POST → done ${done.map((v) => v.toFixed(2)).join(' ')} s`);
+  if (playable.length < ROUNDS) console.log(`  (in ${ROUNDS - playable.length} round(s) the clip was done before a segment could be fetched)`);
+}
+
+await runBench(async () => {
+  console.log(`machine: ${cpus()[0]?.model ?? 'unknown'}, ${cpus().length} cores, node ${process.version}; ${ROUNDS} rounds`);
+  const s = await speech();
+  await render(s);
+  await service();
+}, () => rmSync(dir, { recursive: true, force: true }));
