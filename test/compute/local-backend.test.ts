@@ -161,6 +161,15 @@ describe('local backend', () => {
     expect(sync.correlation).toBeGreaterThan(0.3);
   }, 180_000);
 
+  it('writes the HLS preview of a silent render too', async () => {
+    const previewDir = join(dir, 'preview-silent');
+    await mkdir(previewDir);
+    const req = request({ name: 'silent-preview', previewDir, driver: { kind: 'bank', category: 'subtle', name: 'driver-01' } });
+    await backend.render(req);
+    expect(videoFacts(req.outputPath)).toMatchObject({ decodeErrors: '', hasAudio: false });
+    expect(await readFile(join(previewDir, 'index.m3u8'), 'utf8')).toMatch(/seg000\.ts[\s\S]*#EXT-X-ENDLIST/);
+  }, 120_000);
+
   it('renders the whole picture with stitch, at the source size rounded down to even', async () => {
     const odd = join(dir, 'odd.png');
     await sharp(SAMPLE).extract({ left: 20, top: 0, width: 451, height: 391 }).png().toFile(odd);

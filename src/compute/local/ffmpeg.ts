@@ -92,6 +92,8 @@ export function startEncoder(o: EncoderOptions): ChildProcessByStdio<Writable, n
     '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-s', `${o.width}x${o.height}`, '-framerate', String(o.fps), '-i', 'pipe:0',
   ];
   if (o.audioPath) args.push('-t', o.durationSec.toFixed(3), '-i', o.audioPath, '-map', '0:v:0', '-map', '1:a:0');
+  // The tee muxer selects no stream by itself.
+  else args.push('-map', '0:v:0');
   args.push('-c:v', 'libx264', '-preset', 'veryfast', '-crf', '20', '-pix_fmt', 'yuv420p', '-threads', '2');
   if (o.audioPath) args.push('-c:a', 'aac', '-b:a', '128k', '-ac', '2');
   else args.push('-an');

@@ -130,8 +130,10 @@ export function createLocalBackend(opts: LocalBackendOptions = {}): ComputeBacke
     async close() {
       closed = true;
       const c = child;
-      if (!c) return;
+      if (!c || c.exitCode !== null || c.signalCode !== null) return;
       const exited = new Promise((r) => c.once('exit', r));
+      // The idle child is unref'd; waiting for it must keep the caller alive (a script's last await).
+      c.ref();
       stopChild(c);
       await exited;
     },
