@@ -8,7 +8,8 @@
  *   3. the service: from `POST /clips` until `pending_url` first plays (the playlist lists a
  *      segment and that segment downloads), and until `done`.
  *
- *   node --import tsx bench/clips.ts        (BENCH_ROUNDS=3 by default)
+ *   node --import tsx bench/clips.ts        (BENCH_ROUNDS=3 by default; BENCH_PRESENTER=grace, the
+ *                                            built-in presenter the render part uses)
  *
  * Prints medians over rounds and the goals (speech ≤ 0.05x real time, the clip at least real
  * time, pending_url playable within 2 s). Never fails on timing.
@@ -76,7 +77,7 @@ async function speech(): Promise<{ wav: string; cues: { phoneme: string; alphabe
 
 async function render(s: Awaited<ReturnType<typeof speech>>): Promise<void> {
   const backend = createLocalBackend();
-  const presenter = BUILT_IN_PRESENTERS[0]!;
+  const presenter = BUILT_IN_PRESENTERS.find((p) => p.id.startsWith(process.env.BENCH_PRESENTER ?? 'grace')) ?? BUILT_IN_PRESENTERS[0]!;
   const fps: number[] = [];
   const rtf: number[] = [];
   try {
@@ -92,7 +93,7 @@ async function render(s: Awaited<ReturnType<typeof speech>>): Promise<void> {
       const sec = (performance.now() - t) / 1000;
       fps.push(res.metadata.num_frames / sec);
       rtf.push(s.seconds / sec);
-      if (r === 0) console.log(`  render  ${res.metadata.num_frames} frames at ${res.metadata.resolution.join('x')}`);
+      if (r === 0) console.log(`  render  ${presenter.name}: ${res.metadata.num_frames} frames at ${res.metadata.resolution.join('x')}`);
     }
   } finally {
     await backend.close();

@@ -77,6 +77,25 @@ describe('Flite provider', () => {
     ]);
   });
 
+  it('times each utterance from where it starts in the audio (Flite restarts its clock per sentence)', () => {
+    const out = 'pau:0.164 hh:0.255 ax:0.304 pau:1.011 \npau:0.197 dh:0.245 ih:0.304 pau:1.742 \n';
+    expect(parsePhones(out, 2753)).toEqual([
+      { phoneme: 'hh', alphabet: 'arpabet', startMs: 164, endMs: 255 },
+      { phoneme: 'ax', alphabet: 'arpabet', startMs: 255, endMs: 304 },
+      { phoneme: 'dh', alphabet: 'arpabet', startMs: 1011 + 197, endMs: 1011 + 245 },
+      { phoneme: 'ih', alphabet: 'arpabet', startMs: 1011 + 245, endMs: 1011 + 304 },
+    ]);
+  });
+
+  it('spreads the phonemes of several sentences over the whole audio', async () => {
+    const speech = await flite.synthesize({ text: 'Good morning to you. This is the second sentence. And here comes a third one, a little longer than the others.', voiceId: 'en-US-flite-slt' });
+    expect(speech.phonemes.at(-1)!.endMs).toBeGreaterThan(speech.durationMs * 0.85);
+    // No stretch of two seconds without a phoneme in a text without long pauses.
+    for (let t = 0; t + 2000 < speech.durationMs * 0.9; t += 500) {
+      expect(speech.phonemes.some((p) => p.endMs > t && p.startMs < t + 2000), `phonemes between ${t} and ${t + 2000} ms`).toBe(true);
+    }
+  });
+
   it('speaks 40,000 characters in pieces (slow-ok)', { timeout: 600_000 }, async () => {
     const text = 'The quick brown fox jumps over the lazy dog. Then it runs far away into the forest! '.repeat(480).slice(0, 40_000);
     const started = performance.now();

@@ -1,20 +1,29 @@
 /** Reading what Flite writes: the phone list of `-psdur` and the WAV file. Pure (no WASI here). */
 import { SpeechError, type TimedPhoneme } from '../interface.ts';
 
-/** `pau:0.164 hh:0.255 ...` (phone:end seconds) to timed phonemes; pauses are left out. */
+/**
+ * `pau:0.164 hh:0.255 ...` (phone:end seconds) to timed phonemes; pauses are left out. Flite
+ * prints one line per utterance (a sentence of a `-f` text), each timed from its own start,
+ * and writes the utterances' audio one after another: a line's times are offset by the
+ * length of the lines before it.
+ */
 export function parsePhones(stdout: string, durationMs: number): TimedPhoneme[] {
   const phonemes: TimedPhoneme[] = [];
-  let previousEnd = 0;
-  for (const token of stdout.split(/\s+/)) {
-    const colon = token.lastIndexOf(':');
-    if (colon <= 0) continue;
-    const end = Number(token.slice(colon + 1)) * 1000;
-    if (!Number.isFinite(end)) continue;
-    const phone = token.slice(0, colon);
-    const startMs = Math.min(previousEnd, durationMs);
-    const endMs = Math.min(Math.max(end, startMs), durationMs);
-    if (phone !== 'pau') phonemes.push({ phoneme: phone, alphabet: 'arpabet', startMs, endMs });
-    previousEnd = Math.max(previousEnd, end);
+  let base = 0;
+  for (const line of stdout.split('\n')) {
+    let previousEnd = 0;
+    for (const token of line.split(/\s+/)) {
+      const colon = token.lastIndexOf(':');
+      if (colon <= 0) continue;
+      const end = Number(token.slice(colon + 1)) * 1000;
+      if (!Number.isFinite(end)) continue;
+      const phone = token.slice(0, colon);
+      const startMs = Math.min(base + previousEnd, durationMs);
+      const endMs = Math.min(Math.max(base + end, startMs), durationMs);
+      if (phone !== 'pau') phonemes.push({ phoneme: phone, alphabet: 'arpabet', startMs, endMs });
+      previousEnd = Math.max(previousEnd, end);
+    }
+    base += previousEnd;
   }
   return phonemes;
 }
