@@ -67,6 +67,9 @@ export interface MouthTrack {
   round: number[];
 }
 
+/** Seconds the lips stay shut for a p, b or m at least. */
+const MIN_CLOSURE = 0.08;
+
 const smoothstep = (x: number): number => (x <= 0 ? 0 : x >= 1 ? 1 : x * x * (3 - 2 * x));
 
 /**
@@ -98,10 +101,14 @@ export function mouthFromCues(cues: readonly SpeechCue[], frames: number, fps: n
       open = a.v.open * edge;
       rnd = a.v.round * edge;
     }
-    // Lips pressed for p, b, m, from just before the phoneme to its release.
-    for (let j = Math.max(0, k - 1); j <= Math.min(keys.length - 1, k + 2); j++) {
+    // Lips pressed for p, b, m over the phoneme, and for at least two frames (80 ms) around
+    // its middle: a bilabial is often shorter than a frame, and a shut mouth that shows in
+    // no frame is not seen.
+    for (let j = Math.max(0, k - 2); j <= Math.min(keys.length - 1, k + 2); j++) {
       const c = keys[j]!;
-      if (c.v.closed && t >= c.start - 0.01 && t <= c.end - 0.01) open = 0;
+      if (!c.v.closed) continue;
+      const half = Math.max((c.end - c.start) / 2, MIN_CLOSURE / 2);
+      if (Math.abs(t - c.t) <= half) open = 0;
     }
     const gate = loudness ? smoothstep(Math.min(1, (loudness[f] ?? 0) * 4)) : 1;
     mouth.push(open * (0.25 + 0.75 * gate));
