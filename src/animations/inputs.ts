@@ -3,9 +3,9 @@
  * found in the owner's media store (storage scheme), then held to the rules of checks.ts.
  * A broken rule or a failed fetch throws a RenderError: the record ends in error with it.
  */
-import { extname, join } from 'node:path';
+import { extname } from 'node:path';
 import { RenderError } from '../errors.ts';
-import { EgressError } from '../egress/errors.ts';
+import { inputFile } from '../resources/input-file.ts';
 import type { DriverInput, LogoInput } from '../compute/interface.ts';
 import type { CreateAnimationBody } from '../schemas/animations.ts';
 import { parseBankUrl } from './driver-bank.ts';
@@ -43,27 +43,16 @@ export interface RenderInputs {
 type Context = { deps: RenderDeps; row: Animation; workDir: string };
 
 /** The local file of an input URL. A failure names the host at most, never the URL. */
-async function fetchInput({ deps, row, workDir }: Context, role: InputRole, url: string): Promise<string> {
+function fetchInput({ deps, row, workDir }: Context, role: InputRole, url: string): Promise<string> {
   const { what, failKind } = INPUT_ROLES[role];
-  if (url.startsWith(`${deps.config.storageScheme}://`)) {
-    const found = deps.media.find(row.userId, deps.media.keyOfStorageUrl(url) ?? '');
-    if (!found) throw new RenderError(failKind, `The ${what} no longer exists in your media store`);
-    return found;
-  }
   const named = extname(new URL(url).pathname) || (ACCEPT[role] === video ? '.mp4' : '');
-  const path = join(workDir, `${role}-download${named}`);
-  try {
-    await deps.client.download(url, path, {
-      maxBytes: maxBytesOf(role, deps.config),
-      timeoutMs: deps.config.fetch.timeoutMs,
-      accept: ACCEPT[role],
-    });
-  } catch (err) {
-    if (!(err instanceof EgressError)) throw err;
-    if (err.reason === 'too_large') throw downloadTooLarge(role, deps.config);
-    throw new RenderError(failKind, `Could not load the ${what}: ${err.message}`);
-  }
-  return path;
+  return inputFile(deps, {
+    url, userId: row.userId, workDir, fileName: `${role}-download${named}`,
+    maxBytes: maxBytesOf(role, deps.config), accept: ACCEPT[role],
+    missing: () => new RenderError(failKind, `The ${what} no longer exists in your media store`),
+    tooLarge: () => downloadTooLarge(role, deps.config),
+    failed: (message) => new RenderError(failKind, `Could not load the ${what}: ${message}`),
+  });
 }
 
 /** The source image, checked, and kept as the record's own copy (which source_url then signs). */

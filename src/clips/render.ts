@@ -1,7 +1,7 @@
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { extname, join } from 'node:path';
+import { inputFile } from '../resources/input-file.ts';
 import { RenderError } from '../errors.ts';
-import { EgressError } from '../egress/errors.ts';
 import type { ComputeBackend, LogoInput, RenderMetadata } from '../compute/interface.ts';
 import type { Job } from '../jobs/queue.ts';
 import type { JobContext, JobOutcome } from '../jobs/worker.ts';
@@ -26,20 +26,13 @@ async function obtainLogo(deps: RenderDeps, clip: Clip, workDir: string): Promis
   const logo = clip.req.config?.logo;
   if (logo === false) return { kind: 'none' };
   if (logo === undefined || logo === true) return { kind: 'default' };
-  let path: string;
-  if (logo.url.startsWith(`${deps.config.storageScheme}://`)) {
-    const found = deps.media.find(clip.userId, deps.media.keyOfStorageUrl(logo.url) ?? '');
-    if (!found) throw new RenderError('LogoError', 'The logo no longer exists in your media store');
-    path = found;
-  } else {
-    path = join(workDir, `logo-download${extname(new URL(logo.url).pathname)}`);
-    try {
-      await deps.client.download(logo.url, path, { maxBytes: maxBytesOf('logo', deps.config), timeoutMs: deps.config.fetch.timeoutMs, accept: (t) => t === '' || /^image\/|^application\/octet-stream/i.test(t) });
-    } catch (err) {
-      if (!(err instanceof EgressError)) throw err;
-      throw new RenderError('LogoError', `Could not load the logo: ${err.message}`);
-    }
-  }
+  const path = await inputFile(deps, {
+    url: logo.url, userId: clip.userId, workDir, fileName: `logo-download${extname(new URL(logo.url).pathname)}`,
+    maxBytes: maxBytesOf('logo', deps.config), accept: (t) => t === '' || /^image\/|^application\/octet-stream/i.test(t),
+    missing: () => new RenderError('LogoError', 'The logo no longer exists in your media store'),
+    tooLarge: (err) => new RenderError('LogoError', `Could not load the logo: ${err.message}`),
+    failed: (message) => new RenderError('LogoError', `Could not load the logo: ${message}`),
+  });
   try {
     await inspectImage('logo', path, deps.config);
   } catch (err) {

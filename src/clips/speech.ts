@@ -1,7 +1,7 @@
+import { inputFile } from '../resources/input-file.ts';
 import { writeFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { RenderError } from '../errors.ts';
-import { EgressError } from '../egress/errors.ts';
 import type { SpeechCue } from '../compute/interface.ts';
 import { wavBytes } from '../compute/local/song.ts';
 import { AUDIO_LIMITS, measureAudio } from '../audios/upload.ts';
@@ -74,23 +74,16 @@ async function obtainAudio(deps: RenderDeps, clip: Clip, workDir: string): Promi
   if (clip.req.script.type !== 'audio') throw new Error('obtainAudio: not an audio script');
   const url = clip.req.script.audio_url;
   const ext = extname(new URL(url.replace(/^[^:]+:/, 'https:')).pathname).toLowerCase() || '.wav';
-  let path: string;
-  let maxSeconds = AUDIO_LIMITS.maxSeconds;
-  if (url.startsWith(`${deps.config.storageScheme}://`)) {
-    const found = deps.media.find(clip.userId, deps.media.keyOfStorageUrl(url) ?? '');
-    if (!found) throw new ClipFailure('AudioError', 'The audio no longer exists in your media store');
-    path = found;
-  } else {
-    path = join(workDir, `audio-download${ext}`);
-    maxSeconds = HTTPS_AUDIO_CREDITS * SECONDS_PER_CREDIT;
-    try {
-      await deps.client.download(url, path, { maxBytes: AUDIO_LIMITS.maxBytes, timeoutMs: deps.config.fetch.timeoutMs, accept: (t) => t === '' || /^(?:audio\/|video\/mp4|application\/octet-stream)/i.test(t) });
-    } catch (err) {
-      if (!(err instanceof EgressError)) throw err;
-      if (err.reason === 'too_large') throw new ClipFailure('InvalidFileSizeError', `The audio is larger than the limit of ${AUDIO_LIMITS.maxBytes} bytes`);
-      throw new ClipFailure('AudioError', `Could not load the audio: ${err.message}`);
-    }
-  }
+  const stored = url.startsWith(`${deps.config.storageScheme}://`);
+  // An https audio's length is unknown at creation: it was charged a flat rate, which bounds it.
+  const maxSeconds = stored ? AUDIO_LIMITS.maxSeconds : HTTPS_AUDIO_CREDITS * SECONDS_PER_CREDIT;
+  const path = await inputFile(deps, {
+    url, userId: clip.userId, workDir, fileName: `audio-download${ext}`,
+    maxBytes: AUDIO_LIMITS.maxBytes, accept: (t) => t === '' || /^(?:audio\/|video\/mp4|application\/octet-stream)/i.test(t),
+    missing: () => new ClipFailure('AudioError', 'The audio no longer exists in your media store'),
+    tooLarge: () => new ClipFailure('InvalidFileSizeError', `The audio is larger than the limit of ${AUDIO_LIMITS.maxBytes} bytes`),
+    failed: (message) => new ClipFailure('AudioError', `Could not load the audio: ${message}`),
+  });
   const seconds = await measureAudio(path);
   if (seconds === undefined || seconds <= 0) throw new ClipFailure('AudioError', 'The audio has no stream that decodes');
   if (seconds > maxSeconds) {
