@@ -4,6 +4,7 @@ import { extname, join } from 'node:path';
 import { RenderError } from '../errors.ts';
 import type { SpeechCue } from '../compute/interface.ts';
 import { wavBytes } from '../compute/local/song.ts';
+import { runFfmpeg } from '../compute/local/ffmpeg.ts';
 import { AUDIO_LIMITS, measureAudio } from '../audios/upload.ts';
 import { SpeechError, type SpeechRequest, type VoiceProvider } from '../voices/interface.ts';
 import type { VoiceCatalogue } from '../voices/catalogue.ts';
@@ -108,6 +109,17 @@ async function obtainAudio(deps: SpeechDeps, clip: Speaker, workDir: string): Pr
 export const obtainSpeech = (deps: SpeechDeps, clip: Speaker, workDir: string, signal: AbortSignal): Promise<ClipSpeech> =>
   clip.req.script.type === 'text' ? synthesize(deps, clip, workDir, signal) : obtainAudio(deps, clip, workDir);
 
+/** A talk's `config.pad_audio`: the speech followed by `seconds` of silence, as a 16-bit WAV (the cues stand: the silence comes after them). */
+async function padWithSilence(speech: ClipSpeech, seconds: number, workDir: string): Promise<ClipSpeech> {
+  const path = join(workDir, 'speech-padded.wav');
+  // The bundled ffmpeg's apad counts in samples only, so the rate is fixed first.
+  const rate = 48_000;
+  const args = ['-y', '-v', 'error', '-i', speech.path, '-af', `aresample=${rate},apad=pad_len=${Math.round(seconds * rate)}`, '-c:a', 'pcm_s16le', path];
+  const { code, stderr } = await runFfmpeg(args, { timeoutMs: 5 * 60_000 });
+  if (code !== 0) throw new Error(`padding the speech failed: ${stderr.trim().split('\n').at(-1) ?? ''}`);
+  return { path, contentType: 'audio/wav', cues: speech.cues, seconds: (await measureAudio(path)) ?? speech.seconds + seconds };
+}
+
 /**
  * The speech of a clip or a talk, ready for its render: spoken (or fetched), kept in the
  * owner's media store as `<folder>/<id>/audio.<ext>`, noted in the record's details (a parked
@@ -120,8 +132,10 @@ export async function prepareSpeech(
   folder: string,
   workDir: string,
   signal: AbortSignal,
+  padSec = 0,
 ): Promise<{ speech: ClipSpeech; previewDir: string }> {
-  const speech = await obtainSpeech(deps, record, workDir, signal);
+  const spoken = await obtainSpeech(deps, record, workDir, signal);
+  const speech = padSec > 0 ? await padWithSilence(spoken, padSec, workDir) : spoken;
   const audioKey = `${folder}/${record.id}/audio${extname(speech.path)}`;
   await deps.media.putFile(record.userId, audioKey, speech.path, speech.contentType);
   Object.assign(record.details, { audioKey, speechSec: Math.round(speech.seconds * 1000) / 1000 });

@@ -20,7 +20,7 @@ export function talkSchemas(storageScheme: string) {
       output_resolution: Type.Optional(Double({ minimum: 150, maximum: 1080, description: 'the larger side of the result in pixels (aspect kept); a mimic extension, as on clips' })),
       stitch: Type.Optional(Type.Boolean({ description: 'true: the speaking face is put back into the whole photo (needs the stitch permission); default: a frame around the face' })),
       fluent: Type.Optional(Type.Boolean({ description: 'accepted for compatibility and ignored: a talk has no driver video to loop' })),
-      pad_audio: Type.Optional(Double({ minimum: 0, maximum: 60, description: 'seconds of silence after the speech; only 0 is supported yet (400 otherwise)' })),
+      pad_audio: Type.Optional(Double({ minimum: 0, maximum: 60, description: 'seconds of silence after the speech (0 to 60, default 0); the video lasts as long, and the padding is charged as speech' })),
       driver_expressions: Type.Optional(Type.Unknown({ description: 'not supported yet: any value is refused with 400' })),
     },
     { additionalProperties: false, $id: 'TalkConfig' },

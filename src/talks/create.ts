@@ -19,7 +19,6 @@ const bad = (field: string, message: string): ApiError =>
 /** Hosted talk fields the service cannot honour: refused, never silently ignored (docs/talks.md). */
 function refuseUnsupported(body: CreateTalkBody): void {
   const cfg = body.config ?? {};
-  if (cfg.pad_audio !== undefined && cfg.pad_audio > 0) throw bad('config.pad_audio', 'is not supported yet: only 0 (no padding)');
   if (cfg.driver_expressions !== undefined) throw bad('config.driver_expressions', 'is not supported yet: the face keeps a neutral expression');
   if (body.script.type === 'text' && spokenText(body.script.input, body.script.ssml ?? false).length === 0) throw bad('script.input', 'has nothing to say');
 }
@@ -70,7 +69,8 @@ export async function createTalk(deps: TalkDeps, user: AuthUser, raw: unknown) {
   await checkStoredImage('logo', stored.logo, deps);
   if (body.config?.stitch === true) requirePermission(user, 'stitch', 'config.stitch');
 
-  const seconds = await chargedSeconds(body.script, stored.audio);
+  // Padding lengthens the video, and is charged as speech (as the hosted service does).
+  const seconds = (await chargedSeconds(body.script, stored.audio)) + (body.config?.pad_audio ?? 0);
   const voice = await resolveVoice(deps, body);
   const credits = creditsForSeconds(seconds);
   const id = deps.lifecycle.newId(deps.newId);

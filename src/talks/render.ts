@@ -57,7 +57,7 @@ export async function renderTalk(deps: TalkRenderDeps, job: Job, ctx: JobContext
       onProgress,
       prepare: async () => {
         const sourcePath = await obtainPhoto(deps, talk, workDir);
-        const { speech, previewDir } = await prepareSpeech(deps, talk, 'talks', workDir, ctx.signal);
+        const { speech, previewDir } = await prepareSpeech(deps, talk, 'talks', workDir, ctx.signal, talk.req.config?.pad_audio ?? 0);
         return {
           previewDir, jobId: job.id, taskKind: TALK_JOB, sourcePath,
           driver: { kind: 'speech', audioPath: speech.path, cues: speech.cues, seed: talk.id },

@@ -8,6 +8,7 @@ import { Webhook } from 'standardwebhooks';
 import { harness, type Harness } from '../helpers/harness.ts';
 import { createFakeBackend } from '../helpers/fake-backend.ts';
 import { startTlsServer } from '../helpers/tls.ts';
+import { toneSpeech } from '../helpers/tone-voice.ts';
 import { RenderError } from '../../src/errors.ts';
 import { CHARS_PER_SECOND, SECONDS_PER_CREDIT } from '../../src/clips/deps.ts';
 import { PHOTO, credits, talkHarness, uploadPhoto } from './helpers.ts';
@@ -64,7 +65,6 @@ describe('POST /talks validation', () => {
   });
 
   it.each([
-    ['pad_audio', { pad_audio: 1.5 }, 'config.pad_audio'],
     ['driver_expressions', { driver_expressions: { expressions: [{ start_frame: 0, expression: 'happy', intensity: 1 }] } }, 'config.driver_expressions'],
   ])('refuses %s as not supported yet (400), never silently ignored', async (_n, config, field) => {
     const { h } = make();
@@ -193,6 +193,25 @@ describe('talk lifecycle', () => {
     expect(credits(h, u.id)).toBe(2);
   });
 
+  it('pads the speech with config.pad_audio seconds of silence, charged as speech', async () => {
+    const { h } = make();
+    const u = h.user({ credits: 10 });
+    // 194 spoken characters: 13.9 s of estimated speech, one credit; with 2 s of padding, two.
+    const input = 'word '.repeat(39);
+    const photo = await uploadPhoto(h, u.key);
+    const created = await h.call('POST', '/talks', { key: u.key, body: talk(photo, input, { config: { pad_audio: 2 } }) });
+    expect(created.status).toBe(201);
+    expect(credits(h, u.id)).toBe(8);
+    await h.services.worker.drain();
+    const rec = (await h.call('GET', `/talks/${created.body.id}`, { key: u.key })).body;
+    expect(rec).toMatchObject({ status: 'done', credits: 2, config: { pad_audio: 2 } });
+    const spoken = toneSpeech(input.trim(), 'en-US-flite-slt').durationMs / 1000;
+    expect(Math.abs(rec.metadata.speech_duration - (spoken + 2))).toBeLessThan(0.05);
+    // The renderer was given the padded speech, whose cues end where the words do.
+    const call = calls(h)[0]!;
+    expect(call.driver.kind === 'speech' && call.driver.cues.at(-1)!.endMs).toBeLessThanOrEqual(spoken * 1000);
+  });
+
   it('refunds on a render error (a photo without a face) and records {kind, description}', async () => {
     const { h } = make({}, { backend: createFakeBackend({ failWith: new RenderError('FaceError', 'no face detected in the source image') }) });
     const u = h.user({ credits: 5 });
@@ -277,6 +296,22 @@ describe('talk lifecycle', () => {
     } finally {
       await receiver.close();
     }
+  });
+});
+
+describe('the OpenAPI document', () => {
+  it('publishes the schema that validates POST /talks, with the clips\' script schemas', async () => {
+    const { h } = make();
+    const doc = (await h.call('GET', '/openapi.json')).body;
+    expect(doc.paths['/talks'].post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/CreateTalk' });
+    expect(Object.keys(doc.paths['/talks/{id}'])).toEqual(['get', 'delete']);
+    const published = doc.components.schemas.CreateTalk;
+    const validating = JSON.parse(JSON.stringify(h.services.modules.talks.deps.schemas.CreateTalk));
+    expect(published.required).toEqual(['source_url', 'script']);
+    expect(published.properties.source_url.pattern).toBe(validating.properties.source_url.pattern);
+    expect(published.properties.script.anyOf).toEqual([{ $ref: '#/components/schemas/ClipTextScript' }, { $ref: '#/components/schemas/ClipAudioScript' }]);
+    expect(doc.components.schemas.TalkConfig.additionalProperties).toBe(false);
+    expect(Object.keys(doc.paths['/talks/{id}'].get.responses)).toEqual(expect.arrayContaining(['200', '401', '404']));
   });
 });
 
