@@ -10,6 +10,7 @@ import { createFakeBackend } from '../helpers/fake-backend.ts';
 import { startTlsServer } from '../helpers/tls.ts';
 import { toneSpeech } from '../helpers/tone-voice.ts';
 import { RenderError } from '../../src/errors.ts';
+import { runFfmpeg } from '../../src/compute/local/ffmpeg.ts';
 import { CHARS_PER_SECOND, SECONDS_PER_CREDIT } from '../../src/clips/deps.ts';
 import { PHOTO, credits, talkHarness, uploadPhoto } from './helpers.ts';
 
@@ -293,6 +294,59 @@ describe('talk lifecycle', () => {
       const unsigned = (v: Record<string, unknown>) => ({ ...v, result_url: String(v.result_url).split('?')[0], audio_url: String(v.audio_url).split('?')[0] });
       expect(unsigned(body)).toEqual(unsigned(record));
       expect(body).toMatchObject({ id, object: 'talk', status: 'done', user_data: 'ud', webhook: `${receiver.url}/hook` });
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
+describe('audio scripts and result_url', () => {
+  it('speaks an audio uploaded with POST /audios, charged by its measured length, with no voice', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mimic-talk-audio-'));
+    try {
+      const { h, voice } = make();
+      const u = h.user({ credits: 10 });
+      const file = join(dir, 'a.wav');
+      expect((await runFfmpeg(['-y', '-f', 'lavfi', '-i', 'sine=frequency=300:duration=16', '-ac', '1', '-ar', '8000', '-c:a', 'pcm_s16le', file])).code).toBe(0);
+      const form = new FormData();
+      form.set('audio', new Blob([readFileSync(file)]), 'a.wav');
+      const up = (await (await h.app.request('/audios', { method: 'POST', headers: { authorization: `Basic ${u.key}` }, body: form })).json()) as { url: string };
+      const created = await h.call('POST', '/talks', { key: u.key, body: { source_url: await uploadPhoto(h, u.key), script: { type: 'audio', audio_url: up.url } } });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      // 16 s: two started 15-second blocks.
+      expect(credits(h, u.id)).toBe(8);
+      await h.services.worker.drain();
+      const rec = (await h.call('GET', `/talks/${created.body.id}`, { key: u.key })).body;
+      expect(rec).toMatchObject({ status: 'done', credits: 2 });
+      expect(rec.metadata.voice).toBeUndefined();
+      expect(rec.metadata.speech_duration).toBeGreaterThan(15.5);
+      expect(rec.audio_url).toMatch(/talks\/tlk_\w+\/audio\.wav\?expires=/);
+      expect(voice.calls).toHaveLength(0);
+      expect(calls(h)[0]!.driver).toMatchObject({ kind: 'speech', cues: [] });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('puts the video where result_url says: a key of the media store, or an https upload URL', async () => {
+    const receiver = await startTlsServer();
+    try {
+      receiver.handle((_req, res) => void res.writeHead(200).end());
+      const { h } = make({ MIMIC_EGRESS_ALLOW: 'localhost' }, { ca: [receiver.ca] });
+      const u = h.user();
+      const photo = await uploadPhoto(h, u.key);
+      const stored = (await h.call('POST', '/talks', { key: u.key, body: talk(photo, undefined, { result_url: 's3://results/my-talk.mp4' }) })).body.id;
+      const put = (await h.call('POST', '/talks', { key: u.key, body: talk(photo, undefined, { result_url: `${receiver.url}/upload/talk.mp4` }) })).body.id;
+      await h.services.worker.drain();
+      const a = (await h.call('GET', `/talks/${stored}`, { key: u.key })).body;
+      expect(a.result_url).toMatch(/\/results\/my-talk\.mp4\?expires=/);
+      expect(h.services.mediaStore.find(u.id, 'results/my-talk.mp4')).not.toBeNull();
+      const b = (await h.call('GET', `/talks/${put}`, { key: u.key })).body;
+      expect(b.result_url).toBe(`${receiver.url}/upload/talk.mp4`);
+      const upload = receiver.received.find((r) => r.method === 'PUT')!;
+      expect(upload).toMatchObject({ path: '/upload/talk.mp4' });
+      expect(upload.headers['content-type']).toBe('video/mp4');
+      expect(upload.body.length).toBeGreaterThan(100);
     } finally {
       await receiver.close();
     }

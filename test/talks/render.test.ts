@@ -12,7 +12,7 @@ import type { Harness } from '../helpers/harness.ts';
 import { toneSpeech } from '../helpers/tone-voice.ts';
 import { videoFacts } from '../helpers/video.ts';
 import { createLocalBackend } from '../../src/compute/local/index.ts';
-import { credits, talkHarness, uploadPhoto } from './helpers.ts';
+import { PHOTO, credits, talkHarness, uploadPhoto } from './helpers.ts';
 
 let h: Harness;
 let dir: string;
@@ -67,6 +67,20 @@ describe('a talk rendered on the CPU', () => {
     expect((await h.app.request(tampered)).status).toBe(403);
     expect((await h.call('DELETE', `/talks/${id}`, { key: u.key })).status).toBe(200);
     expect((await h.app.request(playlistUrl.pathname)).status).toBe(404);
+  }, 240_000);
+
+  it('with config.stitch, puts the speaking face back into the whole photo (the result has the photo\'s size)', async () => {
+    const u = h.user({ permissions: ['stitch'] });
+    const wide = join(dir, 'wide.png');
+    await sharp(PHOTO).extend({ left: 96, right: 32, background: '#808080' }).png().toFile(wide);
+    const photo = await uploadPhoto(h, u.key, wide, 'wide.png');
+    const created = await h.call('POST', '/talks', { key: u.key, body: { source_url: photo, script: { type: 'text', input: 'Bob' }, config: { stitch: true, logo: false, result_format: 'mov' } } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    await h.services.worker.drain();
+    const rec = (await h.call('GET', `/talks/${created.body.id}`, { key: u.key })).body;
+    expect(rec, JSON.stringify(rec.error)).toMatchObject({ status: 'done', config: { stitch: true, result_format: 'mov' }, metadata: { resolution: ['640', '512'] } });
+    const facts = videoFacts(h.services.mediaStore.find(u.id, `talks/${created.body.id}/result.mov`)!);
+    expect(facts).toMatchObject({ brand: 'qt  ', hasVideo: true, hasAudio: true, width: 640, height: 512 });
   }, 240_000);
 
   it('ends in FaceError, refunded, on a photo without a face', async () => {
