@@ -16,7 +16,7 @@ export function talkSchemas(storageScheme: string) {
   const TalkConfig = Type.Object(
     {
       logo: Type.Optional(Type.Union([clip.ClipLogo, Type.Boolean()], { description: 'a custom logo, or true/false for the default logo (default true)' })),
-      result_format: Type.Optional(Type.Union([Type.Literal('mp4'), Type.Literal('mov')], { description: 'default mp4' })),
+      result_format: Type.Optional(Type.Union([Type.Literal('mp4'), Type.Literal('mov')], { description: 'default: what result_url\'s extension names (.mov, .qt: mov), else mp4' })),
       output_resolution: Type.Optional(Double({ minimum: 150, maximum: 1080, description: 'the larger side of the result in pixels (aspect kept); a mimic extension, as on clips' })),
       stitch: Type.Optional(Type.Boolean({ description: 'true: the speaking face is put back into the whole photo (needs the stitch permission); default: a frame around the face' })),
       fluent: Type.Optional(Type.Boolean({ description: 'accepted for compatibility and ignored: a talk has no driver video to loop' })),

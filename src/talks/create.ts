@@ -5,7 +5,7 @@ import { requirePermission } from '../users/permissions.ts';
 import type { CreateTalkBody } from '../schemas/talks.ts';
 import { isoTime } from '../clock.ts';
 import { checkWebhookUrl } from '../resources/webhook-url.ts';
-import { InputRejected, inspectImage } from '../animations/checks.ts';
+import { InputRejected, checkResultFormat, inspectImage } from '../animations/checks.ts';
 import { closestVoice } from '../voices/catalogue.ts';
 import { EMBEDDED_PROVIDERS } from '../voices/interface.ts';
 import { SECONDS_PER_CREDIT, creditsForSeconds, spokenText } from '../clips/deps.ts';
@@ -23,11 +23,10 @@ function refuseUnsupported(body: CreateTalkBody): void {
   if (body.script.type === 'text' && spokenText(body.script.input, body.script.ssml ?? false).length === 0) throw bad('script.input', 'has nothing to say');
 }
 
-/** An image the caller stored, held to the input rules now (a 400, nothing charged). */
-async function checkStoredImage(role: 'source' | 'logo', path: string | undefined, deps: TalkDeps): Promise<void> {
-  if (!path) return;
+/** The animations' input rules, broken: a 400 naming the field (nothing written, nothing charged). */
+async function asRequestError<T>(check: () => T | Promise<T>): Promise<T> {
   try {
-    await inspectImage(role, path, deps.config);
+    return await check();
   } catch (err) {
     if (err instanceof InputRejected) throw err.toApiError();
     throw err;
@@ -53,8 +52,8 @@ async function resolveVoice(deps: TalkDeps, body: CreateTalkBody): Promise<ClipV
 }
 
 /**
- * POST /talks. Order of checks: the body and what the service does not support, the stored
- * inputs (the photo's and the logo's bytes, the audio's length), the stitch permission, the
+ * POST /talks. Order of checks: the body and what the service does not support, result_url's
+ * extension against the format (as on animations), the stored inputs (the photo's and the logo's bytes, the audio's length), the stitch permission, the
  * voice, then credits (402). The charge, the record and its job are one transaction. A photo
  * fetched over https meets the same rules when the job fetches it, and the face is looked
  * for by the renderer: a photo without one ends the talk in error (FaceError), refunded.
@@ -63,10 +62,11 @@ export async function createTalk(deps: TalkDeps, user: AuthUser, raw: unknown) {
   const body = validate(deps.schemas.CreateTalk, raw);
   refuseUnsupported(body);
   checkWebhookUrl(body.webhook);
+  await asRequestError(() => checkResultFormat(body));
   const photo = storedObject(deps, user.id, 'source_url', body.source_url);
   const stored = storedInputs(deps, user.id, body);
-  await checkStoredImage('source', photo, deps);
-  await checkStoredImage('logo', stored.logo, deps);
+  if (photo) await asRequestError(() => inspectImage('source', photo, deps.config));
+  if (stored.logo) await asRequestError(() => inspectImage('logo', stored.logo!, deps.config));
   if (body.config?.stitch === true) requirePermission(user, 'stitch', 'config.stitch');
 
   // Padding lengthens the video, and is charged as speech (as the hosted service does).

@@ -5,6 +5,7 @@ import type { Talk as TalkSchema } from '../schemas/talks.ts';
 import type { PendingVideos } from '../clips/pending.ts';
 import { speakingFields } from '../clips/present.ts';
 import type { Talk } from './kind.ts';
+import { resultFormatOf } from '../animations/checks.ts';
 
 export type TalkView = Static<typeof TalkSchema>;
 
@@ -24,7 +25,7 @@ export function presentTalk(t: Talk, media: Pick<MediaAccess, 'signedUrl'>, pend
     script: req.script,
     config: {
       logo: cfg.logo ?? true,
-      result_format: cfg.result_format ?? 'mp4',
+      result_format: resultFormatOf(req),
       stitch: cfg.stitch ?? false,
       ...(cfg.fluent !== undefined ? { fluent: cfg.fluent } : {}),
       ...(cfg.pad_audio !== undefined ? { pad_audio: cfg.pad_audio } : {}),

@@ -9,7 +9,7 @@ import type { GuardedClient } from '../egress/client.ts';
 import type { Logger } from '../log.ts';
 import { inputFile } from '../resources/input-file.ts';
 import { deliverVideo, progressRecorder } from '../resources/render-output.ts';
-import { InputRejected, downloadTooLarge, inspectImage, maxBytesOf } from '../animations/checks.ts';
+import { InputRejected, downloadTooLarge, inspectImage, maxBytesOf, resultFormatOf } from '../animations/checks.ts';
 import { ClipFailure, prepareSpeech } from '../clips/speech.ts';
 import { obtainLogo, resize } from '../clips/render.ts';
 import type { ClipResult } from '../clips/kind.ts';
@@ -46,7 +46,7 @@ export async function renderTalk(deps: TalkRenderDeps, job: Job, ctx: JobContext
   const talk = readTalk(started);
   const workDir = join(deps.config.dataDir, 'work', `${talk.id}-${job.id}`);
   await mkdir(workDir, { recursive: true });
-  const format = talk.req.config?.result_format ?? 'mp4';
+  const format = resultFormatOf(talk.req);
   const outputPath = join(workDir, `result.${format}`);
   let parked = false;
   const onProgress = progressRecorder(deps.lifecycle, deps.clock, talk.id, () => deps.log.warn('progress not recorded', { talk_id: talk.id }));

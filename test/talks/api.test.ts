@@ -52,6 +52,8 @@ describe('POST /talks validation', () => {
     ['whitespace user_data', talk(PHOTO_URL, undefined, { user_data: '   ' }), 'user_data'],
     ['http webhook', talk(PHOTO_URL, undefined, { webhook: 'http://x.test/hook' }), 'webhook'],
     ['result_url of ftp', talk(PHOTO_URL, undefined, { result_url: 'ftp://x.test/r.mp4' }), 'result_url'],
+    ['a result_url naming a container not written (.webm)', talk(PHOTO_URL, undefined, { result_url: 'https://x.test/r.webm' }), 'result_url'],
+    ['a result_url whose extension contradicts result_format', talk(PHOTO_URL, undefined, { result_url: 's3://results/r.mov', config: { result_format: 'mp4' } }), 'result_url'],
     ['a storage source_url the caller does not own', talk('s3://images/img_nobody.jpg'), 'source_url'],
     ['a storage audio_url the caller does not own', { source_url: PHOTO_URL, script: { type: 'audio', audio_url: 's3://audios/aud_x/audio.mp3' } }, 'script.audio_url'],
   ];
@@ -335,12 +337,15 @@ describe('audio scripts and result_url', () => {
       const { h } = make({ MIMIC_EGRESS_ALLOW: 'localhost' }, { ca: [receiver.ca] });
       const u = h.user();
       const photo = await uploadPhoto(h, u.key);
-      const stored = (await h.call('POST', '/talks', { key: u.key, body: talk(photo, undefined, { result_url: 's3://results/my-talk.mp4' }) })).body.id;
+      // Without result_format, the extension of result_url names the container (as on animations).
+      const stored = (await h.call('POST', '/talks', { key: u.key, body: talk(photo, undefined, { result_url: 's3://results/my-talk.mov' }) })).body.id;
       const put = (await h.call('POST', '/talks', { key: u.key, body: talk(photo, undefined, { result_url: `${receiver.url}/upload/talk.mp4` }) })).body.id;
       await h.services.worker.drain();
       const a = (await h.call('GET', `/talks/${stored}`, { key: u.key })).body;
-      expect(a.result_url).toMatch(/\/results\/my-talk\.mp4\?expires=/);
-      expect(h.services.mediaStore.find(u.id, 'results/my-talk.mp4')).not.toBeNull();
+      expect(a).toMatchObject({ status: 'done', config: { result_format: 'mov' } });
+      expect(a.result_url).toMatch(/\/results\/my-talk\.mov\?expires=/);
+      expect(calls(h).map((c) => c.resultFormat).sort()).toEqual(['mov', 'mp4']);
+      expect(h.services.mediaStore.find(u.id, 'results/my-talk.mov')).not.toBeNull();
       const b = (await h.call('GET', `/talks/${put}`, { key: u.key })).body;
       expect(b.result_url).toBe(`${receiver.url}/upload/talk.mp4`);
       const upload = receiver.received.find((r) => r.method === 'PUT')!;
