@@ -53,8 +53,8 @@ async function resolveVoice(deps: TalkDeps, body: CreateTalkBody): Promise<ClipV
 
 /**
  * POST /talks. Order of checks: the body and what the service does not support, result_url's
- * extension against the format (as on animations), the stored inputs (the photo's and the logo's bytes, the audio's length), the stitch permission, the
- * voice, then credits (402). The charge, the record and its job are one transaction. A photo
+ * extension against the format (as on animations), the stored inputs (the photo's and the
+ * logo's bytes, the audio's length), the stitch permission (403), the voice, then credits (402). The charge, the record and its job are one transaction. A photo
  * fetched over https meets the same rules when the job fetches it, and the face is looked
  * for by the renderer: a photo without one ends the talk in error (FaceError), refunded.
  */

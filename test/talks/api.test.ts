@@ -249,19 +249,21 @@ describe('talk lifecycle', () => {
     expect((await h.call('GET', `/talks/${ids[0]}`, { key: other.key })).status).toBe(404);
     expect((await h.call('DELETE', `/talks/${ids[0]}`, { key: other.key })).status).toBe(404);
     expect((await h.call('GET', '/talks', { key: other.key })).body.talks).toEqual([]);
-    // A talk is not a clip: the clips' routes do not show it.
+    // A talk is not a clip: the clips' routes do not show it, nor the talks' a clip.
     expect((await h.call('GET', `/clips/${ids[0]}`, { key: u.key })).status).toBe(404);
+    const clip = (await h.call('POST', '/clips', { key: u.key, body: { script: { type: 'text', input: 'Hello there' } } })).body.id;
+    expect((await h.call('GET', `/talks/${clip}`, { key: u.key })).status).toBe(404);
     const p1 = (await h.call('GET', '/talks?limit=2', { key: u.key })).body;
     expect(p1.talks.map((c: { id: string }) => c.id)).toEqual([ids[2], ids[1]]);
     const p2 = (await h.call('GET', `/talks?limit=2&token=${p1.token}`, { key: u.key })).body;
     expect(p2.talks.map((c: { id: string }) => c.id)).toEqual([ids[0]]);
     expect(p2.token).toBeUndefined();
     expect((await h.call('GET', '/talks?limit=0', { key: u.key })).status).toBe(400);
-    expect(credits(h, u.id)).toBe(7);
+    expect(credits(h, u.id)).toBe(6);
     const del = await h.call('DELETE', `/talks/${ids[0]}`, { key: u.key });
     expect(del.status).toBe(200);
     expect(del.body).toMatchObject({ id: ids[0], object: 'talk', status: 'created' });
-    expect(credits(h, u.id)).toBe(8);
+    expect(credits(h, u.id)).toBe(7);
     expect((await h.call('GET', `/talks/${ids[0]}`, { key: u.key })).status).toBe(404);
   });
 
