@@ -9,6 +9,7 @@ import { audiosModule } from './audios/module.ts';
 import { voicesModule } from './voices/module.ts';
 import { presentersModule } from './presenters/module.ts';
 import { clipsModule } from './clips/module.ts';
+import { talksModule } from './talks/module.ts';
 import { mediaModule } from './media/module.ts';
 import { webhooksModule } from './webhooks/module.ts';
 import { secretsModule } from './secrets/module.ts';
@@ -18,4 +19,4 @@ import { computeModule } from './compute/module.ts';
 import { usersModule } from './users/module.ts';
 import { vaultModule } from './vault/module.ts';
 
-export const MODULES = [usersModule, vaultModule, animationsModule, imagesModule, audiosModule, voicesModule, presentersModule, clipsModule, mediaModule, webhooksModule, secretsModule, toolsModule, auditModule, computeModule] as const;
+export const MODULES = [usersModule, vaultModule, animationsModule, imagesModule, audiosModule, voicesModule, presentersModule, clipsModule, talksModule, mediaModule, webhooksModule, secretsModule, toolsModule, auditModule, computeModule] as const;

@@ -11,6 +11,8 @@ import { DEFAULT_PRESENTER_ID } from '../presenters/built-in.ts';
 import type { PresenterEntry } from '../presenters/catalogue.ts';
 import { HTTPS_AUDIO_CREDITS, SECONDS_PER_CREDIT, creditsForSeconds, estimateSpeechSeconds, spokenText, type ClipDeps } from './deps.ts';
 import type { ClipDetails, ClipVoice } from './kind.ts';
+import type { VoiceCatalogue } from '../voices/catalogue.ts';
+import type { Gender } from '../voices/interface.ts';
 
 const bad = (field: string, message: string): ApiError =>
   new ApiError('BadRequestError', `Invalid request body: ${field} ${message}`, [{ field, message } satisfies FieldError]);
@@ -22,8 +24,22 @@ function refuseUnsupported(body: CreateClipBody): void {
   if (body.script.type === 'text' && spokenText(body.script.input, body.script.ssml ?? false).length === 0) throw bad('script.input', 'has nothing to say');
 }
 
+/** The local file of a storage-scheme URL the caller owns (400 naming `field` otherwise); undefined for any other URL. */
+export function storedObject(deps: Pick<ClipDeps, 'config' | 'media'>, userId: string, field: string, url: string | undefined): string | undefined {
+  const scheme = `${deps.config.storageScheme}://`;
+  if (!url?.startsWith(scheme)) return undefined;
+  const key = deps.media.keyOfStorageUrl(url);
+  if (key === null) throw bad(field, `is not a valid ${scheme}<bucket>/<key> URL`);
+  const path = deps.media.find(userId, key);
+  if (path === null) throw bad(field, 'names an object that does not exist in your media store');
+  return path;
+}
+
+/** The fields of a clip or a talk that may name stored objects. */
+type SpeakingRefs = Pick<CreateClipBody, 'script' | 'result_url'> & { config?: Pick<NonNullable<CreateClipBody['config']>, 'logo'> };
+
 /** Storage-scheme URLs name objects the caller owns; answers the local file of each stored input. */
-function storedInputs(deps: ClipDeps, userId: string, body: CreateClipBody): { audio?: string; logo?: string } {
+export function storedInputs(deps: Pick<ClipDeps, 'config' | 'media'>, userId: string, body: SpeakingRefs): { audio?: string; logo?: string } {
   const scheme = `${deps.config.storageScheme}://`;
   const out: { audio?: string; logo?: string } = {};
   const logo = body.config?.logo;
@@ -32,12 +48,8 @@ function storedInputs(deps: ClipDeps, userId: string, body: CreateClipBody): { a
     ['logo', 'config.logo.url', typeof logo === 'object' ? logo.url : undefined],
   ];
   for (const [role, field, url] of refs) {
-    if (!url?.startsWith(scheme)) continue;
-    const key = deps.media.keyOfStorageUrl(url);
-    if (key === null) throw bad(field, `is not a valid ${scheme}<bucket>/<key> URL`);
-    const path = deps.media.find(userId, key);
-    if (path === null) throw bad(field, 'names an object that does not exist in your media store');
-    out[role] = path;
+    const path = storedObject(deps, userId, field, url);
+    if (path) out[role] = path;
   }
   if (body.result_url?.startsWith(scheme) && deps.media.keyOfStorageUrl(body.result_url) === null) {
     throw bad('result_url', `is not a valid ${scheme}<bucket>/<key> URL`);
@@ -59,16 +71,28 @@ async function checkStoredAudio(path: string): Promise<number> {
   return seconds;
 }
 
+/** Seconds of speech a script is charged for: a text's estimate, a stored audio's length, or the flat rate of an https audio. */
+export async function chargedSeconds(script: CreateClipBody['script'], storedAudio: string | undefined): Promise<number> {
+  if (script.type === 'text') return estimateSpeechSeconds(script.input, script.ssml ?? false);
+  if (storedAudio) return checkStoredAudio(storedAudio);
+  return HTTPS_AUDIO_CREDITS * SECONDS_PER_CREDIT;
+}
+
 /** The voice that will speak a text script: the script's provider, else the presenter's voice, after the fallback policy. */
 async function resolveVoice(deps: ClipDeps, body: CreateClipBody, presenter: PresenterEntry): Promise<ClipVoice | null> {
   if (body.script.type !== 'text') return null;
-  if (!deps.voices) throw new ApiError('ServiceUnavailableError', 'No voice can speak here: text scripts are not available on this server');
   const asked = body.script.provider ?? { type: presenter.voice.type, voice_id: presenter.voice.voice_id };
-  const resolved = await deps.voices.resolve({
+  return chooseVoice(deps.voices, asked, presenter.gender !== 'other' ? presenter.gender : undefined);
+}
+
+/** The voice that speaks `asked` (a script's provider, or the caller's default), after the fallback policy; 503 without voices. */
+export async function chooseVoice(voices: VoiceCatalogue | undefined, asked: { type: string; voice_id: string; language?: string }, gender: Gender | undefined): Promise<ClipVoice> {
+  if (!voices) throw new ApiError('ServiceUnavailableError', 'No voice can speak here: text scripts are not available on this server');
+  const resolved = await voices.resolve({
     type: asked.type,
     voiceId: asked.voice_id,
-    ...('language' in asked && asked.language !== undefined ? { language: asked.language } : {}),
-    ...(presenter.gender !== 'other' ? { gender: presenter.gender } : {}),
+    ...(asked.language !== undefined ? { language: asked.language } : {}),
+    ...(gender ? { gender } : {}),
   });
   return { type: resolved.provider.type, voiceId: resolved.voiceId, ...(resolved.fallback ? { fallback: resolved.fallback } : {}) };
 }
@@ -95,10 +119,7 @@ export async function createClip(deps: ClipDeps, user: AuthUser, raw: unknown) {
     }
   }
 
-  let seconds: number;
-  if (body.script.type === 'text') seconds = estimateSpeechSeconds(body.script.input, body.script.ssml ?? false);
-  else if (stored.audio) seconds = await checkStoredAudio(stored.audio);
-  else seconds = HTTPS_AUDIO_CREDITS * SECONDS_PER_CREDIT;
+  const seconds = await chargedSeconds(body.script, stored.audio);
   const voice = await resolveVoice(deps, body, presenter);
 
   const credits = creditsForSeconds(seconds);

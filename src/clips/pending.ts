@@ -25,10 +25,19 @@ export interface PendingVideos {
 
 const FILE = /^(?:index\.m3u8|seg\d{3,6}\.ts)$/;
 const TOKEN = /^(\d{1,12})\.([A-Za-z0-9_-]{43})$/;
-const ID = /^clp_[A-Za-z0-9_]{1,80}$/;
 
-export function createPendingVideos(deps: { dataDir: string; publicUrl: string; key: Buffer; ttlSeconds: number; clock: Clock }): PendingVideos {
-  const text = (id: string, expires: number) => `clip-pending:${id}:${expires}`;
+/** Whose videos: the route they are served under and their ids' prefix (clips by default; talks use it too). */
+export interface PendingOwner {
+  path: string;
+  idPrefix: string;
+  label: string;
+}
+const CLIPS: PendingOwner = { path: 'clips', idPrefix: 'clp', label: 'clip' };
+
+export function createPendingVideos(deps: { dataDir: string; publicUrl: string; key: Buffer; ttlSeconds: number; clock: Clock; owner?: PendingOwner }): PendingVideos {
+  const owner = deps.owner ?? CLIPS;
+  const ID = new RegExp(`^${owner.idPrefix}_[A-Za-z0-9_]{1,80}$`);
+  const text = (id: string, expires: number) => `${owner.label}-pending:${id}:${expires}`;
   const dir = (id: string) => join(deps.dataDir, 'pending', id);
   const denied = (why: string) => new ApiError('PermissionError', why);
   return {
@@ -36,12 +45,12 @@ export function createPendingVideos(deps: { dataDir: string; publicUrl: string; 
     url(id) {
       if (!ID.test(id) || !existsSync(join(dir(id), 'index.m3u8'))) return null;
       const expires = expiresAt(deps.clock.now(), deps.ttlSeconds);
-      return `${deps.publicUrl.replace(/\/$/, '')}/clips/${id}/pending/${expires}.${signText(deps.key, text(id, expires))}/index.m3u8`;
+      return `${deps.publicUrl.replace(/\/$/, '')}/${owner.path}/${id}/pending/${expires}.${signText(deps.key, text(id, expires))}/index.m3u8`;
     },
     async read(id, token, file) {
       const m = TOKEN.exec(token);
       const check = ID.test(id) && m ? checkSignature(deps.key, (e) => text(id, e), m[1], m[2], deps.clock.now()) : 'invalid';
-      if (check === 'expired') throw denied('The pending URL has expired; fetch the clip again for a fresh one');
+      if (check === 'expired') throw denied(`The pending URL has expired; fetch the ${owner.label} again for a fresh one`);
       if (check !== 'ok') throw denied('The pending URL signature is missing or invalid');
       if (!FILE.test(file)) throw new ApiError('NotFoundError', 'No such file in the pending video');
       try {

@@ -14,7 +14,7 @@ import type { ClipDeps } from './deps.ts';
 import { CLIP_JOB } from './deps.ts';
 import { readClip, type Clip, type ClipResult } from './kind.ts';
 import { deliverVideo, progressRecorder } from '../resources/render-output.ts';
-import { ClipFailure, obtainSpeech } from './speech.ts';
+import { ClipFailure, prepareSpeech } from './speech.ts';
 
 export interface RenderDeps extends ClipDeps {
   backend: ComputeBackend;
@@ -22,7 +22,8 @@ export interface RenderDeps extends ClipDeps {
   log: Logger;
 }
 
-async function obtainLogo(deps: RenderDeps, clip: Clip, workDir: string): Promise<LogoInput> {
+/** The logo of a clip or a talk (`config.logo`): the default, none, or the given image, checked. */
+export async function obtainLogo(deps: Pick<RenderDeps, 'client' | 'media' | 'config'>, clip: { userId: string; req: Pick<Clip['req'], 'config'> }, workDir: string): Promise<LogoInput> {
   const logo = clip.req.config?.logo;
   if (logo === false) return { kind: 'none' };
   if (logo === undefined || logo === true) return { kind: 'default' };
@@ -43,7 +44,7 @@ async function obtainLogo(deps: RenderDeps, clip: Clip, workDir: string): Promis
 }
 
 /** `config.output_resolution`: the larger side of the result, aspect kept (even sides for the codec). */
-async function resize(file: string, format: 'mp4' | 'mov', side: number, metadata: RenderMetadata): Promise<RenderMetadata> {
+export async function resize(file: string, format: 'mp4' | 'mov', side: number, metadata: RenderMetadata): Promise<RenderMetadata> {
   const [w, h] = metadata.resolution.map(Number) as [number, number];
   const scale = side / Math.max(w, h);
   const even = (n: number) => Math.max(2, Math.round((n * scale) / 2) * 2);
@@ -78,15 +79,7 @@ export async function renderClip(deps: RenderDeps, job: Job, ctx: JobContext): P
       outputPath,
       onProgress,
       prepare: async () => {
-        const speech = await obtainSpeech(deps, clip, workDir, ctx.signal);
-        const audioKey = `clips/${clip.id}/audio${extname(speech.path)}`;
-        await deps.media.putFile(clip.userId, audioKey, speech.path, speech.contentType);
-        clip.details = { ...clip.details, audioKey, speechSec: Math.round(speech.seconds * 1000) / 1000 };
-        await deps.lifecycle.setDetails(clip.id, clip.details);
-        // A retry starts the playlist afresh.
-        const previewDir = deps.pending.dir(clip.id);
-        await deps.pending.remove(clip.id);
-        await mkdir(previewDir, { recursive: true });
+        const { speech, previewDir } = await prepareSpeech(deps, clip, 'clips', workDir, ctx.signal);
         return {
           previewDir,
           jobId: job.id,

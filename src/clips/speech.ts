@@ -1,15 +1,27 @@
 import { inputFile } from '../resources/input-file.ts';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { RenderError } from '../errors.ts';
 import type { SpeechCue } from '../compute/interface.ts';
 import { wavBytes } from '../compute/local/song.ts';
+import { runFfmpeg } from '../compute/local/ffmpeg.ts';
 import { AUDIO_LIMITS, measureAudio } from '../audios/upload.ts';
 import { SpeechError, type SpeechRequest, type VoiceProvider } from '../voices/interface.ts';
 import type { VoiceCatalogue } from '../voices/catalogue.ts';
 import { HTTPS_AUDIO_CREDITS, SECONDS_PER_CREDIT } from './deps.ts';
 import type { RenderDeps } from './render.ts';
-import type { Clip } from './kind.ts';
+import type { ClipVoice } from './kind.ts';
+import type { CreateClipBody } from '../schemas/clips.ts';
+import type { Lifecycle } from '../resources/lifecycle.ts';
+import type { PendingVideos } from './pending.ts';
+
+/** What speaks a script: a clip or a talk (the script as requested, the voice fixed at creation, the owner). */
+export interface Speaker {
+  userId: string;
+  req: { script: CreateClipBody['script'] };
+  details: { voice: ClipVoice | null };
+}
+export type SpeechDeps = Pick<RenderDeps, 'voices' | 'config' | 'client' | 'media'>;
 
 /** The speech a clip's face speaks: an audio file in the work folder, its phoneme cues, its length. */
 export interface ClipSpeech {
@@ -61,7 +73,7 @@ export function providerOf(voices: VoiceCatalogue | undefined, type: string): Vo
   return provider;
 }
 
-function synthesize(deps: RenderDeps, clip: Clip, workDir: string, signal: AbortSignal): Promise<ClipSpeech> {
+function synthesize(deps: SpeechDeps, clip: Speaker, workDir: string, signal: AbortSignal): Promise<ClipSpeech> {
   const { req, details } = clip;
   if (req.script.type !== 'text' || !details.voice) throw new Error('synthesize: not a text script');
   const rate = rateOf(req.script.provider?.voice_config?.rate);
@@ -70,7 +82,7 @@ function synthesize(deps: RenderDeps, clip: Clip, workDir: string, signal: Abort
 }
 
 /** An audio script's file: in the media store, or fetched (held to the size and length limits). */
-async function obtainAudio(deps: RenderDeps, clip: Clip, workDir: string): Promise<ClipSpeech> {
+async function obtainAudio(deps: SpeechDeps, clip: Speaker, workDir: string): Promise<ClipSpeech> {
   if (clip.req.script.type !== 'audio') throw new Error('obtainAudio: not an audio script');
   const url = clip.req.script.audio_url;
   const ext = extname(new URL(url.replace(/^[^:]+:/, 'https:')).pathname).toLowerCase() || '.wav';
@@ -94,5 +106,42 @@ async function obtainAudio(deps: RenderDeps, clip: Clip, workDir: string): Promi
 }
 
 /** The clip's speech: synthesized from its text (off the event loop: the provider's job), or its audio. */
-export const obtainSpeech = (deps: RenderDeps, clip: Clip, workDir: string, signal: AbortSignal): Promise<ClipSpeech> =>
+export const obtainSpeech = (deps: SpeechDeps, clip: Speaker, workDir: string, signal: AbortSignal): Promise<ClipSpeech> =>
   clip.req.script.type === 'text' ? synthesize(deps, clip, workDir, signal) : obtainAudio(deps, clip, workDir);
+
+/** A talk's `config.pad_audio`: the speech followed by `seconds` of silence, as a 16-bit WAV (the cues stand: the silence comes after them). */
+async function padWithSilence(speech: ClipSpeech, seconds: number, workDir: string): Promise<ClipSpeech> {
+  const path = join(workDir, 'speech-padded.wav');
+  // The bundled ffmpeg's apad counts in samples only, so the rate is fixed first.
+  const rate = 48_000;
+  const args = ['-y', '-v', 'error', '-i', speech.path, '-af', `aresample=${rate},apad=pad_len=${Math.round(seconds * rate)}`, '-c:a', 'pcm_s16le', path];
+  const { code, stderr } = await runFfmpeg(args, { timeoutMs: 5 * 60_000 });
+  if (code !== 0) throw new Error(`padding the speech failed: ${stderr.trim().split('\n').at(-1) ?? ''}`);
+  return { path, contentType: 'audio/wav', cues: speech.cues, seconds: (await measureAudio(path)) ?? speech.seconds + seconds };
+}
+
+/**
+ * The speech of a clip or a talk, ready for its render: spoken (or fetched), kept in the
+ * owner's media store as `<folder>/<id>/audio.<ext>`, noted in the record's details (a parked
+ * job's later run reads them), and the record's pending folder emptied: a retry starts the
+ * playlist afresh.
+ */
+export async function prepareSpeech(
+  deps: SpeechDeps & { lifecycle: Pick<Lifecycle<unknown>, 'setDetails'>; pending: Pick<PendingVideos, 'dir' | 'remove'> },
+  record: Speaker & { id: string; details: { audioKey?: string; speechSec?: number } },
+  folder: string,
+  workDir: string,
+  signal: AbortSignal,
+  padSec = 0,
+): Promise<{ speech: ClipSpeech; previewDir: string }> {
+  const spoken = await obtainSpeech(deps, record, workDir, signal);
+  const speech = padSec > 0 ? await padWithSilence(spoken, padSec, workDir) : spoken;
+  const audioKey = `${folder}/${record.id}/audio${extname(speech.path)}`;
+  await deps.media.putFile(record.userId, audioKey, speech.path, speech.contentType);
+  Object.assign(record.details, { audioKey, speechSec: Math.round(speech.seconds * 1000) / 1000 });
+  await deps.lifecycle.setDetails(record.id, record.details);
+  const previewDir = deps.pending.dir(record.id);
+  await deps.pending.remove(record.id);
+  await mkdir(previewDir, { recursive: true });
+  return { speech, previewDir };
+}

@@ -15,6 +15,8 @@ export const TASK_KINDS: Readonly<Record<string, TaskKind>> = {
   'animation.render': { kind: 'animation.render', inputs: ['source', 'driver', 'logo', 'overlay'], outputs: ['result'] },
   /** A presenter speaking: source = the presenter picture, driver = the speech audio (WAV) with its phoneme cues in the task. */
   'clip.render': { kind: 'clip.render', inputs: ['source', 'driver', 'logo'], outputs: ['result'] },
+  /** A photo speaking (POST /talks): as clip.render, source = the talk's photo (stitch may be true). */
+  'talk.render': { kind: 'talk.render', inputs: ['source', 'driver', 'logo'], outputs: ['result'] },
 };
 
 export const isTaskKind = (kind: string): boolean => Object.hasOwn(TASK_KINDS, kind);

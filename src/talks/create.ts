@@ -1,0 +1,81 @@
+import { ApiError } from '../errors.ts';
+import { validate, type FieldError } from '../schemas/ajv.ts';
+import type { AuthUser } from '../users/auth-user.ts';
+import { requirePermission } from '../users/permissions.ts';
+import type { CreateTalkBody } from '../schemas/talks.ts';
+import { isoTime } from '../clock.ts';
+import { checkWebhookUrl } from '../resources/webhook-url.ts';
+import { InputRejected, checkResultFormat, inspectImage } from '../animations/checks.ts';
+import { closestVoice } from '../voices/catalogue.ts';
+import { EMBEDDED_PROVIDERS } from '../voices/interface.ts';
+import { SECONDS_PER_CREDIT, creditsForSeconds, spokenText } from '../clips/deps.ts';
+import { chargedSeconds, chooseVoice, storedInputs, storedObject } from '../clips/create.ts';
+import type { ClipVoice } from '../clips/kind.ts';
+import type { TalkDeps, TalkDetails } from './kind.ts';
+
+const bad = (field: string, message: string): ApiError =>
+  new ApiError('BadRequestError', `Invalid request body: ${field} ${message}`, [{ field, message } satisfies FieldError]);
+
+/** Hosted talk fields the service cannot honour: refused, never silently ignored (docs/talks.md). */
+function refuseUnsupported(body: CreateTalkBody): void {
+  const cfg = body.config ?? {};
+  if (cfg.driver_expressions !== undefined) throw bad('config.driver_expressions', 'is not supported yet: the face keeps a neutral expression');
+  if (body.script.type === 'text' && spokenText(body.script.input, body.script.ssml ?? false).length === 0) throw bad('script.input', 'has nothing to say');
+}
+
+/** The animations' input rules, broken: a 400 naming the field (nothing written, nothing charged). */
+async function asRequestError<T>(check: () => T | Promise<T>): Promise<T> {
+  try {
+    return await check();
+  } catch (err) {
+    if (err instanceof InputRejected) throw err.toApiError();
+    throw err;
+  }
+}
+
+/**
+ * A talk has no presenter: a text script without a provider is spoken by the embedded voice
+ * closest to American English (Flite's first, before eSpeak's), the one a clip's default
+ * presenter speaks with.
+ */
+async function defaultVoice(deps: TalkDeps): Promise<{ type: string; voice_id: string }> {
+  const embedded = (deps.voices?.providers ?? []).filter((p) => (EMBEDDED_PROVIDERS as readonly string[]).includes(p.type));
+  const voices = (await Promise.all(embedded.map((p) => p.voices()))).flat();
+  const voice = closestVoice(voices, { locale: 'en-US', gender: undefined });
+  if (!voice) throw new ApiError('ServiceUnavailableError', 'No voice can speak here: text scripts are not available on this server');
+  return { type: voice.provider, voice_id: voice.id };
+}
+
+async function resolveVoice(deps: TalkDeps, body: CreateTalkBody): Promise<ClipVoice | null> {
+  if (body.script.type !== 'text') return null;
+  return chooseVoice(deps.voices, body.script.provider ?? (await defaultVoice(deps)), undefined);
+}
+
+/**
+ * POST /talks. Order of checks: the body and what the service does not support, result_url's
+ * extension against the format (as on animations), the stored inputs (the photo's and the
+ * logo's bytes, the audio's length), the stitch permission (403), the voice, then credits (402). The charge, the record and its job are one transaction. A photo
+ * fetched over https meets the same rules when the job fetches it, and the face is looked
+ * for by the renderer: a photo without one ends the talk in error (FaceError), refunded.
+ */
+export async function createTalk(deps: TalkDeps, user: AuthUser, raw: unknown) {
+  const body = validate(deps.schemas.CreateTalk, raw);
+  refuseUnsupported(body);
+  checkWebhookUrl(body.webhook);
+  await asRequestError(() => checkResultFormat(body));
+  const photo = storedObject(deps, user.id, 'source_url', body.source_url);
+  const stored = storedInputs(deps, user.id, body);
+  if (photo) await asRequestError(() => inspectImage('source', photo, deps.config));
+  if (stored.logo) await asRequestError(() => inspectImage('logo', stored.logo!, deps.config));
+  if (body.config?.stitch === true) requirePermission(user, 'stitch', 'config.stitch');
+
+  // Padding lengthens the video, and is charged as speech (as the hosted service does).
+  const seconds = (await chargedSeconds(body.script, stored.audio)) + (body.config?.pad_audio ?? 0);
+  const voice = await resolveVoice(deps, body);
+  const credits = creditsForSeconds(seconds);
+  const id = deps.lifecycle.newId(deps.newId);
+  const details: TalkDetails = { voice, chargedSeconds: Math.round(seconds * 1000) / 1000 };
+  const row = await deps.lifecycle.create({ id, userId: user.id, request: body, details, webhookUrl: body.webhook, maxAttempts: deps.config.worker.maxAttempts, credits });
+  if (!row) throw new ApiError('InsufficientCreditsError', `Not enough credits: this talk costs ${credits} credit${credits === 1 ? '' : 's'} (one per started ${SECONDS_PER_CREDIT} s of speech)`);
+  return { id, object: 'talk' as const, created_by: user.id, created_at: isoTime(row.createdAt), status: 'created' as const };
+}
