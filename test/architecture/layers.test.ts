@@ -29,7 +29,7 @@ const isHttpEdge = (f: string) =>
   /^(app|server|main|modules)\.ts$/.test(f) || f.startsWith('http/') || /(^|\/)(routes|module)\.ts$/.test(f) || f.includes('/routes/');
 /** Store modules: the only places that speak SQL. */
 const isStore = (f: string) => f.startsWith('db/') || /(^|\/)store(\.ts$|\/)/.test(f) || /(^|\/)stores?\.ts$/.test(f) || /-store\.ts$/.test(f);
-const CAPABILITIES = ['animations', 'images', 'secrets', 'tools', 'audit', 'webhooks', 'users', 'voices', 'audios', 'clips', 'presenters', 'consents', 'avatars', 'agents', 'streams'];
+const CAPABILITIES = ['animations', 'images', 'secrets', 'tools', 'audit', 'webhooks', 'users', 'voices', 'audios', 'clips', 'talks', 'presenters', 'consents', 'avatars', 'agents', 'streams'];
 
 function offenders(rule: (file: string, spec: string) => boolean): string[] {
   return files.flatMap(({ file, imports }) => imports.filter((spec) => rule(file, spec)).map((spec) => `${file} -> ${spec}`));
