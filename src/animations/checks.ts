@@ -261,8 +261,11 @@ export function checkLogoPlacement(req: CreateAnimationBody, source: ImageSize |
   });
 }
 
+/** The containers an animation is written in (webm is for clips: docs/clips.md). */
+type AnimationFormat = Exclude<ResultFormat, 'webm'>;
+
 /** Containers a result_url's extension may name: the two the service writes, and others it does not. */
-const CONTAINER_OF_EXTENSION: Record<string, ResultFormat | null> = {
+const CONTAINER_OF_EXTENSION: Record<string, AnimationFormat | null> = {
   mp4: 'mp4',
   m4v: 'mp4',
   mov: 'mov',
@@ -286,13 +289,13 @@ function extensionOf(url: string): string | null {
   return dot > 0 ? name.slice(dot + 1).toLowerCase() : null;
 }
 
-const containerOf = (url: string | undefined): ResultFormat | null | undefined => {
+const containerOf = (url: string | undefined): AnimationFormat | null | undefined => {
   const ext = url ? extensionOf(url) : null;
   return ext !== null && Object.hasOwn(CONTAINER_OF_EXTENSION, ext) ? CONTAINER_OF_EXTENSION[ext] : undefined;
 };
 
 /** The container of the result: config.result_format, else what result_url's extension names, else mp4. */
-export function resultFormatOf(req: CreateAnimationBody): ResultFormat {
+export function resultFormatOf(req: CreateAnimationBody): AnimationFormat {
   return req.config?.result_format ?? containerOf(req.result_url) ?? 'mp4';
 }
 
