@@ -2,14 +2,14 @@ import { mkdir, rename, rm } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { inputFile } from '../resources/input-file.ts';
 import { RenderError } from '../errors.ts';
-import type { ComputeBackend, LogoInput, RenderMetadata } from '../compute/interface.ts';
+import type { BackgroundInput, ComputeBackend, LogoInput, RenderMetadata, ResultFormat } from '../compute/interface.ts';
 import type { Job } from '../jobs/queue.ts';
 import type { JobContext, JobOutcome } from '../jobs/worker.ts';
 import { renderStep } from '../compute/run.ts';
-import { runFfmpeg } from '../compute/local/ffmpeg.ts';
+import { resultCodecs, runFfmpeg } from '../compute/local/ffmpeg.ts';
 import type { GuardedClient } from '../egress/client.ts';
 import type { Logger } from '../log.ts';
-import { InputRejected, inspectImage, maxBytesOf } from '../animations/checks.ts';
+import { INPUT_ROLES, InputRejected, inspectImage, maxBytesOf } from '../animations/checks.ts';
 import type { ClipDeps } from './deps.ts';
 import { CLIP_JOB } from './deps.ts';
 import { readClip, type Clip, type ClipResult } from './kind.ts';
@@ -22,35 +22,55 @@ export interface RenderDeps extends ClipDeps {
   log: Logger;
 }
 
-async function obtainLogo(deps: RenderDeps, clip: Clip, workDir: string): Promise<LogoInput> {
-  const logo = clip.req.config?.logo;
-  if (logo === false) return { kind: 'none' };
-  if (logo === undefined || logo === true) return { kind: 'default' };
+/** An image input of the clip (https or the storage scheme), fetched into `workDir` and held to the image rules. */
+async function fetchImage(deps: RenderDeps, clip: Clip, workDir: string, role: 'logo' | 'background', url: string): Promise<string> {
+  const { what, failKind } = INPUT_ROLES[role];
   const path = await inputFile(deps, {
-    url: logo.url, userId: clip.userId, workDir, fileName: `logo-download${extname(new URL(logo.url).pathname)}`,
-    maxBytes: maxBytesOf('logo', deps.config), accept: (t) => t === '' || /^image\/|^application\/octet-stream/i.test(t),
-    missing: () => new RenderError('LogoError', 'The logo no longer exists in your media store'),
-    tooLarge: (err) => new RenderError('LogoError', `Could not load the logo: ${err.message}`),
-    failed: (message) => new RenderError('LogoError', `Could not load the logo: ${message}`),
+    url, userId: clip.userId, workDir, fileName: `${role}-download${extname(new URL(url).pathname)}`,
+    maxBytes: maxBytesOf(role, deps.config), accept: (t) => t === '' || /^image\/|^application\/octet-stream/i.test(t),
+    missing: () => new RenderError(failKind, `The ${what} no longer exists in your media store`),
+    tooLarge: (err) => new RenderError(failKind, `Could not load the ${what}: ${err.message}`),
+    failed: (message) => new RenderError(failKind, `Could not load the ${what}: ${message}`),
   });
   try {
-    await inspectImage('logo', path, deps.config);
+    await inspectImage(role, path, deps.config);
   } catch (err) {
     if (err instanceof InputRejected) throw err.toRenderError();
     throw err;
   }
+  return path;
+}
+
+async function obtainLogo(deps: RenderDeps, clip: Clip, workDir: string): Promise<LogoInput> {
+  const logo = clip.req.config?.logo;
+  if (logo === false) return { kind: 'none' };
+  if (logo === undefined || logo === true) return { kind: 'default' };
+  const path = await fetchImage(deps, clip, workDir, 'logo', logo.url);
   return { kind: 'image', path, position: [logo.position[0]!, logo.position[1]!] };
 }
 
-/** `config.output_resolution`: the larger side of the result, aspect kept (even sides for the codec). */
-async function resize(file: string, format: 'mp4' | 'mov', side: number, metadata: RenderMetadata): Promise<RenderMetadata> {
+/** `background`: absent (the presenter's own picture), a colour, no background, or an image fetched here. */
+async function obtainBackground(deps: RenderDeps, clip: Clip, workDir: string): Promise<BackgroundInput | undefined> {
+  const bg = clip.req.background;
+  if (bg?.color === false) return { kind: 'transparent' };
+  if (typeof bg?.color === 'string') return { kind: 'color', color: bg.color };
+  if (bg?.source_url === undefined) return undefined;
+  return { kind: 'image', path: await fetchImage(deps, clip, workDir, 'background', bg.source_url) };
+}
+
+/** `config.output_resolution`: the larger side of the result, aspect kept (even sides for the codec), alpha kept. */
+async function resize(file: string, format: ResultFormat, alpha: boolean, side: number, metadata: RenderMetadata): Promise<RenderMetadata> {
   const [w, h] = metadata.resolution.map(Number) as [number, number];
   const scale = side / Math.max(w, h);
   const even = (n: number) => Math.max(2, Math.round((n * scale) / 2) * 2);
   const [nw, nh] = [even(w), even(h)];
   if (nw === w && nh === h) return metadata;
   const out = `${file}.scaled.${format}`;
-  const { code, stderr } = await runFfmpeg(['-y', '-v', 'error', '-i', file, '-vf', `scale=${nw}:${nh}`, '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-c:a', 'copy', '-movflags', '+faststart', out], { timeoutMs: 10 * 60_000 });
+  // ffmpeg's own VP9 decoder drops the alpha plane: libvpx reads it.
+  const decoder = format === 'webm' && alpha ? ['-c:v', 'libvpx-vp9'] : [];
+  const flags = format === 'webm' ? [] : ['-movflags', '+faststart'];
+  const args = ['-y', '-v', 'error', ...decoder, '-i', file, '-vf', `scale=${nw}:${nh}`, ...resultCodecs(format, alpha).video, '-c:a', 'copy', ...flags, out];
+  const { code, stderr } = await runFfmpeg(args, { timeoutMs: 10 * 60_000 });
   if (code !== 0) throw new Error(`resizing the clip failed: ${stderr.trim().split('\n').at(-1) ?? ''}`);
   await rename(out, file);
   return { ...metadata, resolution: [String(nw), String(nh)] };
@@ -68,7 +88,8 @@ export async function renderClip(deps: RenderDeps, job: Job, ctx: JobContext): P
   }
   const workDir = join(deps.config.dataDir, 'work', `${clip.id}-${job.id}`);
   await mkdir(workDir, { recursive: true });
-  const format = clip.req.config?.result_format === 'mov' ? 'mov' : 'mp4';
+  const format: ResultFormat = clip.req.config?.result_format ?? 'mp4';
+  const transparent = clip.req.background?.color === false;
   const outputPath = join(workDir, `result.${format}`);
   let parked = false;
   const onProgress = progressRecorder(deps.lifecycle, deps.clock, clip.id, () => deps.log.warn('progress not recorded', { clip_id: clip.id }));
@@ -94,6 +115,7 @@ export async function renderClip(deps: RenderDeps, job: Job, ctx: JobContext): P
           sourcePath: presenter.imagePath,
           driver: { kind: 'speech', audioPath: speech.path, cues: speech.cues, seed: clip.id },
           logo: await obtainLogo(deps, clip, workDir),
+          ...await obtainBackground(deps, clip, workDir).then((background) => (background ? { background } : {})),
           resultFormat: format,
           mute: false,
           stitch: false,
@@ -113,7 +135,7 @@ export async function renderClip(deps: RenderDeps, job: Job, ctx: JobContext): P
     const details = readClip((await deps.lifecycle.getById(clip.id)) ?? started).details;
     let metadata = step.result.metadata;
     const side = clip.req.config?.output_resolution;
-    if (side !== undefined) metadata = await resize(outputPath, format, Math.round(side), metadata);
+    if (side !== undefined) metadata = await resize(outputPath, format, transparent, Math.round(side), metadata);
     const delivered = await deliverVideo(deps, { userId: clip.userId, target: clip.req.result_url, defaultKey: `clips/${clip.id}/result.${format}`, file: outputPath, format });
     const result: ClipResult = {
       ...delivered,
