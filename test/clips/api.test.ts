@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
+import sharp from 'sharp';
 import { harness, type Harness } from '../helpers/harness.ts';
 import { createFakeBackend } from '../helpers/fake-backend.ts';
 import { startTlsServer } from '../helpers/tls.ts';
@@ -353,6 +354,40 @@ describe('https audio scripts', () => {
     } finally {
       await receiver.close();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('background pictures fetched at render time', () => {
+  it('ends the clip in error with BackgroundError (credits refunded) when the picture is missing or not an image, and renders on a good one', async () => {
+    const receiver = await startTlsServer();
+    try {
+      const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#336699' } }).png().toBuffer();
+      receiver.handle((req, res) => {
+        if (req.path === '/good.png') return void res.writeHead(200, { 'content-type': 'image/png' }).end(png);
+        if (req.path === '/text.png') return void res.writeHead(200, { 'content-type': 'image/png' }).end('not a picture');
+        res.writeHead(404).end();
+      });
+      const { h } = make({ MIMIC_EGRESS_ALLOW: 'localhost' }, { ca: [receiver.ca] });
+      const u = h.user({ credits: 10 });
+      const post = async (path: string) =>
+        (await h.call('POST', '/clips', { key: u.key, body: { ...text(), background: { source_url: `${receiver.url}${path}` } } })).body.id as string;
+      const [gone, junk, good] = [await post('/gone.png'), await post('/text.png'), await post('/good.png')];
+      expect(credits(h, u.id)).toBe(7);
+      await h.services.worker.drain();
+      const view = async (id: string) => (await h.call('GET', `/clips/${id}`, { key: u.key })).body;
+      const a = await view(gone);
+      expect(a).toMatchObject({ status: 'error', error: { kind: 'BackgroundError' } });
+      expect(a.error.description).toMatch(/^Could not load the background image: host localhost answered HTTP 404/);
+      const b = await view(junk);
+      expect(b).toMatchObject({ status: 'error', error: { kind: 'BackgroundError' } });
+      expect(b.error.description).toMatch(/background\.source_url: the file is not a jpg or png image/);
+      expect(await view(good)).toMatchObject({ status: 'done' });
+      const call = (h.services.backend as ReturnType<typeof createFakeBackend>).calls.find((c) => c.background?.kind === 'image');
+      expect(call?.background).toMatchObject({ kind: 'image', path: expect.stringMatching(/background-download\.png$/) });
+      expect(credits(h, u.id)).toBe(9);
+    } finally {
+      await receiver.close();
     }
   });
 });
