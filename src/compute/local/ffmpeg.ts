@@ -103,7 +103,7 @@ export function resultCodecs(format: ResultFormat, alpha: boolean): { video: str
       audio: ['-c:a', 'libopus', '-b:a', '96k', '-ar', '48000'],
     };
   }
-  if (alpha) return { video: ['-c:v', 'prores_ks', '-profile:v', '4444', '-pix_fmt', 'yuva444p10le'], audio: AAC };
+  if (alpha) return { video: ['-c:v', 'prores_ks', '-profile:v', '4444', '-pix_fmt', 'yuva444p10le', '-qscale:v', '8'], audio: AAC };
   return { video: H264, audio: AAC };
 }
 
