@@ -6,7 +6,7 @@ import type { BackgroundInput, ComputeBackend, LogoInput, RenderMetadata, Result
 import type { Job } from '../jobs/queue.ts';
 import type { JobContext, JobOutcome } from '../jobs/worker.ts';
 import { renderStep } from '../compute/run.ts';
-import { resultCodecs, runFfmpeg } from '../compute/local/ffmpeg.ts';
+import { alphaWebmOutputs, joinAlphaParts, resultCodecs, runFfmpeg } from '../compute/local/ffmpeg.ts';
 import type { GuardedClient } from '../egress/client.ts';
 import type { Logger } from '../log.ts';
 import { INPUT_ROLES, InputRejected, inspectImage, maxBytesOf } from '../animations/checks.ts';
@@ -66,12 +66,19 @@ async function resize(file: string, format: ResultFormat, alpha: boolean, side: 
   const [nw, nh] = [even(w), even(h)];
   if (nw === w && nh === h) return metadata;
   const out = `${file}.scaled.${format}`;
-  // ffmpeg's own VP9 decoder drops the alpha plane: libvpx reads it.
-  const decoder = format === 'webm' && alpha ? ['-c:v', 'libvpx-vp9'] : [];
-  const flags = format === 'webm' ? [] : ['-movflags', '+faststart'];
-  const args = ['-y', '-v', 'error', ...decoder, '-i', file, '-vf', `scale=${nw}:${nh}`, ...resultCodecs(format, alpha).video, '-c:a', 'copy', ...flags, out];
+  const scaling = `scale=${nw}:${nh}`;
+  let args: string[];
+  if (format === 'webm' && alpha) {
+    // ffmpeg's own VP9 decoder drops the alpha plane: libvpx reads it; the alpha is written as for a render (ffmpeg.ts).
+    const webm = alphaWebmOutputs('[s]', out, ['-map', '0:a?', '-c:a', 'copy']);
+    args = ['-y', '-v', 'error', '-c:v', 'libvpx-vp9', '-i', file, '-filter_complex', `[0:v]${scaling},format=rgba[s];${webm.filter}`, ...webm.args];
+  } else {
+    const flags = format === 'webm' ? [] : ['-movflags', '+faststart'];
+    args = ['-y', '-v', 'error', '-i', file, '-vf', scaling, ...resultCodecs(format, alpha).video, '-c:a', 'copy', ...flags, out];
+  }
   const { code, stderr } = await runFfmpeg(args, { timeoutMs: 10 * 60_000 });
   if (code !== 0) throw new Error(`resizing the clip failed: ${stderr.trim().split('\n').at(-1) ?? ''}`);
+  if (format === 'webm' && alpha) await joinAlphaParts(out);
   await rename(out, file);
   return { ...metadata, resolution: [String(nw), String(nh)] };
 }

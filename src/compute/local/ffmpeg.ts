@@ -3,7 +3,9 @@ import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import type { ResultFormat } from '../interface.ts';
+import { joinAlpha } from './webm-alpha.ts';
 
 const require = createRequire(import.meta.url);
 export const FFMPEG_PATH: string = (require('@ffmpeg-installer/ffmpeg') as { path: string }).path;
@@ -110,7 +112,39 @@ export function resultCodecs(format: ResultFormat, alpha: boolean): { video: str
 /** Container options of a result file: mp4 and mov start with their index, so they play while they download. */
 const muxerFlags = (format: ResultFormat): string[] => (format === 'webm' ? [] : ['-movflags', '+faststart']);
 
-/** Starts an encoder that reads raw rgb24 (or rgba) frames on stdin. */
+/** The two encodes a transparent webm is joined from (see webm-alpha.ts), beside the result. */
+const alphaParts = (outputPath: string) => ({ colour: `${outputPath}.colour.webm`, alpha: `${outputPath}.alpha.webm` });
+const joinsAlpha = (o: EncoderOptions): boolean => o.format === 'webm' && (o.alpha ?? false);
+
+/**
+ * A transparent webm as two VP9 encodes at the same speed (joined afterwards by
+ * `joinAlphaParts`): the filter graph text that splits rgba `input` into colour and alpha (the
+ * alpha plane becomes the luma unchanged: full range in, full range out), and the output
+ * arguments, the sound (`audio`) going with the colour.
+ */
+export function alphaWebmOutputs(input: string, outputPath: string, audio: string[]): { filter: string; args: string[] } {
+  const parts = alphaParts(outputPath);
+  const vp9 = resultCodecs('webm', false).video;
+  return {
+    filter: `${input}split[wc][wa];[wc]format=yuv420p[wcv];[wa]alphaextract,scale=in_range=full:out_range=full,format=yuv420p[wav]`,
+    args: [
+      '-map', '[wcv]', ...vp9, '-threads', '2', ...audio, '-f', 'webm', parts.colour,
+      '-map', '[wav]', ...vp9, '-threads', '1', '-an', '-f', 'webm', parts.alpha,
+    ],
+  };
+}
+
+/** Joins the two encodes of `alphaWebmOutputs` into `outputPath` and removes them. */
+export async function joinAlphaParts(outputPath: string): Promise<void> {
+  const parts = alphaParts(outputPath);
+  try {
+    await joinAlpha(parts.colour, parts.alpha, outputPath);
+  } finally {
+    await Promise.all([rm(parts.colour, { force: true }), rm(parts.alpha, { force: true })]);
+  }
+}
+
+/** Starts an encoder that reads raw rgb24 (or rgba) frames on stdin. Once it exits with 0, call `finishEncoding`. */
 export function startEncoder(o: EncoderOptions): ChildProcessByStdio<Writable, null, Readable> {
   const alpha = o.alpha ?? false;
   const args = [
@@ -121,23 +155,32 @@ export function startEncoder(o: EncoderOptions): ChildProcessByStdio<Writable, n
   const codecs = resultCodecs(o.format, alpha);
   const audio = (c: string[]) => (o.audioPath ? ['-map', '1:a:0', ...c] : ['-an']);
   const escape = (path: string) => path.replace(/[\\|[\]:]/g, (c) => `\\${c}`);
-  const hls = o.previewDir
-    ? `hls_time=1:hls_list_size=0:hls_playlist_type=event:hls_segment_filename=${escape(join(o.previewDir, 'seg%03d.ts'))}`
-    : '';
   const keyframes = ['-g', String(Math.max(1, Math.round(o.fps)))];
-  if (!o.previewDir) {
+  const preview = (input: string) => (o.previewDir
+    ? ['-map', input, ...H264, '-threads', '1', ...audio(AAC), ...keyframes, '-f', 'hls', '-hls_time', '1', '-hls_list_size', '0',
+      '-hls_playlist_type', 'event', '-hls_segment_filename', join(o.previewDir, 'seg%03d.ts'), join(o.previewDir, 'index.m3u8')]
+    : []);
+  if (joinsAlpha(o)) {
+    const webm = alphaWebmOutputs(o.previewDir ? '[w]' : '[0:v]', o.outputPath, audio(resultCodecs('webm', false).audio));
+    args.push('-filter_complex', `${o.previewDir ? '[0:v]split[w][p0];[p0]premultiply=inplace=1[p];' : ''}${webm.filter}`, ...webm.args, ...preview('[p]'));
+  } else if (!o.previewDir) {
     args.push('-map', '0:v:0', ...codecs.video, '-threads', '2', ...audio(codecs.audio), ...muxerFlags(o.format), '-f', o.format, o.outputPath);
   } else if (codecs.video === H264) {
     // One encode, two muxers: the result file and the growing playlist (a keyframe every second to cut segments at).
     // The tee muxer selects no stream by itself.
+    const hls = `hls_time=1:hls_list_size=0:hls_playlist_type=event:hls_segment_filename=${escape(join(o.previewDir, 'seg%03d.ts'))}`;
     args.push('-map', '0:v:0', ...codecs.video, '-threads', '2', ...audio(codecs.audio), ...keyframes, '-flags', '+global_header', '-f', 'tee',
       `[f=${o.format}:movflags=+faststart]${escape(o.outputPath)}|[f=hls:${hls}]${escape(join(o.previewDir, 'index.m3u8'))}`);
   } else {
     // HLS carries H.264 only: the preview is a second, H.264 encode of the same frames (alpha shown on black).
     args.push('-filter_complex', alpha ? '[0:v]split[r][p0];[p0]premultiply=inplace=1[p]' : '[0:v]split[r][p]');
     args.push('-map', '[r]', ...codecs.video, '-threads', '2', ...audio(codecs.audio), ...muxerFlags(o.format), '-f', o.format, o.outputPath);
-    args.push('-map', '[p]', ...H264, '-threads', '1', ...audio(AAC), ...keyframes, '-f', 'hls', '-hls_time', '1', '-hls_list_size', '0',
-      '-hls_playlist_type', 'event', '-hls_segment_filename', join(o.previewDir, 'seg%03d.ts'), join(o.previewDir, 'index.m3u8'));
+    args.push(...preview('[p]'));
   }
   return track(spawn(FFMPEG_PATH, args, { stdio: ['pipe', 'ignore', 'pipe'] }));
+}
+
+/** What remains once the encoder exited with 0: a transparent webm is joined from its two encodes. */
+export async function finishEncoding(o: EncoderOptions): Promise<void> {
+  if (joinsAlpha(o)) await joinAlphaParts(o.outputPath);
 }

@@ -12,7 +12,7 @@ import { CROP_RESULT_SIDE } from '../result-frame.ts';
 import { drawLayer, loadLogo, screenBlend, type Layer } from './compose.ts';
 import { videoDriverMotion } from './driver-video.ts';
 import { speechMotion } from './speech-driver.ts';
-import { startEncoder } from './ffmpeg.ts';
+import { finishEncoding, startEncoder, type EncoderOptions } from './ffmpeg.ts';
 import { chooseFace, detectFaces, type SourceFace } from './faces.ts';
 import { cropSquare, decodeImage, evenSize } from './image.ts';
 import { bankMotion, type MotionTrack } from './motion.ts';
@@ -166,11 +166,12 @@ async function encodeFrames(job: RenderJob, s: FrameSources, onProgress: (done: 
   const { image, rig, track, matte } = s;
   const total = track.frames.length;
   const transparent = matte !== undefined && s.background === undefined;
-  const encoder = startEncoder({
+  const encoding: EncoderOptions = {
     width: image.width, height: image.height, fps: track.fps, format: job.resultFormat, alpha: transparent, outputPath: job.outputPath,
     audioPath: job.mute ? undefined : s.audioPath, durationSec: total / track.fps,
     ...(job.previewDir ? { previewDir: job.previewDir } : {}),
-  });
+  };
+  const encoder = startEncoder(encoding);
   let stderr = '';
   encoder.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   encoder.stdin.on('error', () => {});
@@ -209,6 +210,7 @@ async function encodeFrames(job: RenderJob, s: FrameSources, onProgress: (done: 
     encoder.stdin.end();
     const [code] = await exited;
     if (code !== 0) throw new Error(`ffmpeg failed (${code}): ${stderr.slice(-500)}`);
+    await finishEncoding(encoding);
   } finally {
     if (encoder.exitCode === null) encoder.kill('SIGKILL');
   }
