@@ -5,17 +5,19 @@
  *   2. the render: frames per second and real-time factor of a ~30 s clip at 512x512 on the
  *      local CPU backend (speech driver, sound, logo, the HLS preview written beside it), and
  *      its lip sync measured on the file (audio-visual offset, correlation, lips on p/b/m);
+ *   2b. the same render once on each background (colour, picture, transparent webm and mov);
  *   3. the service: from `POST /clips` until `pending_url` first plays (the playlist lists a
  *      segment and that segment downloads), and until `done`.
  *
  *   node --import tsx bench/clips.ts        (BENCH_ROUNDS=3 by default; BENCH_PRESENTER=grace, the
- *                                            built-in presenter the render part uses)
+ *                                            built-in presenter the render part uses; BENCH_BACKGROUNDS=0
+ *                                            skips the backgrounds: the same clip once on each)
  *
  * Prints medians over rounds and the goals (speech ≤ 0.05x real time, the clip at least real
  * time, pending_url playable within 2 s). Never fails on timing.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -24,6 +26,8 @@ import { createFliteProvider } from '../src/voices/flite/index.ts';
 import { createEspeakProvider } from '../src/voices/espeak/index.ts';
 import type { VoiceProvider } from '../src/voices/interface.ts';
 import { createLocalBackend } from '../src/compute/local/index.ts';
+import { FFMPEG_PATH } from '../src/compute/local/ffmpeg.ts';
+import type { BackgroundInput, ResultFormat } from '../src/compute/interface.ts';
 import { int16Wav } from '../src/clips/speech.ts';
 import { BUILT_IN_PRESENTERS } from '../src/presenters/built-in.ts';
 import { bilabialClosure, measureLipSync } from '../src/compute/local/lipsync.ts';
@@ -107,6 +111,39 @@ async function render(s: Awaited<ReturnType<typeof speech>>): Promise<void> {
   console.log(`  render  fps ${fps.map((v) => v.toFixed(1)).join(' ')}, median ${median(fps).toFixed(1)}; speed ${median(rtf).toFixed(2)}x real time (goal ≥ 1x: ${median(rtf) >= 1 ? 'met' : 'misses'})`);
 }
 
+/** The same clip on each background (one round each): what cutting the presenter out costs, and the webm and ProRes encoders. */
+async function backgrounds(s: Awaited<ReturnType<typeof speech>>): Promise<void> {
+  const backend = createLocalBackend();
+  const presenter = BUILT_IN_PRESENTERS.find((p) => p.id.startsWith(process.env.BENCH_PRESENTER ?? 'grace')) ?? BUILT_IN_PRESENTERS[0]!;
+  const picture = join(dir, 'background.png');
+  execFileSync(FFMPEG_PATH, ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc2=s=1280x720', '-frames:v', '1', picture]);
+  const cases: [string, ResultFormat, BackgroundInput | undefined][] = [
+    ['none (webm)', 'webm', undefined],
+    ['colour (mp4)', 'mp4', { kind: 'color', color: '#00b140' }],
+    ['picture (mp4)', 'mp4', { kind: 'image', path: picture }],
+    ['transparent (webm, VP9 alpha)', 'webm', { kind: 'transparent' }],
+    ['transparent (mov, ProRes 4444)', 'mov', { kind: 'transparent' }],
+  ];
+  try {
+    for (const [name, format, background] of cases) {
+      const previewDir = join(dir, `preview-bg-${cases.findIndex((c) => c[0] === name)}`);
+      mkdirSync(previewDir);
+      const outputPath = join(dir, `clip-bg.${format}`);
+      const t = performance.now();
+      const res = await backend.render({
+        jobId: `bench-bg-${name}`, sourcePath: presenter.image, driver: { kind: 'speech', audioPath: s.wav, cues: s.cues, seed: 'bench' },
+        resultFormat: format, mute: false, stitch: false, maxAnimatedFaces: 1, logo: { kind: 'default' }, ...(background ? { background } : {}),
+        outputPath, previewDir, workDir: dir, signal: new AbortController().signal,
+      });
+      const sec = (performance.now() - t) / 1000;
+      const mib = statSync(outputPath).size / 2 ** 20;
+      console.log(`  background ${name.padEnd(31)} fps ${(res.metadata.num_frames / sec).toFixed(1)}; speed ${(s.seconds / sec).toFixed(2)}x real time; ${mib.toFixed(1)} MiB`);
+    }
+  } finally {
+    await backend.close();
+  }
+}
+
 async function service(): Promise<void> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
@@ -152,5 +189,6 @@ await runBench(async () => {
   console.log(`machine: ${cpus()[0]?.model ?? 'unknown'}, ${cpus().length} cores, node ${process.version}; ${ROUNDS} rounds`);
   const s = await speech();
   await render(s);
+  if (process.env.BENCH_BACKGROUNDS !== '0') await backgrounds(s);
   await service();
 }, () => rmSync(dir, { recursive: true, force: true }));

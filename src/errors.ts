@@ -39,6 +39,8 @@ export const RENDER_ERROR_KINDS = [
   'LogoError',
   /** The overlay video could not be decoded. */
   'OverlayError',
+  /** The background image could not be fetched or decoded. */
+  'BackgroundError',
   /** A check that needs the input's bytes, run at render time for inputs fetched then (https URLs). */
   'InvalidFileSizeError',
   'InvalidImageResolutionError',

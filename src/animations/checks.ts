@@ -12,8 +12,8 @@ import type { ResultFormat } from '../compute/interface.ts';
 import { resultFrameOf } from '../compute/result-frame.ts';
 import type { CreateAnimationBody } from '../schemas/animations.ts';
 
-export type InputRole = 'source' | 'driver' | 'logo' | 'overlay';
-type ImageRole = 'source' | 'logo';
+export type InputRole = 'source' | 'driver' | 'logo' | 'overlay' | 'background';
+type ImageRole = 'source' | 'logo' | 'background';
 type VideoRole = 'driver' | 'overlay';
 
 /** Each input's request field, and the render kind of a failure that is no rule's. */
@@ -22,6 +22,8 @@ export const INPUT_ROLES = {
   driver: { field: 'driver_url', what: 'driver video', failKind: 'DriverError' },
   logo: { field: 'config.logo.url', what: 'logo image', failKind: 'LogoError' },
   overlay: { field: 'config.overlay', what: 'overlay video', failKind: 'OverlayError' },
+  /** A clip's background image (docs/clips.md). */
+  background: { field: 'background.source_url', what: 'background image', failKind: 'BackgroundError' },
 } as const satisfies Record<InputRole, { field: string; what: string; failKind: RenderErrorKind }>;
 
 export type CheckLimits = Pick<Config, 'fetch' | 'images'>;
@@ -69,7 +71,7 @@ const sizeText = (bytes: number) =>
   `${bytes} bytes (${bytes < MiB ? `${Math.round((bytes / KiB) * 10) / 10} KiB` : `${Math.round((bytes / MiB) * 100) / 100} MiB`})`;
 
 export const maxBytesOf = (role: InputRole, limits: CheckLimits): number =>
-  role === 'source' || role === 'logo' ? limits.fetch.maxImageBytes : limits.fetch.maxVideoBytes;
+  role === 'source' || role === 'logo' || role === 'background' ? limits.fetch.maxImageBytes : limits.fetch.maxVideoBytes;
 
 /** An input must hold at least one byte and at most its kind's limit. */
 export function checkFileSize(role: InputRole, bytes: number, limits: CheckLimits): void {
@@ -159,7 +161,7 @@ export async function readImageInfo(role: ImageRole, path: string): Promise<Imag
   return { width, height, format };
 }
 
-/** The source's sides must lie within the bounds; a logo only has the upper bounds. */
+/** The source's sides must lie within the bounds; a logo or a background only has the upper bounds. */
 export function checkResolution(role: ImageRole, size: ImageSize, limits: CheckLimits): void {
   const { field } = INPUT_ROLES[role];
   const { minSide, maxSide, maxPixels } = limits.images;
@@ -261,8 +263,11 @@ export function checkLogoPlacement(req: CreateAnimationBody, source: ImageSize |
   });
 }
 
+/** The containers an animation is written in (webm is for clips: docs/clips.md). */
+type AnimationFormat = Exclude<ResultFormat, 'webm'>;
+
 /** Containers a result_url's extension may name: the two the service writes, and others it does not. */
-const CONTAINER_OF_EXTENSION: Record<string, ResultFormat | null> = {
+const CONTAINER_OF_EXTENSION: Record<string, AnimationFormat | null> = {
   mp4: 'mp4',
   m4v: 'mp4',
   mov: 'mov',
@@ -286,13 +291,13 @@ function extensionOf(url: string): string | null {
   return dot > 0 ? name.slice(dot + 1).toLowerCase() : null;
 }
 
-const containerOf = (url: string | undefined): ResultFormat | null | undefined => {
+const containerOf = (url: string | undefined): AnimationFormat | null | undefined => {
   const ext = url ? extensionOf(url) : null;
   return ext !== null && Object.hasOwn(CONTAINER_OF_EXTENSION, ext) ? CONTAINER_OF_EXTENSION[ext] : undefined;
 };
 
 /** The container of the result: config.result_format, else what result_url's extension names, else mp4. */
-export function resultFormatOf(req: CreateAnimationBody): ResultFormat {
+export function resultFormatOf(req: CreateAnimationBody): AnimationFormat {
   return req.config?.result_format ?? containerOf(req.result_url) ?? 'mp4';
 }
 

@@ -31,7 +31,7 @@ const VIDEO_TYPES = /^(?:video\/[\w.+-]+|application\/octet-stream|application\/
 const image = (type: string) => IMAGE_TYPES.test(type) || type === 'application/octet-stream' || type === '';
 const video = (type: string) => VIDEO_TYPES.test(type) || type === '';
 /** Content types each download accepts (the bytes are checked afterwards in any case). */
-const ACCEPT: Record<InputRole, (type: string) => boolean> = { source: image, logo: image, driver: video, overlay: video };
+const ACCEPT: Record<InputRole, (type: string) => boolean> = { source: image, logo: image, background: image, driver: video, overlay: video };
 
 export interface RenderInputs {
   sourcePath: string;

@@ -13,14 +13,19 @@ import { HTTPS_AUDIO_CREDITS, SECONDS_PER_CREDIT, creditsForSeconds, estimateSpe
 import type { ClipDetails, ClipVoice } from './kind.ts';
 import type { VoiceCatalogue } from '../voices/catalogue.ts';
 import type { Gender } from '../voices/interface.ts';
+import { ALPHA_FORMATS } from '../compute/interface.ts';
 
 const bad = (field: string, message: string): ApiError =>
   new ApiError('BadRequestError', `Invalid request body: ${field} ${message}`, [{ field, message } satisfies FieldError]);
 
-/** What the service does not do yet (refused, never silently ignored: docs/clips.md), and a text with nothing to say. */
-function refuseUnsupported(body: CreateClipBody): void {
-  if (body.config?.result_format === 'webm') throw bad('config.result_format', 'webm is not supported yet: use mp4 or mov');
-  if (body.background !== undefined) throw bad('background', 'is not supported yet: the presenter is shown on its own picture');
+/** Rules across fields: the background against the format, and a text with nothing to say. */
+function refuseContradictions(body: CreateClipBody): void {
+  const bg = body.background;
+  if (bg?.color !== undefined && bg.source_url !== undefined) throw bad('background', 'takes color or source_url, not both');
+  const format = body.config?.result_format ?? 'mp4';
+  if (bg?.color === false && !ALPHA_FORMATS.includes(format)) {
+    throw bad('background.color', `false (a transparent background) needs config.result_format webm (or mov): ${format} has no alpha channel`);
+  }
   if (body.script.type === 'text' && spokenText(body.script.input, body.script.ssml ?? false).length === 0) throw bad('script.input', 'has nothing to say');
 }
 
@@ -36,16 +41,17 @@ export function storedObject(deps: Pick<ClipDeps, 'config' | 'media'>, userId: s
 }
 
 /** The fields of a clip or a talk that may name stored objects. */
-type SpeakingRefs = Pick<CreateClipBody, 'script' | 'result_url'> & { config?: Pick<NonNullable<CreateClipBody['config']>, 'logo'> };
+type SpeakingRefs = Pick<CreateClipBody, 'script' | 'result_url'> & Partial<Pick<CreateClipBody, 'background'>> & { config?: Pick<NonNullable<CreateClipBody['config']>, 'logo'> };
 
 /** Storage-scheme URLs name objects the caller owns; answers the local file of each stored input. */
-export function storedInputs(deps: Pick<ClipDeps, 'config' | 'media'>, userId: string, body: SpeakingRefs): { audio?: string; logo?: string } {
+export function storedInputs(deps: Pick<ClipDeps, 'config' | 'media'>, userId: string, body: SpeakingRefs): { audio?: string; logo?: string; background?: string } {
   const scheme = `${deps.config.storageScheme}://`;
-  const out: { audio?: string; logo?: string } = {};
+  const out: { audio?: string; logo?: string; background?: string } = {};
   const logo = body.config?.logo;
-  const refs: ['audio' | 'logo', string, string | undefined][] = [
+  const refs: ['audio' | 'logo' | 'background', string, string | undefined][] = [
     ['audio', 'script.audio_url', body.script.type === 'audio' ? body.script.audio_url : undefined],
     ['logo', 'config.logo.url', typeof logo === 'object' ? logo.url : undefined],
+    ['background', 'background.source_url', body.background?.source_url],
   ];
   for (const [role, field, url] of refs) {
     const path = storedObject(deps, userId, field, url);
@@ -98,21 +104,23 @@ export async function chooseVoice(voices: VoiceCatalogue | undefined, asked: { t
 }
 
 /**
- * POST /clips. Order of checks: the body and what the service does not support, the presenter,
+ * POST /clips. Order of checks: the body and the rules across its fields, the presenter,
  * the stored inputs (their bytes), the voice (a refused fallback is a 400 here), then credits
  * (402). The charge, the record and its job are one transaction.
  */
 export async function createClip(deps: ClipDeps, user: AuthUser, raw: unknown) {
   const body = validate(deps.schemas.CreateClip, raw);
-  refuseUnsupported(body);
+  refuseContradictions(body);
   const presenterId = body.presenter_id ?? DEFAULT_PRESENTER_ID;
   const presenter = await deps.presenters.find(user.id, presenterId);
   if (!presenter) throw bad('presenter_id', 'names no presenter (GET /clips/presenters lists them)');
   checkWebhookUrl(body.webhook);
   const stored = storedInputs(deps, user.id, body);
-  if (stored.logo) {
+  for (const role of ['logo', 'background'] as const) {
+    const path = stored[role];
+    if (!path) continue;
     try {
-      await inspectImage('logo', stored.logo, deps.config);
+      await inspectImage(role, path, deps.config);
     } catch (err) {
       if (err instanceof InputRejected) throw err.toApiError();
       throw err;

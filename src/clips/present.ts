@@ -24,7 +24,7 @@ export function presentClip(c: Clip, media: Pick<MediaAccess, 'signedUrl'>, pend
     script: req.script,
     config: {
       logo: cfg.logo ?? true,
-      result_format: cfg.result_format === 'mov' ? 'mov' : 'mp4',
+      result_format: cfg.result_format ?? 'mp4',
       ...(cfg.output_resolution !== undefined ? { output_resolution: cfg.output_resolution } : {}),
     },
     credits: row.credits,

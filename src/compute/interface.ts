@@ -5,7 +5,8 @@
  * caller's job, so a backend needs no network and no database.
  */
 
-export type ResultFormat = 'mp4' | 'mov';
+/** mp4 and mov carry H.264 (mov: ProRes 4444 when the background is transparent); webm carries VP9 and Opus. */
+export type ResultFormat = 'mp4' | 'mov' | 'webm';
 
 /** A face the caller asks for, in source-image pixels (FaceSquare of the API). */
 export interface FaceRequest {
@@ -60,6 +61,22 @@ export type LogoInput =
    */
   | { kind: 'image'; path: string; position: [number, number] };
 
+/**
+ * What the person is shown on. Absent: the source picture as it is (nothing is cut out).
+ * Otherwise the person is cut out of the source picture (a segmentation matte computed once,
+ * warped with the face each frame) and composited over the background.
+ */
+export type BackgroundInput =
+  /** A flat colour, `#rrggbb`. */
+  | { kind: 'color'; color: string }
+  /** No background: the result keeps the matte as its alpha channel (webm: VP9 yuva420p; mov: ProRes 4444). */
+  | { kind: 'transparent' }
+  /** A picture the caller fetched to a local file, scaled to cover the frame (centred, cut to fit). Undecodable → `BackgroundError`. */
+  | { kind: 'image'; path: string };
+
+/** Formats that can carry an alpha channel (a transparent background). */
+export const ALPHA_FORMATS: readonly ResultFormat[] = ['webm', 'mov'];
+
 export interface RenderRequest {
   jobId: string;
   /** The compute task kind (src/compute/kinds.ts) a remote worker claims it as; `animation.render` when absent. */
@@ -73,6 +90,8 @@ export interface RenderRequest {
   stitch: boolean;
   maxAnimatedFaces: number;
   logo: LogoInput;
+  /** The person cut out and shown on this; absent: the source picture unchanged. */
+  background?: BackgroundInput;
   /**
    * A video composited over the result, frame by frame from its start, scaled to the
    * result's size; its alpha channel is respected when it has one (for example a mov with

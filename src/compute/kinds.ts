@@ -13,8 +13,11 @@ export const DEFAULT_TASK_KIND = 'animation.render';
 
 export const TASK_KINDS: Readonly<Record<string, TaskKind>> = {
   'animation.render': { kind: 'animation.render', inputs: ['source', 'driver', 'logo', 'overlay'], outputs: ['result'] },
-  /** A presenter speaking: source = the presenter picture, driver = the speech audio (WAV) with its phoneme cues in the task. */
-  'clip.render': { kind: 'clip.render', inputs: ['source', 'driver', 'logo'], outputs: ['result'] },
+  /**
+   * A presenter speaking: source = the presenter picture, driver = the speech audio (WAV) with its phoneme cues in the task,
+   * background = the picture the presenter is shown on (when the task's background is an image).
+   */
+  'clip.render': { kind: 'clip.render', inputs: ['source', 'driver', 'logo', 'background'], outputs: ['result'] },
   /** A photo speaking (POST /talks): as clip.render, source = the talk's photo (stitch may be true). */
   'talk.render': { kind: 'talk.render', inputs: ['source', 'driver', 'logo'], outputs: ['result'] },
 };

@@ -3,6 +3,7 @@ import type { Config } from '../config.ts';
 import type { GuardedClient } from '../egress/client.ts';
 import type { MediaAccess } from '../media/index.ts';
 import type { Lifecycle } from './lifecycle.ts';
+import type { ResultFormat } from '../compute/interface.ts';
 
 /** What a rendering resource (an animation, a clip) does with its progress and its finished video. */
 
@@ -20,7 +21,7 @@ export function progressRecorder(lifecycle: Pick<Lifecycle<unknown>, 'progress'>
   };
 }
 
-const VIDEO_CONTENT_TYPE = { mp4: 'video/mp4', mov: 'video/quicktime' } as const;
+const VIDEO_CONTENT_TYPE = { mp4: 'video/mp4', mov: 'video/quicktime', webm: 'video/webm' } as const;
 
 export interface DeliverDeps {
   client: GuardedClient;
@@ -34,7 +35,7 @@ export interface DeliverDeps {
  */
 export async function deliverVideo(
   deps: DeliverDeps,
-  input: { userId: string; target: string | undefined; defaultKey: string; file: string; format: 'mp4' | 'mov' },
+  input: { userId: string; target: string | undefined; defaultKey: string; file: string; format: ResultFormat },
 ): Promise<{ resultKey: string | null; resultExternalUrl: string | null }> {
   const contentType = VIDEO_CONTENT_TYPE[input.format];
   const { target } = input;

@@ -60,7 +60,7 @@ export function clipSchemas(storageScheme: string) {
   const ClipConfig = Type.Object(
     {
       logo: Type.Optional(Type.Union([ClipLogo, Type.Boolean()], { description: 'a custom logo, or true/false for the default logo (default true)' })),
-      result_format: Type.Optional(Type.Union([Type.Literal('mp4'), Type.Literal('mov'), Type.Literal('webm')], { description: 'default mp4; webm is not supported yet (400)' })),
+      result_format: Type.Optional(Type.Union([Type.Literal('mp4'), Type.Literal('mov'), Type.Literal('webm')], { description: 'default mp4 (H.264, AAC); mov (H.264, or ProRes 4444 with a transparent background); webm (VP9 with alpha when transparent, Opus)' })),
       output_resolution: Type.Optional(Double({ minimum: 150, maximum: 1080, description: 'the larger side of the result in pixels (aspect kept); default: the presenter picture\'s frame (512)' })),
     },
     { additionalProperties: false, $id: 'ClipConfig' },
@@ -68,10 +68,24 @@ export function clipSchemas(storageScheme: string) {
 
   const Background = Type.Object(
     {
-      color: Type.Optional(Type.Union([Type.String({ pattern: '^#[a-fA-F0-9]{6}$' }), Type.Literal(false)])),
-      source_url: Type.Optional(Type.String()),
+      color: Type.Optional(
+        Type.Union(
+          [
+            Type.String({ pattern: '^#[a-fA-F0-9]{6}$', description: 'a 6-digit css colour, #rrggbb' }),
+            Type.Literal(false, { description: 'transparent: needs config.result_format webm (or mov)' }),
+          ],
+          { description: 'the colour the presenter is shown on, or false for a transparent background (webm with alpha)' },
+        ),
+      ),
+      source_url: Type.Optional(
+        Type.String({ pattern: `^(?:https|${s})://[^\\s]+$`, description: `https:// or ${storageScheme}:// URL of a jpg or png image the presenter is shown on, scaled to cover the frame` }),
+      ),
     },
-    { additionalProperties: false, $id: 'ClipBackground', description: 'not supported yet: any background is refused with 400' },
+    {
+      additionalProperties: false,
+      $id: 'ClipBackground',
+      description: 'the presenter is cut out of its picture and shown on a colour, an image, or nothing (one of color or source_url); absent: the presenter\'s own picture',
+    },
   );
 
   const CreateClip = Type.Object(
@@ -120,7 +134,7 @@ export const Clip = Type.Object(
     script: Type.Unknown({ description: 'the script as requested' }),
     config: Type.Object({
       logo: Type.Unknown(),
-      result_format: Type.Union([Type.Literal('mp4'), Type.Literal('mov')]),
+      result_format: Type.Union([Type.Literal('mp4'), Type.Literal('mov'), Type.Literal('webm')]),
       output_resolution: Type.Optional(Type.Number()),
     }),
     pending_url: Type.Optional(Type.String({ description: 'while started: a signed HLS playlist (index.m3u8) of the video as it renders, growing segment by segment (local renders)' })),

@@ -12,6 +12,7 @@ export const WORKER_FAIL_KINDS = [
   'DriverError',
   'LogoError',
   'OverlayError',
+  'BackgroundError',
   'InvalidImageResolutionError',
   'InvalidFaceError',
   'ConfigError',
@@ -138,7 +139,7 @@ export const ClaimedTask = Type.Object(
       ),
     ),
     render: Type.Object({
-      result_format: Type.Union([Type.Literal('mp4'), Type.Literal('mov')]),
+      result_format: Type.Union([Type.Literal('mp4'), Type.Literal('mov'), Type.Literal('webm')]),
       mute: Type.Boolean(),
       stitch: Type.Boolean(),
       max_animated_faces: Type.Integer({ minimum: 1, maximum: 5 }),
@@ -170,6 +171,15 @@ export const ClaimedTask = Type.Object(
         Type.Object({ kind: Kind('image'), url: FileUrl, position: Type.Array(Type.Integer(), { minItems: 2, maxItems: 2 }) }),
       ]),
       overlay_url: Type.Union([Type.Null(), FileUrl]),
+      /** What the person is shown on (docs/compute-protocol.md); null or absent (servers before backgrounds): the source picture as it is. */
+      background: Type.Optional(
+        Type.Union([
+          Type.Null(),
+          Type.Object({ kind: Kind('color'), color: Type.String({ pattern: '^#[0-9a-fA-F]{6}$' }) }),
+          Type.Object({ kind: Kind('transparent') }),
+          Type.Object({ kind: Kind('image'), url: FileUrl }),
+        ]),
+      ),
     }),
     result: Type.Object({
       upload_url: FileUrl,

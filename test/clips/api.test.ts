@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
+import sharp from 'sharp';
 import { harness, type Harness } from '../helpers/harness.ts';
 import { createFakeBackend } from '../helpers/fake-backend.ts';
 import { startTlsServer } from '../helpers/tls.ts';
@@ -60,17 +61,56 @@ describe('POST /clips validation', () => {
   });
 
   it.each([
-    ['webm', { config: { result_format: 'webm' } }, 'config.result_format'],
-    ['a background colour', { background: { color: '#00ff00' } }, 'background'],
-    ['a transparent background', { background: { color: false } }, 'background'],
-    ['a background picture', { background: { source_url: 'https://x.test/b.png' } }, 'background'],
-  ])('refuses %s as not supported yet (400), never silently ignored', async (_n, extra, field) => {
+    ['a background colour that is not #rrggbb', { background: { color: 'green' } }, 'background.color', /required form \(pattern \^#\[a-fA-F0-9\]\{6\}/],
+    ['a background colour of three digits', { background: { color: '#0f0' } }, 'background.color', /required form \(pattern \^#\[a-fA-F0-9\]\{6\}/],
+    ['color true', { background: { color: true } }, 'background.color', /./],
+    ['a transparent background in an mp4 (the default format)', { background: { color: false } }, 'background.color', /needs config.result_format webm .*mp4 has no alpha channel/],
+    ['a transparent background in an explicit mp4', { background: { color: false }, config: { result_format: 'mp4' } }, 'background.color', /mp4 has no alpha channel/],
+    ['both a colour and a picture', { background: { color: '#00ff00', source_url: 'https://x.test/b.png' } }, 'background', /color or source_url, not both/],
+    ['a background picture over http', { background: { source_url: 'http://x.test/b.png' } }, 'background.source_url', /required form \(pattern \^\(\?:https\|s3\)/],
+    ['a background picture of another scheme', { background: { source_url: 'ftp://x.test/b.png' } }, 'background.source_url', /required form \(pattern \^\(\?:https\|s3\)/],
+    ['a stored background picture the caller does not own', { background: { source_url: 's3://b/none.png' } }, 'background.source_url', /does not exist in your media store/],
+    ['an unknown background field', { background: { image: 'https://x.test/b.png' } }, 'background.image', /not an allowed field/],
+  ])('refuses %s with 400 naming the field and why, charging nothing', async (_n, extra, field, why) => {
     const { h } = make();
     const u = h.user();
     const res = await h.call('POST', '/clips', { key: u.key, body: { ...text(), ...extra } });
-    expect(res.status).toBe(400);
-    expect(res.body.details[0]).toMatchObject({ field });
-    expect(res.body.description).toMatch(/not supported yet/);
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    const detail = (res.body.details as { field: string; message: string }[]).find((d) => d.field === field);
+    expect(detail, JSON.stringify(res.body.details)).toBeDefined();
+    expect(detail!.message).toMatch(why);
+    expect(credits(h, u.id)).toBe(10);
+  });
+
+  it('refuses a stored background that is not an image with 400, charging nothing', async () => {
+    const { h } = make();
+    const u = h.user();
+    await h.services.mediaStore.put(u.id, 'b/bg.png', Buffer.from('not a picture at all'), 'image/png');
+    const res = await h.call('POST', '/clips', { key: u.key, body: { ...text(), background: { source_url: 's3://b/bg.png' } } });
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(res.body.details[0]).toMatchObject({ field: 'background.source_url' });
+    expect(res.body.details[0].message).toMatch(/not a jpg or png image/);
+    expect(credits(h, u.id)).toBe(10);
+  });
+
+  it.each([
+    ['a colour', { background: { color: '#00B140' } }, 'mp4', { kind: 'color', color: '#00B140' }],
+    ['a transparent webm', { background: { color: false }, config: { result_format: 'webm' } }, 'webm', { kind: 'transparent' }],
+    ['a transparent mov', { background: { color: false }, config: { result_format: 'mov' } }, 'mov', { kind: 'transparent' }],
+    ['a webm on the presenter\'s own picture', { config: { result_format: 'webm' } }, 'webm', undefined],
+    ['an empty background (the presenter\'s own picture)', { background: {} }, 'mp4', undefined],
+  ])('accepts %s and hands it to the render', async (_n, extra, format, background) => {
+    const { h } = make({}, { backend: createFakeBackend() });
+    const u = h.user();
+    const created = await h.call('POST', '/clips', { key: u.key, body: { ...text(), ...extra } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    await h.services.worker.drain();
+    const call = (h.services.backend as ReturnType<typeof createFakeBackend>).calls[0]!;
+    expect(call.resultFormat).toBe(format);
+    expect(call.background).toEqual(background);
+    const rec = (await h.call('GET', `/clips/${created.body.id}`, { key: u.key })).body;
+    expect(rec, JSON.stringify(rec.error)).toMatchObject({ status: 'done', config: { result_format: format } });
+    expect(h.services.mediaStore.find(u.id, `clips/${created.body.id}/result.${format}`)).not.toBeNull();
   });
 
   it('refuses an unknown presenter with 400 (as the hosted POST /clips does: it has no 404)', async () => {
@@ -314,6 +354,40 @@ describe('https audio scripts', () => {
     } finally {
       await receiver.close();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('background pictures fetched at render time', () => {
+  it('ends the clip in error with BackgroundError (credits refunded) when the picture is missing or not an image, and renders on a good one', async () => {
+    const receiver = await startTlsServer();
+    try {
+      const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#336699' } }).png().toBuffer();
+      receiver.handle((req, res) => {
+        if (req.path === '/good.png') return void res.writeHead(200, { 'content-type': 'image/png' }).end(png);
+        if (req.path === '/text.png') return void res.writeHead(200, { 'content-type': 'image/png' }).end('not a picture');
+        res.writeHead(404).end();
+      });
+      const { h } = make({ MIMIC_EGRESS_ALLOW: 'localhost' }, { ca: [receiver.ca] });
+      const u = h.user({ credits: 10 });
+      const post = async (path: string) =>
+        (await h.call('POST', '/clips', { key: u.key, body: { ...text(), background: { source_url: `${receiver.url}${path}` } } })).body.id as string;
+      const [gone, junk, good] = [await post('/gone.png'), await post('/text.png'), await post('/good.png')];
+      expect(credits(h, u.id)).toBe(7);
+      await h.services.worker.drain();
+      const view = async (id: string) => (await h.call('GET', `/clips/${id}`, { key: u.key })).body;
+      const a = await view(gone);
+      expect(a).toMatchObject({ status: 'error', error: { kind: 'BackgroundError' } });
+      expect(a.error.description).toMatch(/^Could not load the background image: host localhost answered HTTP 404/);
+      const b = await view(junk);
+      expect(b).toMatchObject({ status: 'error', error: { kind: 'BackgroundError' } });
+      expect(b.error.description).toMatch(/background\.source_url: the file is not a jpg or png image/);
+      expect(await view(good)).toMatchObject({ status: 'done' });
+      const call = (h.services.backend as ReturnType<typeof createFakeBackend>).calls.find((c) => c.background?.kind === 'image');
+      expect(call?.background).toMatchObject({ kind: 'image', path: expect.stringMatching(/background-download\.png$/) });
+      expect(credits(h, u.id)).toBe(9);
+    } finally {
+      await receiver.close();
     }
   });
 });

@@ -1,6 +1,12 @@
 /** A clip's render as a compute task: a GPU worker claims `clip.render` with the speech driver over the protocol. */
 import { afterEach, expect, it } from 'vitest';
-import { remoteFixture, type RemoteFixture } from '../compute/remote/fixture.ts';
+import { readFileSync } from 'node:fs';
+import sharp from 'sharp';
+import type { RenderRequest } from '../../src/compute/interface.ts';
+import { runRemoteWorker } from '../../src/compute/remote/worker.ts';
+import { createLogger } from '../../src/log.ts';
+import { createFakeBackend } from '../helpers/fake-backend.ts';
+import { METADATA, fakeVideo, remoteFixture, type RemoteFixture } from '../compute/remote/fixture.ts';
 import { toneCatalogue } from '../helpers/tone-voice.ts';
 
 let f: RemoteFixture | undefined;
@@ -35,4 +41,63 @@ it('hands a clip to a remote worker as a clip.render task (presenter, speech aud
   const rec = await view();
   expect(rec.result_url).toBeDefined();
   expect(rec.audio_url).toMatch(/audio\.wav/);
+});
+
+it('hands the background to the worker: a picture as a signed input, a colour or transparency in the task; a webm result must be a WebM', async () => {
+  f = await remoteFixture({}, { backend: undefined, voices: toneCatalogue().catalogue });
+  f.h.services.worker.start();
+  const { id: userId, key } = f.h.user();
+  const png = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#224466' } }).png().toBuffer();
+  await f.h.services.mediaStore.put(userId, 'b/room.png', png, 'image/png');
+  const post = async (body: object) => (await f!.h.call('POST', '/clips', { key, body: { script: { type: 'text', input: 'Maybe more bread' }, config: { logo: false }, ...body } })).body.id as string;
+
+  const pictured = await post({ background: { source_url: 's3://b/room.png' } });
+  const a = (await f.claim({ wait_ms: 20_000, kinds: ['clip.render'] })).body;
+  expect(Object.keys(a.inputs).sort()).toEqual(['background', 'driver', 'source']);
+  expect(a.render.background).toEqual({ kind: 'image', url: a.inputs.background });
+  expect(Buffer.from(await (await fetch(a.inputs.background)).arrayBuffer()).equals(png)).toBe(true);
+  expect((await f.finish(a)).status).toBe(200);
+  await expect.poll(async () => (await f!.h.call('GET', `/clips/${pictured}`, { key })).body.status, { timeout: 10_000 }).toBe('done');
+
+  const clear = await post({ background: { color: false }, config: { logo: false, result_format: 'webm' } });
+  const b = (await f.claim({ wait_ms: 20_000, kinds: ['clip.render'] })).body;
+  expect(Object.keys(b.inputs).sort()).toEqual(['driver', 'source']);
+  expect(b.render).toMatchObject({ result_format: 'webm', background: { kind: 'transparent' } });
+  expect(b.result.content_type).toBe('video/webm');
+  // An mp4 is not the webm the task asks for; the EBML magic is.
+  const wrong = await f.upload(b.result.upload_url, fakeVideo('isom'), { 'content-type': 'video/webm' });
+  expect(wrong.status).toBe(400);
+  expect(wrong.body.description).toMatch(/not a WebM/);
+  const webm = Buffer.concat([Buffer.from('1a45dfa3', 'hex'), Buffer.alloc(2000)]);
+  expect((await f.upload(b.result.upload_url, webm, { 'content-type': 'video/webm' })).status).toBe(204);
+  expect((await f.call('POST', `/compute/v1/tasks/${b.task_id}/complete`, { body: { lease: b.lease, metadata: METADATA, face_ids: [0] } })).status).toBe(200);
+  await expect.poll(async () => (await f!.h.call('GET', `/clips/${clear}`, { key })).body.status, { timeout: 10_000 }).toBe('done');
+  expect(f.h.services.mediaStore.find(userId, `clips/${clear}/result.webm`)).not.toBeNull();
+
+  await post({ background: { color: '#112233' } });
+  const c = (await f.claim({ wait_ms: 20_000, kinds: ['clip.render'] })).body;
+  expect(c.render).toMatchObject({ result_format: 'mp4', background: { kind: 'color', color: '#112233' } });
+});
+
+it('the worker fetches a background picture and hands it to its backend, and uploads the webm it renders', async () => {
+  f = await remoteFixture({}, { backend: undefined, voices: toneCatalogue().catalogue });
+  f.h.services.worker.start();
+  const { id: userId, key } = f.h.user();
+  const png = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#224466' } }).png().toBuffer();
+  await f.h.services.mediaStore.put(userId, 'b/room.png', png, 'image/png');
+  const created = await f.h.call('POST', '/clips', { key, body: { script: { type: 'text', input: 'Maybe more bread' }, config: { logo: false, result_format: 'webm' }, background: { source_url: 's3://b/room.png' } } });
+  expect(created.status).toBe(201);
+  const seen: Buffer[] = [];
+  const fake = createFakeBackend();
+  const backend = { ...fake, render: async (req: RenderRequest) => {
+    if (req.background?.kind === 'image') seen.push(readFileSync(req.background.path));
+    return fake.render(req);
+  } };
+  const summary = await runRemoteWorker({ server: f.base, token: f.token, backend, log: createLogger(() => {}), once: true, waitMs: 20_000 });
+  expect(summary).toMatchObject({ completed: 1, failed: 0 });
+  expect(fake.calls[0]).toMatchObject({ resultFormat: 'webm', background: { kind: 'image' } });
+  expect(seen).toHaveLength(1);
+  expect(seen[0]!.equals(png)).toBe(true);
+  await expect.poll(async () => (await f!.h.call('GET', `/clips/${created.body.id}`, { key })).body.status, { timeout: 10_000 }).toBe('done');
+  expect(readFileSync(f.h.services.mediaStore.find(userId, `clips/${created.body.id}/result.webm`)!).toString('hex', 0, 4)).toBe('1a45dfa3');
 });

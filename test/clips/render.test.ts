@@ -6,7 +6,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { harness, type Harness } from '../helpers/harness.ts';
 import { toneCatalogue, toneSpeech } from '../helpers/tone-voice.ts';
-import { videoFacts } from '../helpers/video.ts';
+import { meanColour, rgbFrame, rgbaFrame, videoFacts } from '../helpers/video.ts';
 import { createLocalBackend } from '../../src/compute/local/index.ts';
 import { bilabialClosure, measureLipSync } from '../../src/compute/local/lipsync.ts';
 
@@ -84,5 +84,35 @@ describe('a clip rendered on the CPU', () => {
     expect(rec).toMatchObject({ status: 'done', presenter_id: 'eileen-Nc7kQ2rT5x', config: { result_format: 'mov', logo: true } });
     const facts = videoFacts(h!.services.mediaStore.find(u.id, `clips/${created.body.id}/result.mov`)!);
     expect(facts).toMatchObject({ brand: 'qt  ', hasVideo: true, hasAudio: true, width: 512, height: 512 });
+  }, 240_000);
+
+  it('renders a transparent webm through POST /clips, alpha kept when output_resolution rescales it, and a colour background', async () => {
+    const u = h!.user();
+    const clear = await h!.call('POST', '/clips', {
+      key: u.key,
+      body: { presenter_id: 'grace-Hq4mW8zL2c', script: { type: 'text', input: 'Bob' }, background: { color: false }, config: { result_format: 'webm', logo: false, output_resolution: 256 } },
+    });
+    expect(clear.status, JSON.stringify(clear.body)).toBe(201);
+    const coloured = await h!.call('POST', '/clips', {
+      key: u.key,
+      body: { presenter_id: 'grace-Hq4mW8zL2c', script: { type: 'text', input: 'Bob' }, background: { color: '#2040ff' }, config: { logo: false } },
+    });
+    expect(coloured.status, JSON.stringify(coloured.body)).toBe(201);
+    await h!.services.worker.drain();
+    const rec = (await h!.call('GET', `/clips/${clear.body.id}`, { key: u.key })).body;
+    expect(rec, JSON.stringify(rec.error)).toMatchObject({ status: 'done', config: { result_format: 'webm' }, metadata: { resolution: ['256', '256'] } });
+    expect(rec.result_url).toMatch(/result\.webm\?expires=/);
+    const file = h!.services.mediaStore.find(u.id, `clips/${clear.body.id}/result.webm`)!;
+    const rgba = rgbaFrame(file, 5, 256, 256);
+    const alpha = (x: number, y: number) => rgba[(y * 256 + x) * 4 + 3]!;
+    expect(alpha(2, 2)).toBeLessThan(10);
+    expect(alpha(253, 2)).toBeLessThan(10);
+    expect(alpha(128, 120)).toBeGreaterThan(245);
+
+    const other = (await h!.call('GET', `/clips/${coloured.body.id}`, { key: u.key })).body;
+    expect(other, JSON.stringify(other.error)).toMatchObject({ status: 'done', config: { result_format: 'mp4' } });
+    const frame = rgbFrame(h!.services.mediaStore.find(u.id, `clips/${coloured.body.id}/result.mp4`)!, 5, 512, 512);
+    const corner = meanColour(frame, 512, { x: 4, y: 4, w: 20, h: 20 });
+    expect(corner.map(Math.round).every((v, i) => Math.abs(v - [32, 64, 255][i]!) <= 12)).toBe(true);
   }, 240_000);
 });

@@ -80,14 +80,24 @@ export function videoFacts(file: string): VideoFacts {
 }
 
 /** Frame `index` as raw rgb24 bytes. */
-export function rgbFrame(file: string, index: number, width: number, height: number): Buffer {
+export const rgbFrame = (file: string, index: number, width: number, height: number): Buffer => rawFrame(file, index, width, height, 'rgb24');
+
+/**
+ * Frame `index` as raw rgba bytes, alpha included. A webm is read with libvpx: ffmpeg's own VP9
+ * decoder drops the alpha plane (every pixel would read as opaque).
+ */
+export const rgbaFrame = (file: string, index: number, width: number, height: number): Buffer => rawFrame(file, index, width, height, 'rgba');
+
+function rawFrame(file: string, index: number, width: number, height: number, pixFmt: 'rgb24' | 'rgba'): Buffer {
+  const decoder = pixFmt === 'rgba' && file.endsWith('.webm') ? ['-c:v', 'libvpx-vp9'] : [];
   const res = spawnSync(
     ffmpeg.path,
-    ['-v', 'error', '-i', file, '-vf', `select=eq(n\\,${index})`, '-vsync', '0', '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'],
+    ['-v', 'error', ...decoder, '-i', file, '-vf', `select=eq(n\\,${index})`, '-vsync', '0', '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', pixFmt, '-'],
     { maxBuffer: 64 * 1024 * 1024 },
   );
   const buf = res.stdout as Buffer;
-  if (buf.length !== width * height * 3) throw new Error(`frame ${index}: got ${buf.length} bytes`);
+  const channels = pixFmt === 'rgba' ? 4 : 3;
+  if (buf.length !== width * height * channels) throw new Error(`frame ${index}: got ${buf.length} bytes`);
   return buf;
 }
 

@@ -80,6 +80,20 @@ export async function loadLogo(logo: LogoInput, width: number, height: number): 
   return layer;
 }
 
+/**
+ * Blends the rgb pixel of `src` at `i` into `dst` at `o` with alpha `a` (1..254):
+ * (src * a + dst * (255 - a)) / 255, rounded, as (x + 128 + ((x + 128) >> 8)) >> 8.
+ */
+export function mixInto(dst: Uint8Array, o: number, src: Uint8Array, i: number, a: number): void {
+  const b = 255 - a;
+  let x = src[i]! * a + dst[o]! * b + 128;
+  dst[o] = (x + (x >> 8)) >> 8;
+  x = src[i + 1]! * a + dst[o + 1]! * b + 128;
+  dst[o + 1] = (x + (x >> 8)) >> 8;
+  x = src[i + 2]! * a + dst[o + 2]! * b + 128;
+  dst[o + 2] = (x + (x >> 8)) >> 8;
+}
+
 /** Blends `layer` over `frame` with the layer's alpha. */
 export function drawLayer(frame: RgbImage, layer: Layer): void {
   const fd = frame.data, W = frame.width;
@@ -94,14 +108,7 @@ export function drawLayer(frame: RgbImage, layer: Layer): void {
         fd[o] = ld[i]!; fd[o + 1] = ld[i + 1]!; fd[o + 2] = ld[i + 2]!;
         continue;
       }
-      // (layer * a + frame * (255 - a)) / 255, rounded: (x + 128 + ((x + 128) >> 8)) >> 8.
-      const b = 255 - a;
-      let x = ld[i]! * a + fd[o]! * b + 128;
-      fd[o] = (x + (x >> 8)) >> 8;
-      x = ld[i + 1]! * a + fd[o + 1]! * b + 128;
-      fd[o + 1] = (x + (x >> 8)) >> 8;
-      x = ld[i + 2]! * a + fd[o + 2]! * b + 128;
-      fd[o + 2] = (x + (x >> 8)) >> 8;
+      mixInto(fd, o, ld, i, a);
     }
   }
 }

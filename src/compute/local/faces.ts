@@ -23,10 +23,13 @@ interface HumanFace {
   rotation?: { angle: { yaw: number; pitch: number; roll: number } } | null;
 }
 interface HumanTensor { dispose(): void }
+interface HumanOutput extends HumanTensor { data(): Promise<Int32Array | Float32Array> }
 interface Human {
   load(): Promise<void>;
   warmup(): Promise<unknown>;
   detect(input: HumanTensor, config?: object): Promise<{ face: HumanFace[] }>;
+  /** The person's matte ([h, w, 1], 0..255) with `segmentation.mode: 'alpha'`; the model loads on the first call. */
+  segmentation(input: HumanTensor, config?: object): Promise<HumanOutput | null>;
   tf: { tensor3d(data: Int32Array, shape: [number, number, number], dtype: 'int32'): HumanTensor };
 }
 
@@ -96,7 +99,7 @@ export function loadHuman(): Promise<Human> {
   return loading;
 }
 
-const toTensor = (human: Human, img: RgbImage): HumanTensor =>
+export const toTensor = (human: Human, img: RgbImage): HumanTensor =>
   human.tf.tensor3d(Int32Array.from(img.data), [img.height, img.width, 3], 'int32');
 
 /** Raw human faces of `img`. */
@@ -127,7 +130,7 @@ const round2 = (n: number) => Math.round(n * 100) / 100;
 
 const DETECT_MAX_SIDE = 1920;
 
-async function downscale(img: RgbImage, scale: number): Promise<RgbImage> {
+export async function downscale(img: RgbImage, scale: number): Promise<RgbImage> {
   const width = Math.max(1, Math.round(img.width * scale)), height = Math.max(1, Math.round(img.height * scale));
   const data = await sharp(Buffer.from(img.data.buffer, img.data.byteOffset, img.data.length), {
     raw: { width: img.width, height: img.height, channels: 3 },

@@ -105,7 +105,7 @@ export function createLocalBackend(opts: LocalBackendOptions = {}): ComputeBacke
       const job: RenderJob = {
         jobId: req.jobId, sourcePath: req.sourcePath, driver: req.driver, face: req.face,
         resultFormat: req.resultFormat, mute: req.mute, stitch: req.stitch, maxAnimatedFaces: req.maxAnimatedFaces,
-        logo: req.logo, ...(req.overlayPath ? { overlayPath: req.overlayPath } : {}),
+        logo: req.logo, ...(req.overlayPath ? { overlayPath: req.overlayPath } : {}), ...(req.background ? { background: req.background } : {}),
         outputPath: req.outputPath, workDir: req.workDir, ...(req.previewDir ? { previewDir: req.previewDir } : {}),
       };
       c.send({ type: 'render', id, job } satisfies ParentMessage);

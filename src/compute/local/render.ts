@@ -12,7 +12,7 @@ import { CROP_RESULT_SIDE } from '../result-frame.ts';
 import { drawLayer, loadLogo, screenBlend, type Layer } from './compose.ts';
 import { videoDriverMotion } from './driver-video.ts';
 import { speechMotion } from './speech-driver.ts';
-import { startEncoder } from './ffmpeg.ts';
+import { finishEncoding, startEncoder, type EncoderOptions } from './ffmpeg.ts';
 import { chooseFace, detectFaces, type SourceFace } from './faces.ts';
 import { cropSquare, decodeImage, evenSize } from './image.ts';
 import { bankMotion, type MotionTrack } from './motion.ts';
@@ -20,6 +20,8 @@ import { openOverlay, probeOverlay, type OverlayFrames } from './overlay.ts';
 import { buildRig, rigFrame, type Point3, type Rig } from './rig.ts';
 import { wavBytes } from './song.ts';
 import { fillMouth, warpTriangles, type RgbImage } from './warp.ts';
+import { drawLayerRgba, loadBackground, overBackground, segmentPerson, withAlpha } from './matte.ts';
+import { ALPHA_FORMATS } from '../interface.ts';
 
 /** A render request as it crosses into the render process (no signal, no callbacks). */
 export type RenderJob = Omit<RenderRequest, 'signal' | 'onProgress'>;
@@ -102,6 +104,10 @@ export async function renderJob(job: RenderJob, onProgress: (done: number, total
   const whole = job.stitch ? evenSize(source) : undefined;
   const width = whole?.width ?? CROP_RESULT_SIDE, height = whole?.height ?? CROP_RESULT_SIDE;
   const logo = await loadLogo(job.logo, width, height);
+  if (job.background?.kind === 'transparent' && !ALPHA_FORMATS.includes(job.resultFormat)) {
+    throw new RenderError('ConfigError', `a transparent background needs a result format with alpha (webm or mov), not ${job.resultFormat}`);
+  }
+  const background = job.background ? await loadBackground(job.background, width, height) : undefined;
   const overlayAlpha = job.overlayPath ? (await probeOverlay(job.overlayPath)).alpha : false;
   const faces = await detectFaces(source);
   const chosen = requestedFace(faces, job.face);
@@ -114,13 +120,14 @@ export async function renderJob(job: RenderJob, onProgress: (done: number, total
     : await cropCanvas(source, chosen);
   const { image } = canvas;
   const rig = buildRig(canvas.meshes, image.width, image.height);
+  const matte = job.background ? await segmentPerson(image) : undefined;
 
   const total = track.frames.length;
   const overlay = job.overlayPath
     ? await openOverlay(job.overlayPath, { width, height, fps: track.fps, frames: total, alpha: overlayAlpha })
     : undefined;
   try {
-    await encodeFrames(job, { image, rig, track, overlay, logo, audioPath }, onProgress);
+    await encodeFrames(job, { image, rig, track, overlay, logo, audioPath, ...(matte ? { matte, background } : {}) }, onProgress);
   } finally {
     overlay?.close();
   }
@@ -149,30 +156,52 @@ interface FrameSources {
   overlay?: OverlayFrames;
   logo?: Layer;
   audioPath?: string;
+  /** The person's alpha on `image` (when there is a background), and the picture behind (absent: transparent). */
+  matte?: Uint8Array;
+  background?: Uint8Array;
 }
 
 /** Animates, composes and encodes every frame of the track into `job.outputPath`. */
 async function encodeFrames(job: RenderJob, s: FrameSources, onProgress: (done: number, total: number) => void): Promise<void> {
-  const { image, rig, track } = s;
+  const { image, rig, track, matte } = s;
   const total = track.frames.length;
-  const encoder = startEncoder({
-    width: image.width, height: image.height, fps: track.fps, format: job.resultFormat, outputPath: job.outputPath,
+  const transparent = matte !== undefined && s.background === undefined;
+  const encoding: EncoderOptions = {
+    width: image.width, height: image.height, fps: track.fps, format: job.resultFormat, alpha: transparent, outputPath: job.outputPath,
     audioPath: job.mute ? undefined : s.audioPath, durationSec: total / track.fps,
     ...(job.previewDir ? { previewDir: job.previewDir } : {}),
-  });
+  };
+  const encoder = startEncoder(encoding);
   let stderr = '';
   encoder.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   encoder.stdin.on('error', () => {});
   const exited = once(encoder, 'close') as Promise<[number | null]>;
   try {
     const frame: RgbImage = { width: image.width, height: image.height, data: new Uint8Array(image.data.length) };
+    const frameMatte = matte && { from: matte, into: new Uint8Array(matte.length) };
     for (let i = 0; i < total; i++) {
       frame.data.set(image.data);
+      frameMatte?.into.set(matte!);
       const { dst, mouths } = rigFrame(rig, track.frames[i]!);
-      warpTriangles(image, frame, rig.tris, rig.src, dst);
+      warpTriangles(image, frame, rig.tris, rig.src, dst, frameMatte);
       for (const m of mouths) fillMouth(frame, m.poly, m.depth);
-      await composeLayers(frame, s.overlay, s.logo);
-      if (!encoder.stdin.write(Buffer.from(frame.data))) {
+      let out: Uint8Array;
+      if (!frameMatte) {
+        await composeLayers(frame, s.overlay, s.logo);
+        out = frame.data;
+      } else if (s.background) {
+        overBackground(frame, frameMatte.into, s.background);
+        await composeLayers(frame, s.overlay, s.logo);
+        out = frame.data;
+      } else {
+        // Transparent: the overlay lands on the person only; the logo keeps its own alpha.
+        await composeLayers(frame, s.overlay, undefined);
+        out = Buffer.allocUnsafe(frame.width * frame.height * 4);
+        withAlpha(frame, frameMatte.into, out);
+        if (s.logo) drawLayerRgba(out, frame.width, s.logo);
+      }
+      // The frame buffer is reused: the encoder gets a copy of it (an rgba frame is new each time).
+      if (!encoder.stdin.write(out === frame.data ? Buffer.from(out) : out)) {
         await Promise.race([once(encoder.stdin, 'drain'), exited]);
       }
       if (encoder.exitCode !== null) break;
@@ -181,6 +210,7 @@ async function encodeFrames(job: RenderJob, s: FrameSources, onProgress: (done: 
     encoder.stdin.end();
     const [code] = await exited;
     if (code !== 0) throw new Error(`ffmpeg failed (${code}): ${stderr.slice(-500)}`);
+    await finishEncoding(encoding);
   } finally {
     if (encoder.exitCode === null) encoder.kill('SIGKILL');
   }

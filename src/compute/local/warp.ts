@@ -57,11 +57,16 @@ export function delaunay(pts: Float64Array): Uint32Array {
 /**
  * Warps the triangles of `tris` that moved from `src` points to `dst` points, reading
  * `from` and writing `into` (which should already hold the unmoved picture). Pixels are
- * sampled bilinearly. Triangles whose three vertices did not move are skipped.
+ * sampled bilinearly. Triangles whose three vertices did not move are skipped. `matte`, when
+ * given, is a one-byte-per-pixel plane of the same size warped along (the person's alpha).
  */
-export function warpTriangles(from: RgbImage, into: RgbImage, tris: Uint32Array, src: Float64Array, dst: Float64Array): void {
+export function warpTriangles(
+  from: RgbImage, into: RgbImage, tris: Uint32Array, src: Float64Array, dst: Float64Array,
+  matte?: { from: Uint8Array; into: Uint8Array },
+): void {
   const { width: W, height: H } = into;
   const sd = from.data, od = into.data;
+  const ms = matte?.from, mo = matte?.into;
   const sw = from.width, sh = from.height;
   const moved = (i: number) => Math.abs(src[2 * i]! - dst[2 * i]!) > 0.01 || Math.abs(src[2 * i + 1]! - dst[2 * i + 1]!) > 0.01;
   for (let t = 0; t < tris.length; t += 3) {
@@ -107,6 +112,10 @@ export function warpTriangles(from: RgbImage, into: RgbImage, tris: Uint32Array,
         od[o] = sd[p]! * w00 + sd[p + 3]! * w10 + sd[q]! * w01 + sd[q + 3]! * w11 + 0.5;
         od[o + 1] = sd[p + 1]! * w00 + sd[p + 4]! * w10 + sd[q + 1]! * w01 + sd[q + 4]! * w11 + 0.5;
         od[o + 2] = sd[p + 2]! * w00 + sd[p + 5]! * w10 + sd[q + 2]! * w01 + sd[q + 5]! * w11 + 0.5;
+        if (mo) {
+          const m = iy * sw + ix, n = m + sw;
+          mo[o / 3] = ms![m]! * w00 + ms![m + 1]! * w10 + ms![n]! * w01 + ms![n + 1]! * w11 + 0.5;
+        }
       }
     }
   }

@@ -1,5 +1,5 @@
 import { extname } from 'node:path';
-import type { DriverInput, FaceRequest, LogoInput, RenderRequest, ResultFormat } from '../interface.ts';
+import type { BackgroundInput, DriverInput, FaceRequest, LogoInput, RenderRequest, ResultFormat } from '../interface.ts';
 import { DEFAULT_LOGO_PATH } from '../result-frame.ts';
 import type { ClaimedTask } from '../../schemas/compute.ts';
 import type { FileName } from './signing.ts';
@@ -18,6 +18,8 @@ export interface StoredRender {
   maxAnimatedFaces: number;
   logo: LogoInput;
   overlayPath: string | null;
+  /** Absent from rows written before backgrounds existed: the source picture as it is. */
+  background?: BackgroundInput | null;
 }
 
 export function storedRender(req: RenderRequest): StoredRender {
@@ -31,6 +33,7 @@ export function storedRender(req: RenderRequest): StoredRender {
     maxAnimatedFaces: req.maxAnimatedFaces,
     logo: req.logo,
     overlayPath: req.overlayPath ?? null,
+    background: req.background ?? null,
   };
 }
 
@@ -46,15 +49,21 @@ export function inputPath(render: StoredRender, name: FileName): string | null {
       return render.logo.kind === 'image' ? render.logo.path : null;
     case 'overlay':
       return render.overlayPath;
+    case 'background':
+      return render.background?.kind === 'image' ? render.background.path : null;
     case 'result':
       return null;
   }
 }
 
-export const RESULT_CONTENT_TYPE: Record<ResultFormat, string> = { mp4: 'video/mp4', mov: 'video/quicktime' };
+export const RESULT_CONTENT_TYPE: Record<ResultFormat, string> = { mp4: 'video/mp4', mov: 'video/quicktime', webm: 'video/webm' };
 
-/** The major brand of the ftyp box each result format must start with. */
-export const RESULT_BRAND: Record<ResultFormat, string> = { mp4: 'isom', mov: 'qt  ' };
+/** How a result file of each format must start: an ftyp box of this major brand, or (webm) the EBML magic. */
+export const RESULT_BRAND: Record<ResultFormat, { ftyp: string } | { magic: string }> = {
+  mp4: { ftyp: 'isom' },
+  mov: { ftyp: 'qt  ' },
+  webm: { magic: '1a45dfa3' },
+};
 
 /** Input file types both ways: the service names the type by extension, a worker picks the extension by type. */
 const INPUT_TYPES: [ext: string, type: string][] = [
@@ -85,6 +94,7 @@ export type SignUrl = (name: FileName, method: 'GET' | 'PUT') => string;
 /** The `render` and `result` parts of a claim answer. */
 export function presentRender(render: StoredRender, sign: SignUrl, maxBytes: number): Pick<ClaimedTask, 'render' | 'result'> {
   const { driver, logo } = render;
+  const background = render.background ?? null;
   return {
     render: {
       result_format: render.resultFormat,
@@ -102,6 +112,10 @@ export function presentRender(render: StoredRender, sign: SignUrl, maxBytes: num
         : logo.kind === 'default' ? { kind: 'default', url: sign('logo', 'GET') }
         : { kind: 'none' },
       overlay_url: render.overlayPath ? sign('overlay', 'GET') : null,
+      background:
+        background === null ? null
+        : background.kind === 'image' ? { kind: 'image', url: sign('background', 'GET') }
+        : background,
     },
     result: {
       upload_url: sign('result', 'PUT'),

@@ -8,7 +8,7 @@ import { checkSignature, expiresAt, signText, type SignatureCheck } from '../../
  * current one, so a URL dies with its lease even before it expires.
  */
 
-export const FILE_NAMES = ['source', 'driver', 'logo', 'overlay', 'result'] as const;
+export const FILE_NAMES = ['source', 'driver', 'logo', 'overlay', 'background', 'result'] as const;
 export type FileName = (typeof FILE_NAMES)[number];
 export type FileMethod = 'GET' | 'PUT';
 

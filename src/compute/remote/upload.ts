@@ -12,17 +12,25 @@ import { uploadPathOf } from './task-store.ts';
 
 const tooLarge = (max: number) => new ApiError('PayloadTooLargeError', `The result is larger than the limit of ${max} bytes`);
 
-/** The major brand of the file's leading ftyp box, or '' when it has none. */
-async function ftypBrand(file: string): Promise<string> {
+/** Whether the file starts as a container of `format` must: its ftyp box's major brand, or its magic bytes. */
+async function startsAs(file: string, format: ResultFormat): Promise<boolean> {
   const handle = await open(file, 'r');
   try {
     const buf = Buffer.alloc(12);
     const { bytesRead } = await handle.read(buf, 0, 12, 0);
-    return bytesRead === 12 && buf.toString('latin1', 4, 8) === 'ftyp' ? buf.toString('latin1', 8, 12) : '';
+    const want = RESULT_BRAND[format];
+    if ('magic' in want) return buf.toString('hex', 0, want.magic.length / 2) === want.magic;
+    return bytesRead === 12 && buf.toString('latin1', 4, 8) === 'ftyp' && buf.toString('latin1', 8, 12) === want.ftyp;
   } finally {
     await handle.close();
   }
 }
+
+const FORMAT_TEXT: Record<ResultFormat, string> = {
+  mp4: 'an mp4 (ISO base media, brand isom)',
+  mov: 'a QuickTime mov (brand "qt  ")',
+  webm: 'a WebM (EBML)',
+};
 
 /**
  * PUT of the result: streamed to a file of its own (one per attempt), never held in memory,
@@ -53,9 +61,7 @@ export async function storeResult(
     const source = body ? Readable.fromWeb(body as WebReadableStream<Uint8Array>) : Readable.from([]);
     await pipeline(source, counter, createWriteStream(part));
     const format = (JSON.parse(row.request) as StoredRender).resultFormat as ResultFormat;
-    if ((await ftypBrand(part)) !== RESULT_BRAND[format]) {
-      throw new ApiError('BadRequestError', `The result is not ${format === 'mp4' ? 'an mp4 (ISO base media, brand isom)' : 'a QuickTime mov (brand "qt  ")'} file`);
-    }
+    if (!(await startsAs(part, format))) throw new ApiError('BadRequestError', `The result is not ${FORMAT_TEXT[format]} file`);
     await rename(part, target);
   } catch (err) {
     await rm(part, { force: true });

@@ -12,7 +12,7 @@ import { createGuardedClient, type GuardedClient } from '../../egress/client.ts'
 import type { Logger } from '../../log.ts';
 import { validate } from '../../schemas/ajv.ts';
 import { ClaimedTask, WORKER_FAIL_KINDS } from '../../schemas/compute.ts';
-import type { ComputeBackend, DriverInput, LogoInput, RenderRequest } from '../interface.ts';
+import type { BackgroundInput, ComputeBackend, DriverInput, LogoInput, RenderRequest } from '../interface.ts';
 import { extensionOfType } from './protocol.ts';
 import { TASK_KINDS } from '../kinds.ts';
 
@@ -282,6 +282,11 @@ export async function runRemoteWorker(opts: RemoteWorkerOptions): Promise<Worker
         ? { kind: 'image', path: await download(r.logo.url, dir, 'logo', max, checkpoint), position: [r.logo.position[0]!, r.logo.position[1]!] }
         : { kind: r.logo.kind };
     const overlayPath = r.overlay_url ? await download(r.overlay_url, dir, 'overlay', max, checkpoint) : undefined;
-    return { sourcePath, driver, logo, ...(overlayPath ? { overlayPath } : {}) };
+    const b = r.background ?? null;
+    const background: BackgroundInput | undefined =
+      b === null ? undefined
+      : b.kind === 'image' ? { kind: 'image', path: await download(b.url, dir, 'background', max, checkpoint) }
+      : b;
+    return { sourcePath, driver, logo, ...(overlayPath ? { overlayPath } : {}), ...(background ? { background } : {}) };
   }
 }
