@@ -58,6 +58,8 @@ function messageOf(e: ErrorObject): string {
       return 'is required';
     case 'pattern':
       return `does not have the required form (${e.parentSchema?.description ?? `pattern ${(e.params as { pattern: string }).pattern}`})`;
+    case 'const':
+      return `must be ${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)}`;
     case 'format':
       return `must be a ${(e.params as { format: string }).format} number`;
     default:
@@ -65,13 +67,48 @@ function messageOf(e: ErrorObject): string {
   }
 }
 
-export function toFieldErrors(errors: readonly ErrorObject[]): FieldError[] {
+const BRANCH = /^(.*?\/anyOf)\/(\d+)\//;
+
+/**
+ * The errors worth reporting of a failed union of tagged objects (`script: {type: "text", ...} |
+ * {type: "audio", ...}`): a branch whose tag (a `const` property of the union's object) did not
+ * match says nothing about the value, so when another branch's tag matched, only that branch's
+ * errors are kept; when no tag matched, only the tag errors are.
+ */
+function taggedBranchErrors(errors: readonly ErrorObject[]): readonly ErrorObject[] {
+  const unions = new Map<string, { mismatched: Set<string>; branches: Set<string> }>();
+  for (const e of errors) {
+    const m = BRANCH.exec(e.schemaPath);
+    if (!m) continue;
+    const union = unions.get(m[1]!) ?? { mismatched: new Set(), branches: new Set() };
+    unions.set(m[1]!, union);
+    union.branches.add(m[2]!);
+    if (e.keyword === 'const' && e.instancePath.split('/').length === (errors.find((a) => a.keyword === 'anyOf' && a.schemaPath === m[1])?.instancePath.split('/').length ?? -2) + 1) union.mismatched.add(m[2]!);
+  }
+  return errors.filter((e) => {
+    const m = BRANCH.exec(e.schemaPath);
+    const union = m ? unions.get(m[1]!) : undefined;
+    if (!m || !union || union.mismatched.size === 0) return true;
+    const someMatched = union.mismatched.size < union.branches.size;
+    return someMatched ? !union.mismatched.has(m[2]!) : e.keyword === 'const';
+  });
+}
+
+export function toFieldErrors(all: readonly ErrorObject[]): FieldError[] {
   const seen = new Set<string>();
   const out: FieldError[] = [];
+  const errors = taggedBranchErrors(all);
   for (const e of errors) {
     // anyOf reports each failed branch and then a summary; the branch errors say why.
     if (e.keyword === 'anyOf' && errors.length > 1) continue;
     const item = { field: fieldOf(e), message: messageOf(e) };
+    // The tags of a union none of whose tags matched: one message naming every allowed value.
+    const sameField = e.keyword === 'const' ? out.find((o) => o.field === item.field && o.message.startsWith('must be ')) : undefined;
+    if (sameField) {
+      const allowed = sameField.message.replace(/^must be (one of )?/, '');
+      sameField.message = `must be one of ${allowed}, ${item.message.replace(/^must be /, '')}`;
+      continue;
+    }
     const key = `${item.field}\u0000${item.message}`;
     if (!seen.has(key)) {
       seen.add(key);
