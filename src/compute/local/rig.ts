@@ -42,6 +42,7 @@ export interface RigFrame {
   mouths: { poly: number[]; depth: number }[];
 }
 
+const smoothstep = (x: number): number => (x <= 0 ? 0 : x >= 1 ? 1 : x * x * (3 - 2 * x));
 const dist = (a: Point3, b: Point3): number => Math.hypot(a[0] - b[0], a[1] - b[1]);
 
 function ellipse(center: [number, number], up: [number, number], right: [number, number], rx: number, rTop: number, rBottom: number, count: number): [number, number][] {
@@ -180,15 +181,36 @@ export function rigFrame(rig: Rig, m: MotionFrame): RigFrame {
     if (open > 0.05) {
       const along = (p: Point3) => (p[0] - mx) * down[0] + (p[1] - my) * down[1];
       const across = (p: Point3) => (p[0] - mx) * right[0] + (p[1] - my) * right[1];
-      const lowerAlong = Math.max(1, along(lowerMid));
-      const upperAlong = along(upperMid);
+      // The line between the lips (through the inner corners and the middle of each inner lip
+      // pair), as an offset along `down` at each place across the face: what lies under it
+      // drops with the jaw, what lies over it is the upper lip.
+      const c0 = mesh[MOUTH_CORNER_INNER[0]]!, c1 = mesh[MOUTH_CORNER_INNER[1]]!;
+      const line = [[across(c0), along(c0)], [across(c1), along(c1)], ...LIPS_UPPER_INNER.map((ui, k) => {
+        const u = mesh[ui]!, l = mesh[LIPS_LOWER_INNER[k]!]!;
+        return [(across(u) + across(l)) / 2, (along(u) + along(l)) / 2];
+      })].sort((a, b) => a[0]! - b[0]!) as [number, number][];
+      const lineAt = (x: number): number => {
+        if (x <= line[0]![0]) return line[0]![1];
+        for (let j = 1; j < line.length; j++) {
+          const [x1, y1] = line[j]!, [x0, y0] = line[j - 1]!;
+          if (x <= x1) return x1 > x0 ? y0 + ((y1 - y0) * (x - x0)) / (x1 - x0) : y1;
+        }
+        return line[line.length - 1]![1];
+      };
+      const mouthMid = (across(c0) + across(c1)) / 2, mouthHalf = Math.max(1, Math.abs(across(c1) - across(c0)) / 2);
+      const upperAlong = along(upperMid) - lineAt(across(upperMid));
+      const lowerInner = new Set(LIPS_LOWER_INNER);
       for (let i = 0; i < mesh.length; i++) {
         const p = mesh[i]!;
-        const a = along(p);
-        const wx = Math.max(0, 1 - (across(p) / (0.5 * W)) ** 2);
+        const x = across(p), a = along(p) - lineAt(x);
+        const wx = Math.max(0, 1 - (x / (0.5 * W)) ** 2);
         let k = 0;
-        if (a > 0) k = Math.min(1, Math.sqrt(a / lowerAlong));
-        else if (a > upperAlong - 0.08 * H) k = -0.08 * Math.max(0, 1 - (upperAlong - a) / (0.08 * H));
+        if (a > 0 || lowerInner.has(i)) {
+          // The lower lip opens as a lens (most in the middle, nothing at the corners); under
+          // it the chin drops whole.
+          const lens = Math.sqrt(Math.max(0, 1 - ((x - mouthMid) / mouthHalf) ** 2));
+          k = lens + (1 - lens) * smoothstep(Math.max(0, a) / (0.06 * H));
+        } else if (a > upperAlong - 0.08 * H) k = -0.08 * Math.max(0, 1 - (upperAlong - a) / (0.08 * H));
         if (k === 0 || wx === 0) continue;
         move(i, 0, -open * k * wx);
       }

@@ -1,0 +1,61 @@
+/**
+ * The face rig's mouth, on a built-in presenter's real face mesh: the jaw drop opens the lips
+ * as a lens (the whole lower lip comes down, most in the middle, the corners stay), and the
+ * dark interior fills that opening; with the mouth at rest nothing moves.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { detectFaces } from '../../src/compute/local/faces.ts';
+import { decodeImage } from '../../src/compute/local/image.ts';
+import { LIPS_LOWER_INNER, LIPS_UPPER_INNER, MOUTH_CORNER_INNER } from '../../src/compute/local/landmarks.ts';
+import { neutralFrame } from '../../src/compute/local/motion.ts';
+import { buildRig, rigFrame, type Rig } from '../../src/compute/local/rig.ts';
+import { BUILT_IN_PRESENTERS } from '../../src/presenters/built-in.ts';
+
+let rig: Rig;
+
+beforeAll(async () => {
+  const img = await decodeImage(BUILT_IN_PRESENTERS.find((p) => p.name === 'Grace')!.image);
+  const [face] = await detectFaces(img);
+  rig = buildRig([face!.mesh], img.width, img.height);
+}, 60_000);
+
+/** How far control point `i` of the face moved down (pixels) in `dst`. */
+const drop = (dst: Float64Array, i: number) => dst[2 * i + 1]! - rig.src[2 * i + 1]!;
+
+function area(poly: number[]): number {
+  let a = 0;
+  for (let i = 0; i < poly.length; i += 2) {
+    const j = (i + 2) % poly.length;
+    a += poly[i]! * poly[j + 1]! - poly[j]! * poly[i + 1]!;
+  }
+  return Math.abs(a) / 2;
+}
+
+describe('the rig\'s mouth', () => {
+  it('opens the lips as a lens: the whole lower lip drops, most in the middle, the corners stay', () => {
+    const { dst, mouths } = rigFrame(rig, { ...neutralFrame(), mouth: 0.8 });
+    const drops = LIPS_LOWER_INNER.map((i) => drop(dst, i));
+    const middle = drops[4]!;
+    expect(middle).toBeGreaterThan(0.05 * rig.faces[0]!.height);
+    // Every inner point of the lower lip comes down, the ones beside the middle nearly as far.
+    for (const d of drops) expect(d).toBeGreaterThan(0.15 * middle);
+    for (const d of drops.slice(2, 7)) expect(d).toBeGreaterThan(0.6 * middle);
+    for (const c of MOUTH_CORNER_INNER) expect(Math.abs(drop(dst, c))).toBeLessThan(0.15 * middle);
+    // The upper lip lifts a little at most.
+    for (const i of LIPS_UPPER_INNER) expect(drop(dst, i)).toBeLessThanOrEqual(0.01);
+
+    // The dark interior fills a lens, not a sliver: its area is most of its bounding box's
+    // (a triangle would fill half, a half-ellipse fills 79 %).
+    expect(mouths).toHaveLength(1);
+    const { poly } = mouths[0]!;
+    const xs = poly.filter((_, k) => k % 2 === 0), ys = poly.filter((_, k) => k % 2 === 1);
+    const box = (Math.max(...xs) - Math.min(...xs)) * (Math.max(...ys) - Math.min(...ys));
+    expect(area(poly) / box).toBeGreaterThan(0.6);
+  });
+
+  it('moves nothing with the mouth at rest, and shuts it completely', () => {
+    const { dst, mouths } = rigFrame(rig, neutralFrame());
+    expect(mouths).toEqual([]);
+    for (const i of [...LIPS_LOWER_INNER, ...LIPS_UPPER_INNER]) expect(drop(dst, i)).toBe(0);
+  });
+});
