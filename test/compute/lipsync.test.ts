@@ -16,6 +16,7 @@ import {
 import { mouthFromCues } from '../../src/compute/local/visemes.ts';
 import { int16Wav } from '../../src/clips/speech.ts';
 import { BUILT_IN_PRESENTERS } from '../../src/presenters/built-in.ts';
+import { createEspeakProvider } from '../../src/voices/espeak/index.ts';
 import { createFliteProvider } from '../../src/voices/flite/index.ts';
 import { VoicePool } from '../../src/voices/pool.ts';
 import { renderRequest } from '../helpers/video.ts';
@@ -115,7 +116,7 @@ describe('the file\'s timeline', () => {
   });
 });
 
-describe('on clips rendered from a Flite voice', () => {
+describe('on real clips, rendered from the embedded voices', () => {
   // Dense in p, b and m, and with open vowels to compare with.
   const SCRIPT = 'Bobby bought a big map. Pam made maple pie.';
   let dir: string;
@@ -140,14 +141,14 @@ describe('on clips rendered from a Flite voice', () => {
   });
 
   /** Renders Grace speaking the script with the mouth made from `driven`, and measures the file against the true cues. */
-  async function renderAndMeasure(name: string, driven: SpeechCue[]) {
+  async function renderAndMeasure(name: string, driven: SpeechCue[], audio = wav, truth = cues) {
     // With the HLS preview beside it, as a clip is rendered (the file then starts its video 80 ms in).
     const previewDir = join(dir, `preview-${name}`);
     await mkdir(previewDir);
-    const req = renderRequest(dir, { name, sourcePath: grace.image, mute: false, previewDir, driver: { kind: 'speech', audioPath: wav, cues: driven, seed: 'lipsync-test' } });
+    const req = renderRequest(dir, { name, sourcePath: grace.image, mute: false, previewDir, driver: { kind: 'speech', audioPath: audio, cues: driven, seed: 'lipsync-test' } });
     await backend.render(req);
     const sync = await measureLipSync(req.outputPath);
-    const closure = bilabialClosure(sync.mouth, sync.fps, cues);
+    const closure = bilabialClosure(sync.mouth, sync.fps, truth);
     return { sync, closure, misses: lipSyncMisses(sync, closure), timeline: await fileTimeline(req.outputPath) };
   }
 
@@ -179,5 +180,17 @@ describe('on clips rendered from a Flite voice', () => {
     const { sync, misses } = await renderAndMeasure('late', late);
     expect(sync.offsetMs).toBeGreaterThan(60);
     expect(misses.join('; ')).toMatch(/audio-visual offset/);
+  }, 240_000);
+
+  it('passes an eSpeak voice too (IPA timings)', async () => {
+    const speech = await createEspeakProvider({ pool }).synthesize({ text: SCRIPT, voiceId: 'en-US-espeak-female' });
+    const audio = join(dir, 'espeak.wav');
+    await writeFile(audio, int16Wav(speech.pcm, speech.sampleRate));
+    expect(speech.phonemes.every((c) => c.alphabet === 'ipa')).toBe(true);
+    const { closure, misses } = await renderAndMeasure('espeak', speech.phonemes, audio, speech.phonemes);
+    expect(misses).toEqual([]);
+    expect(closure.count).toBeGreaterThanOrEqual(10);
+    expect(closure.vowels).toBeGreaterThanOrEqual(4);
+    expect(closure.ratio).toBeLessThan(0.1);
   }, 240_000);
 });
