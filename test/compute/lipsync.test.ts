@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SpeechCue } from '../../src/compute/interface.ts';
 import { createLocalBackend } from '../../src/compute/local/index.ts';
 import {
-  alignAudio, bilabialClosure, fileTimeline, LIP_SYNC_GOALS, lipSyncMisses, measureLipSync, parseFramecrc, speechEnvelope,
+  alignAudio, bilabialClosure, fileTimeline, leadingCopies, LIP_SYNC_GOALS, lipSyncMisses, measureLipSync, parseFramecrc, speechEnvelope,
 } from '../../src/compute/local/lipsync.ts';
 import { mouthFromCues } from '../../src/compute/local/visemes.ts';
 import { int16Wav } from '../../src/clips/speech.ts';
@@ -95,6 +95,15 @@ describe('the file\'s timeline', () => {
     expect(parseFramecrc(CRC)).toEqual({ videoStart: 0.08, audioStart: 0.016, videoFrames: 3 });
     expect(parseFramecrc(CRC.split('\n').filter((l) => !l.startsWith('1,')).join('\n'))).toEqual({ videoStart: 0.08, audioStart: undefined, videoFrames: 3 });
     expect(() => parseFramecrc('#tb 0: 1/12800\n')).toThrow(/no frames/);
+  });
+
+  it('counts the copies of the first frame the tracker decodes before the video starts', () => {
+    const timeline = { videoStart: 0.08, audioStart: 0.016, videoFrames: 82 };
+    expect(leadingCopies(84, timeline, 25)).toBe(2);
+    // A tracker that stopped at 60 s: from the start times (64 ms is 1.6 frames).
+    expect(leadingCopies(1500, { ...timeline, videoFrames: 2000 }, 25)).toBe(2);
+    expect(leadingCopies(82, { videoStart: 0, audioStart: 0, videoFrames: 82 }, 25)).toBe(0);
+    expect(leadingCopies(40, { videoStart: 0, audioStart: 0.05, videoFrames: 82 }, 25)).toBe(0);
   });
 
   it('moves the audio so that its sample 0 plays with the first frame', () => {

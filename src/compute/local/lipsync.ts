@@ -135,6 +135,17 @@ export function speechEnvelope(pcm: Pcm, fps: number): number[] {
 }
 
 /**
+ * How many copies of the first frame a tracker that decodes at a constant rate puts before
+ * it: ffmpeg times the file from its earliest stream and repeats the first frame until the
+ * video starts. They are the frames past the file's count or, when the tracker stopped early
+ * (it reads 60 s at most), the video's start in frames.
+ */
+export function leadingCopies(tracked: number, timeline: FileTimeline, fps: number): number {
+  if (tracked > timeline.videoFrames) return tracked - timeline.videoFrames;
+  return Math.max(0, Math.round((timeline.videoStart - Math.min(timeline.videoStart, timeline.audioStart ?? Infinity)) * fps));
+}
+
+/**
  * Measures a rendered talking video (with its sound). Both curves are put on the speech's
  * own timeline, where frame 0 is the first frame shown and time 0 the sound that plays with
  * it: the face tracker decodes at a constant rate from the file's time zero (repeating the
@@ -146,7 +157,7 @@ export function speechEnvelope(pcm: Pcm, fps: number): number[] {
 export async function measureLipSync(videoPath: string): Promise<LipSyncMeasure> {
   const timeline = await fileTimeline(videoPath);
   const { track } = await videoDriverMotion(videoPath, '');
-  const lead = Math.max(0, track.frames.length - timeline.videoFrames);
+  const lead = leadingCopies(track.frames.length, timeline, track.fps);
   const mouth = track.frames.slice(lead).map((f) => f.mouth);
   const envelope = speechEnvelope(alignAudio(await decodeSpeech(videoPath), timeline), track.fps);
   const n = Math.min(mouth.length, envelope.length);
