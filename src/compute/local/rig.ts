@@ -145,10 +145,12 @@ function jawWeights(mesh: Point3[], ring: Point3[], up: [number, number], right:
   };
   const mouthMid = (across(c0) + across(c1)) / 2, mouthHalf = Math.max(1, Math.abs(across(c1) - across(c0)) / 2);
   const upperAlong = along(upperMid) - lineAt(across(upperMid));
-  const lowerInner = new Set(LIPS_LOWER_INNER);
+  // The inner lips are sorted by name, not by where they lie: under a moustache the tracker
+  // may cross the two, and an upper lip that drops with the jaw folds the opening over.
+  const lowerInner = new Set(LIPS_LOWER_INNER), upperInner = new Set([...LIPS_UPPER_INNER, ...MOUTH_CORNER_INNER]);
   const jaw = new Float64Array(mesh.length);
   mesh.forEach((p, i) => {
-    const x = across(p), a = along(p) - lineAt(x);
+    const x = across(p), a = upperInner.has(i) ? Math.min(0, along(p) - lineAt(x)) : along(p) - lineAt(x);
     const wx = Math.max(0, 1 - (x / (0.5 * W)) ** 2);
     if (a > 0 || lowerInner.has(i)) {
       const lens = Math.sqrt(Math.max(0, 1 - ((x - mouthMid) / mouthHalf) ** 2));
