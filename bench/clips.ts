@@ -4,7 +4,9 @@
  *      embedded engine on the same ~30 s text, through the worker pool, warmed;
  *   2. the render: frames per second and real-time factor of a ~30 s clip at 512x512 on the
  *      local CPU backend (speech driver, sound, logo, the HLS preview written beside it), and
- *      its lip sync measured on the file (audio-visual offset, correlation, lips on p/b/m);
+ *      its lip sync measured on the file (audio-visual offset, correlation, and the closure on
+ *      p/b/m: median opening at the bilabials' deepest frames and at the open vowels' widest,
+ *      their ratio, the share of p/b/m that close; see docs/lipsync.md);
  *   2b. the same render once on each background (colour, picture, transparent webm and mov);
  *   3. the service: from `POST /clips` until `pending_url` first plays (the playlist lists a
  *      segment and that segment downloads), and until `done`.
@@ -30,7 +32,7 @@ import { FFMPEG_PATH } from '../src/compute/local/ffmpeg.ts';
 import type { BackgroundInput, ResultFormat } from '../src/compute/interface.ts';
 import { int16Wav } from '../src/clips/speech.ts';
 import { BUILT_IN_PRESENTERS } from '../src/presenters/built-in.ts';
-import { bilabialClosure, measureLipSync } from '../src/compute/local/lipsync.ts';
+import { bilabialClosure, LIP_SYNC_GOALS, lipSyncMisses, measureLipSync } from '../src/compute/local/lipsync.ts';
 import { median } from './stats.ts';
 import { NODE_ARGS, freePort, killChildrenOnExit, root, runBench, serviceEnv, sleep, startService, waitForHealth } from './procs.ts';
 
@@ -104,9 +106,13 @@ async function render(s: Awaited<ReturnType<typeof speech>>): Promise<void> {
   }
   const sync = await measureLipSync(join(dir, 'clip-0.mp4'));
   const closure = bilabialClosure(sync.mouth, sync.fps, s.cues);
+  const misses = lipSyncMisses(sync, closure);
   console.log(
-    `  lips    audio-visual offset ${sync.offsetMs.toFixed(1)} ms (goal within ±40 ms: ${Math.abs(sync.offsetMs) <= 40 ? 'met' : 'misses'}), correlation ${sync.correlation.toFixed(2)}; ` +
-      `median opening on ${closure.count} p/b/m ${closure.bilabial.toFixed(3)} vs open vowels ${closure.vowel.toFixed(3)}`,
+    `  lips    audio-visual offset ${sync.offsetMs.toFixed(1)} ms (goal within ±${LIP_SYNC_GOALS.maxOffsetMs} ms: ${Math.abs(sync.offsetMs) <= LIP_SYNC_GOALS.maxOffsetMs ? 'met' : 'misses'}), correlation ${sync.correlation.toFixed(2)}`,
+  );
+  console.log(
+    `  lips    closure on p/b/m: median opening ${closure.bilabial.toFixed(3)} on ${closure.count} p/b/m (deepest frame) vs ${closure.vowel.toFixed(3)} on ${closure.vowels} open vowels (widest frame), ` +
+      `ratio ${closure.ratio.toFixed(3)} (goal ≤ ${LIP_SYNC_GOALS.maxClosureRatio}), ${(closure.closedShare * 100).toFixed(0)} % of p/b/m close (goal ≥ ${LIP_SYNC_GOALS.minClosedShare * 100} %): ${misses.length ? `misses (${misses.join('; ')})` : 'met'}`,
   );
   console.log(`  render  fps ${fps.map((v) => v.toFixed(1)).join(' ')}, median ${median(fps).toFixed(1)}; speed ${median(rtf).toFixed(2)}x real time (goal ≥ 1x: ${median(rtf) >= 1 ? 'met' : 'misses'})`);
 }

@@ -27,6 +27,10 @@ interface FaceRig {
   right: [number, number];
   width: number;
   height: number;
+  /** How far each mesh point drops with the jaw, per unit of jaw drop (see `jawWeights`). */
+  jaw: Float64Array;
+  /** The same for the head ring: the neck under the chin stretches with the jaw. */
+  ringJaw: Float64Array;
 }
 
 export interface Rig {
@@ -42,6 +46,7 @@ export interface RigFrame {
   mouths: { poly: number[]; depth: number }[];
 }
 
+const smoothstep = (x: number): number => (x <= 0 ? 0 : x >= 1 ? 1 : x * x * (3 - 2 * x));
 const dist = (a: Point3, b: Point3): number => Math.hypot(a[0] - b[0], a[1] - b[1]);
 
 function ellipse(center: [number, number], up: [number, number], right: [number, number], rx: number, rTop: number, rBottom: number, count: number): [number, number][] {
@@ -76,7 +81,7 @@ export function buildRig(meshes: Point3[][], width: number, height: number): Rig
     cx /= SILHOUETTE.length; cy /= SILHOUETTE.length;
     const face: FaceRig = {
       first: pts.length / 2, mesh, ringFirst: 0, ring: [], pivot: [cx, cy, 0],
-      up, right, width: w, height: h,
+      up, right, width: w, height: h, jaw: new Float64Array(0), ringJaw: new Float64Array(0),
     };
     for (const p of mesh) pts.push(p[0], p[1]);
     // The head ring (hair, ears, neck) moves with the head; the outer ring stays put.
@@ -87,6 +92,7 @@ export function buildRig(meshes: Point3[][], width: number, height: number): Rig
       pts.push(x, y);
     }
     fixed.push(...ellipse([cx, cy], up, right, 1.05 * w, 1.35 * h, 0.95 * h, 24));
+    Object.assign(face, jawWeights(mesh, face.ring, up, right, w, h));
     faces.push(face);
   }
   // Outer-ring points that fall on another animated head would pin it: leave them out.
@@ -111,6 +117,49 @@ const DEPTH_SCALE = 0.45;
 const NECK_SHIFT = 0.3;
 /** The head ring follows the face's shift this much. */
 const RING_FOLLOW = 0.7;
+
+/**
+ * How far each point drops when the jaw opens, per unit of drop: what lies under the line
+ * between the lips (through the inner corners and the middle of each inner lip pair) is lower
+ * lip, chin and jaw; what lies over it is the upper lip, which lifts a little. The lower lip
+ * opens as a lens (most in the middle, nothing at the corners), the chin under it drops whole,
+ * and the drop fades out towards the cheeks. Fixed by the neutral mesh, so computed once.
+ */
+function jawWeights(mesh: Point3[], ring: Point3[], up: [number, number], right: [number, number], W: number, H: number): { jaw: Float64Array; ringJaw: Float64Array } {
+  const upperMid = mesh[UPPER_LIP_INNER_MID]!, lowerMid = mesh[LOWER_LIP_INNER_MID]!;
+  const mx = (upperMid[0] + lowerMid[0]) / 2, my = (upperMid[1] + lowerMid[1]) / 2;
+  const along = (p: Point3) => -((p[0] - mx) * up[0] + (p[1] - my) * up[1]);
+  const across = (p: Point3) => (p[0] - mx) * right[0] + (p[1] - my) * right[1];
+  const c0 = mesh[MOUTH_CORNER_INNER[0]]!, c1 = mesh[MOUTH_CORNER_INNER[1]]!;
+  const line = [[across(c0), along(c0)], [across(c1), along(c1)], ...LIPS_UPPER_INNER.map((ui, k) => {
+    const u = mesh[ui]!, l = mesh[LIPS_LOWER_INNER[k]!]!;
+    return [(across(u) + across(l)) / 2, (along(u) + along(l)) / 2];
+  })].sort((a, b) => a[0]! - b[0]!) as [number, number][];
+  const lineAt = (x: number): number => {
+    if (x <= line[0]![0]) return line[0]![1];
+    for (let j = 1; j < line.length; j++) {
+      const [x1, y1] = line[j]!, [x0, y0] = line[j - 1]!;
+      if (x <= x1) return x1 > x0 ? y0 + ((y1 - y0) * (x - x0)) / (x1 - x0) : y1;
+    }
+    return line[line.length - 1]![1];
+  };
+  const mouthMid = (across(c0) + across(c1)) / 2, mouthHalf = Math.max(1, Math.abs(across(c1) - across(c0)) / 2);
+  const upperAlong = along(upperMid) - lineAt(across(upperMid));
+  // The inner lips are sorted by name, not by where they lie: under a moustache the tracker
+  // may cross the two, and an upper lip that drops with the jaw folds the opening over.
+  const lowerInner = new Set(LIPS_LOWER_INNER), upperInner = new Set([...LIPS_UPPER_INNER, ...MOUTH_CORNER_INNER]);
+  const jaw = new Float64Array(mesh.length);
+  mesh.forEach((p, i) => {
+    const x = across(p), a = upperInner.has(i) ? Math.min(0, along(p) - lineAt(x)) : along(p) - lineAt(x);
+    const wx = Math.max(0, 1 - (x / (0.5 * W)) ** 2);
+    if (a > 0 || lowerInner.has(i)) {
+      const lens = Math.sqrt(Math.max(0, 1 - ((x - mouthMid) / mouthHalf) ** 2));
+      jaw[i] = wx * (lens + (1 - lens) * smoothstep(Math.max(0, a) / (0.06 * H)));
+    } else if (a > upperAlong - 0.08 * H) jaw[i] = wx * -0.08 * Math.max(0, 1 - (upperAlong - a) / (0.08 * H));
+  });
+  const ringJaw = Float64Array.from(ring, (p) => (along(p) > 0 ? 0.6 * Math.max(0, 1 - (across(p) / (0.75 * W)) ** 2) : 0));
+  return { jaw, ringJaw };
+}
 
 /** Where every control point goes for one motion frame. */
 export function rigFrame(rig: Rig, m: MotionFrame): RigFrame {
@@ -174,32 +223,7 @@ export function rigFrame(rig: Rig, m: MotionFrame): RigFrame {
 
     // Mouth: the lower lip and jaw drop; the opening is filled dark.
     const open = m.mouth * 0.12 * H;
-    const jaw: number[] = [];
-    const upperMid = mesh[UPPER_LIP_INNER_MID]!, lowerMid = mesh[LOWER_LIP_INNER_MID]!;
-    const mx = (upperMid[0] + lowerMid[0]) / 2, my = (upperMid[1] + lowerMid[1]) / 2;
-    if (open > 0.05) {
-      const along = (p: Point3) => (p[0] - mx) * down[0] + (p[1] - my) * down[1];
-      const across = (p: Point3) => (p[0] - mx) * right[0] + (p[1] - my) * right[1];
-      const lowerAlong = Math.max(1, along(lowerMid));
-      const upperAlong = along(upperMid);
-      for (let i = 0; i < mesh.length; i++) {
-        const p = mesh[i]!;
-        const a = along(p);
-        const wx = Math.max(0, 1 - (across(p) / (0.5 * W)) ** 2);
-        let k = 0;
-        if (a > 0) k = Math.min(1, Math.sqrt(a / lowerAlong));
-        else if (a > upperAlong - 0.08 * H) k = -0.08 * Math.max(0, 1 - (upperAlong - a) / (0.08 * H));
-        if (k === 0 || wx === 0) continue;
-        move(i, 0, -open * k * wx);
-      }
-      // The neck under the chin stretches with the jaw instead of tearing away from it.
-      for (const p of face.ring) {
-        const a = along(p);
-        if (a <= 0) continue;
-        const wx = Math.max(0, 1 - (across(p) / (0.75 * W)) ** 2);
-        jaw.push(open * 0.6 * wx);
-      }
-    }
+    if (open > 0.05) face.jaw.forEach((w, i) => w !== 0 && move(i, 0, -open * w));
 
     // Head pose: rotate about a pivot inside the head, then translate.
     const cy = Math.cos(m.yaw * rad), sy = Math.sin(m.yaw * rad);
@@ -219,13 +243,10 @@ export function rigFrame(rig: Rig, m: MotionFrame): RigFrame {
       dst[2 * (face.first + i)] = x;
       dst[2 * (face.first + i) + 1] = y;
     });
-    let j = 0;
     face.ring.forEach((p, i) => {
       let q = p;
-      if (jaw.length > 0 && (p[0] - mx) * down[0] + (p[1] - my) * down[1] > 0) {
-        const d = jaw[j++]!;
-        q = [p[0] + down[0] * d, p[1] + down[1] * d, p[2]];
-      }
+      const d = open > 0.05 ? open * face.ringJaw[i]! : 0;
+      if (d > 0) q = [p[0] + down[0] * d, p[1] + down[1] * d, p[2]];
       const [x, y] = pose(q, RING_FOLLOW);
       dst[2 * (face.ringFirst + i)] = x;
       dst[2 * (face.ringFirst + i) + 1] = y;
