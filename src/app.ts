@@ -1,4 +1,5 @@
 import { Hono, type MiddlewareHandler } from 'hono';
+import { cors } from 'hono/cors';
 import type { AppEnv, AuthUser } from './http/env.ts';
 import { errorHandler, notFoundHandler } from './http/errors.ts';
 import { requireAuth } from './http/auth.ts';
@@ -12,7 +13,7 @@ import type { Logger } from './log.ts';
 import type { Route } from './platform/module.ts';
 
 export interface AppDeps {
-  config: Pick<Config, 'publicUrl' | 'maxBodyBytes' | 'logRequests' | 'rateLimit'>;
+  config: Pick<Config, 'publicUrl' | 'maxBodyBytes' | 'logRequests' | 'rateLimit'> & Partial<Pick<Config, 'corsOrigins'>>;
   /** Every capability's routes (src/modules.ts); each declares its own access and body limit. */
   routes: readonly Route[];
   verifyKey: (apiKey: string) => Promise<AuthUser | null>;
@@ -48,6 +49,22 @@ function serviceRoutes(deps: AppDeps, openapi: () => unknown, docsPage: () => st
 const HAS_BODY = new Set(['post', 'put']);
 
 /**
+ * Browser pages on the configured origins may call the API (MIMIC_CORS_ORIGINS): preflights
+ * are answered before any key check (a browser sends none), and every answer, errors too,
+ * says which origin may read it. Keys travel in `Authorization`, never in cookies, so no
+ * credentials mode is offered.
+ */
+function corsPolicy(origins: readonly string[]): MiddlewareHandler<AppEnv> {
+  return cors({
+    origin: origins[0] === '*' ? '*' : [...origins],
+    allowMethods: ['GET', 'POST', 'PATCH', 'PUT', 'DELETE', 'OPTIONS'],
+    allowHeaders: ['Authorization', 'Content-Type'],
+    exposeHeaders: ['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'WWW-Authenticate', 'X-Request-Id'],
+    maxAge: 600,
+  });
+}
+
+/**
  * Builds the HTTP app: request ids and logs, the error boundary, then every route with the
  * middleware it declares (a body limit, the API-key check), chosen once here, not per request.
  */
@@ -61,6 +78,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   app.use(requestContext(deps.log, config.logRequests));
   app.onError(errorHandler(deps.log));
+  const origins = config.corsOrigins ?? [];
+  if (origins.length > 0) app.use(corsPolicy(origins));
 
   const limits = new Map<number, MiddlewareHandler<AppEnv>>();
   const limit = (maxSize: number) => {

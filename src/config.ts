@@ -60,6 +60,8 @@ export interface Config {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Requests per API key (src/http/rate-limit/); null when MIMIC_RATE_LIMIT=0 turns limiting off. */
   readonly rateLimit: RateLimitSettings | null;
+  /** Browser origins allowed to call the API from their pages (CORS); `*` allows any; empty: none. */
+  readonly corsOrigins: readonly string[];
 }
 
 export interface RateLimitSettings {
@@ -117,6 +119,24 @@ function rateLimit(env: Env): RateLimitSettings | null {
   const perSecond = int(env, 'MIMIC_RATE_LIMIT', 50, 0, 1_000_000_000);
   const burst = int(env, 'MIMIC_RATE_LIMIT_BURST', Math.min(2 * perSecond, 1_000_000_000), 1, 1_000_000_000);
   return perSecond === 0 ? null : { perSecond, burst };
+}
+
+/** MIMIC_CORS_ORIGINS: `*`, or a comma list of origins (`https://app.example.com`, scheme, host and port only). */
+function corsOrigins(env: Env): string[] {
+  const origins = list(env, 'MIMIC_CORS_ORIGINS');
+  if (origins.includes('*')) return ['*'];
+  for (const o of origins) {
+    let url: URL | undefined;
+    try {
+      url = new URL(o);
+    } catch {
+      url = undefined;
+    }
+    if (!url || !/^https?:$/.test(url.protocol) || url.origin !== o) {
+      throw new ConfigurationError(`MIMIC_CORS_ORIGINS must be * or a comma list of origins like https://app.example.com (no path, no trailing slash), got "${o}"`);
+    }
+  }
+  return origins;
 }
 
 function imageBounds(env: Env): Config['images'] {
@@ -216,5 +236,6 @@ export function loadConfig(env: Env = process.env, opts: { generateKey?: boolean
     // Settings only: the master key stays out of it (it lives in masterKey, never copied around).
     env: Object.freeze(Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith('MIMIC_') && !k.startsWith('MIMIC_MASTER_KEY')))),
     rateLimit: rateLimit(env),
+    corsOrigins: corsOrigins(env),
   });
 }

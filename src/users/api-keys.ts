@@ -19,16 +19,24 @@ export function hashApiKey(hashKey: Buffer, apiKey: string): string {
 
 export const keyPrefix = (apiKey: string): string => apiKey.slice(0, 12);
 
+/** `<credential>~<connection id>` (what the hosted service's agents SDK sends), or the credential alone. */
+export function connectionSplit(token: string): { credential: string; connectionId?: string } {
+  const tilde = token.indexOf('~');
+  return tilde < 0 ? { credential: token } : { credential: token.slice(0, tilde), connectionId: token.slice(tilde + 1) };
+}
+
 /**
  * The key candidates an Authorization header carries. `Basic <API_KEY>` is the documented
  * form; RFC 7617 clients send `Basic base64(user:key)` (the key as password, or as user
- * with an empty password); `Bearer <API_KEY>` is accepted too.
+ * with an empty password); `Bearer <API_KEY>` is accepted too. Each may end in
+ * `~<connection id>`, which is dropped.
  */
 export function keysFromAuthorization(header: string | undefined): string[] {
   if (!header) return [];
   const m = /^(Basic|Bearer)\s+(\S+)\s*$/i.exec(header);
   if (!m) return [];
-  const token = m[2]!;
+  // The hosted service's SDK appends `~<connection id>` to the credential; it is not part of the key.
+  const token = connectionSplit(m[2]!).credential;
   const candidates = [token];
   if (m[1]!.toLowerCase() === 'basic' && !API_KEY_PATTERN.test(token)) {
     const decoded = Buffer.from(token, 'base64').toString('utf8');

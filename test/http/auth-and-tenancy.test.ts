@@ -36,6 +36,22 @@ describe('authentication', () => {
     }
   });
 
+  it("ignores the hosted SDK's ~<connection id> suffix on every form", async () => {
+    const { key } = h.user();
+    const forms = [
+      `Basic ${key}~conn_123`,
+      `Basic ${Buffer.from(`someone@example.com:${key}`).toString('base64')}~abc`,
+      `Bearer ${key}~x`,
+    ];
+    for (const authorization of forms) {
+      const res = await h.call('GET', '/animations', { headers: { authorization } });
+      expect(res.status, authorization.slice(0, 6)).toBe(200);
+    }
+    // The suffix cannot make a wrong key right.
+    const res = await h.call('GET', '/animations', { headers: { authorization: `Basic ${key.slice(0, -1)}~${key.slice(-1)}` } });
+    expect(res.status).toBe(401);
+  });
+
   it('refuses a revoked key on the next request', async () => {
     const { key } = h.user();
     expect((await h.call('GET', '/animations', { key })).status).toBe(200);
