@@ -60,8 +60,24 @@ export interface UploadOptions {
   timeoutMs?: number;
 }
 
+/** A request whose 2xx body is handed over piece by piece as it arrives (server-sent events, a model's tokens). */
+export interface StreamInit extends Omit<RequestInit, 'truncate'> {
+  /** Each piece of a 2xx body, in order; return false to stop reading (the connection is dropped). */
+  onChunk(chunk: Buffer): boolean | void;
+  /** The caller's own cancellation (a barge-in, a client gone): the request stops, as a `cancelled` EgressError. */
+  signal?: AbortSignal;
+  /** Longest wait for the next piece of the body, in ms (default: no limit beyond `timeoutMs`). */
+  idleTimeoutMs?: number;
+}
+
 export interface GuardedClient {
   request(url: string, init?: RequestInit): Promise<GuardedResponse>;
+  /**
+   * Like `request`, but a 2xx body goes to `init.onChunk` as it arrives and the answer's
+   * `body` is empty; any other status's body is read whole (capped), as `request` does.
+   * `maxBytes` caps the whole streamed body; `timeoutMs` is the deadline of the whole exchange.
+   */
+  stream(url: string, init: StreamInit): Promise<GuardedResponse>;
   download(url: string, destPath: string, opts: DownloadOptions): Promise<{ contentType: string; bytes: number }>;
   upload(url: string, filePath: string, opts: UploadOptions): Promise<{ status: number; headers: Record<string, string> }>;
   close(): Promise<void>;
@@ -281,6 +297,56 @@ export function createGuardedClient(opts: GuardedClientOptions): GuardedClient {
         }
         const body = await readCapped(res.body, maxBytes, init.truncate ?? false, target.host);
         return { status: res.statusCode, headers, body };
+      });
+    },
+
+    async stream(url, init) {
+      const target = vet(url);
+      const maxBytes = init.maxBytes ?? opts.defaultMaxBytes;
+      if (init.signal?.aborted) throw new EgressError('cancelled', `request to host ${target.host} was cancelled`);
+      return withDeadline(target, init.timeoutMs ?? opts.defaultTimeoutMs, async (signal) => {
+        // The caller's cancellation and an idle body both end the exchange through the deadline's signal.
+        const controller = new AbortController();
+        let why: 'cancelled' | 'idle' | undefined;
+        const abort = (reason: 'cancelled' | 'idle') => {
+          why ??= reason;
+          controller.abort();
+        };
+        const onCancel = () => abort('cancelled');
+        const onDeadline = () => controller.abort();
+        init.signal?.addEventListener('abort', onCancel, { once: true });
+        signal.addEventListener('abort', onDeadline, { once: true });
+        let idle: NodeJS.Timeout | undefined;
+        const armIdle = () => {
+          if (init.idleTimeoutMs === undefined) return;
+          clearTimeout(idle);
+          idle = setTimeout(() => abort('idle'), init.idleTimeoutMs);
+        };
+        try {
+          armIdle();
+          const res = await dispatch(target, controller.signal, init.method ?? 'GET', init.headers ?? {}, init.body);
+          const headers = flattenHeaders(res.headers);
+          if (res.statusCode < 200 || res.statusCode > 299) {
+            const body = await readCapped(res.body, Math.min(maxBytes, UPLOAD_REPLY_BYTES), true, target.host);
+            return { status: res.statusCode, headers, body };
+          }
+          let total = 0;
+          await consume(res.body, (chunk) => {
+            total += chunk.length;
+            if (total > maxBytes) throw tooLarge(target.host, maxBytes);
+            armIdle();
+            return init.onChunk(chunk) !== false;
+          });
+          return { status: res.statusCode, headers, body: Buffer.alloc(0) };
+        } catch (err) {
+          if (why === 'cancelled') throw new EgressError('cancelled', `request to host ${target.host} was cancelled`);
+          if (why === 'idle') throw new EgressError('timeout', `host ${target.host} sent nothing for ${init.idleTimeoutMs} ms`);
+          throw err;
+        } finally {
+          clearTimeout(idle);
+          init.signal?.removeEventListener('abort', onCancel);
+          signal.removeEventListener('abort', onDeadline);
+        }
       });
     },
 

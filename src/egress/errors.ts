@@ -11,7 +11,9 @@ export type EgressReason =
   /** The peer answered with a status the operation cannot use (download/upload only). */
   | 'status'
   /** `download`'s `accept` refused the response's content type. */
-  | 'content_type';
+  | 'content_type'
+  /** `stream`'s caller cancelled it. */
+  | 'cancelled';
 
 /**
  * A refused or failed outbound request. The message names the host only: never the path,

@@ -245,3 +245,40 @@ describe('a peer that sends its body and closes at once', () => {
     expect(existsSync(file)).toBe(false);
   }, 120_000);
 });
+
+describe('stream', () => {
+  it('hands a 2xx body over piece by piece, and answers a non-2xx body whole', async () => {
+    http.handle((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('one;');
+      setTimeout(() => res.end('two;'), 20);
+    });
+    const pieces: string[] = [];
+    const res = await client({ allow: ['localhost'] }).stream(`${http.url}/s`, { onChunk: (c) => void pieces.push(c.toString()) });
+    expect(res.status).toBe(200);
+    expect(res.body.length).toBe(0);
+    expect(pieces.join('')).toBe('one;two;');
+    http.handle((_req, res) => void res.writeHead(503, { 'content-type': 'text/plain' }).end('busy'));
+    const failed = await client({ allow: ['localhost'] }).stream(`${http.url}/s`, { onChunk: () => { throw new Error('not for an error body'); } });
+    expect([failed.status, failed.body.toString()]).toEqual([503, 'busy']);
+  });
+
+  it('stops reading when onChunk says so, and fails past maxBytes', async () => {
+    http.handle((_req, res) => {
+      res.writeHead(200);
+      const timer = setInterval(() => res.write('x'.repeat(1000)), 5);
+      res.on('close', () => clearInterval(timer));
+    });
+    let seen = 0;
+    await client({ allow: ['localhost'] }).stream(`${http.url}/s`, { onChunk: () => ++seen < 3 });
+    expect(seen).toBe(3);
+    const err = await failure(client({ allow: ['localhost'] }).stream(`${http.url}/s`, { maxBytes: 10_000, onChunk: () => true }));
+    expect(err.reason).toBe('too_large');
+  });
+
+  it('refuses what request refuses', async () => {
+    const err = await failure(client().stream(`${http.url}/s`, { onChunk: () => true }));
+    expect(err.reason).toBe('refused_address');
+    expect(http.received).toHaveLength(0);
+  });
+});
