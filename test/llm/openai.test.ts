@@ -1,16 +1,15 @@
 import type { ServerResponse } from 'node:http';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createGuardedClient, type GuardedClient } from '../../src/egress/client.ts';
 import { createOpenAIChat } from '../../src/llm/openai.ts';
 import { createCustomChat } from '../../src/llm/custom.ts';
 import { LlmError, type ChatModel } from '../../src/llm/interface.ts';
 import { CANARY, leakedIn } from '../helpers/canaries.ts';
 import { rejectionOf } from '../helpers/rejection.ts';
-import { startTlsServer, type TestServer } from '../helpers/tls.ts';
+import type { TestServer } from '../helpers/tls.ts';
+import { loopbackModelServer } from './model-server.ts';
 
 /** A loopback model server that streams as OpenAI's chat completions do. */
-let server: TestServer;
-let client: GuardedClient;
 let model: ChatModel;
 
 const sse = (res: ServerResponse, events: unknown[], opts: { done?: boolean } = {}) => {
@@ -22,15 +21,11 @@ const sse = (res: ServerResponse, events: unknown[], opts: { done?: boolean } = 
 const delta = (d: object, finish: string | null = null) => ({ id: 'chatcmpl-1', object: 'chat.completion.chunk', choices: [{ index: 0, delta: d, finish_reason: finish }] });
 const failure = (p: Promise<unknown>) => rejectionOf(p, LlmError);
 
-beforeAll(async () => {
-  server = await startTlsServer();
-  client = createGuardedClient({ allow: ['localhost'], ca: [server.ca], defaultTimeoutMs: 5000, defaultMaxBytes: 1024 * 1024 });
-});
-afterAll(async () => {
-  await client.close();
-  await server.close();
-});
+const world = loopbackModelServer();
+let server: TestServer;
+let client: GuardedClient;
 beforeEach(() => {
+  ({ server, client } = world);
   server.received.length = 0;
   model = createOpenAIChat({ baseUrl: `${server.url}/v1/`, model: 'gpt-test', client, headers: async () => ({ authorization: `Bearer ${CANARY.bearer}` }) });
 });

@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGuardedClient, type GuardedClient } from '../../src/egress/client.ts';
+import { describe, expect, it } from 'vitest';
 import { createOpenAIChat } from '../../src/llm/openai.ts';
 import { answerWithTools, type ToolOutcome } from '../../src/llm/tool-loop.ts';
 import type { ChatAnswer, ChatModel, ChatRequest, ToolCall, ToolSpec } from '../../src/llm/interface.ts';
-import { startTlsServer, type TestServer } from '../helpers/tls.ts';
+import { loopbackModelServer } from './model-server.ts';
 
 /** A model double that answers from a script, one answer per call, and keeps what it was sent. */
 function scriptedModel(answers: Partial<ChatAnswer>[]): ChatModel & { requests: ChatRequest[] } {
@@ -92,18 +91,10 @@ describe('the tool-call loop', () => {
 });
 
 describe('the loop against a loopback model server that streams tool calls', () => {
-  let server: TestServer;
-  let client: GuardedClient;
-  beforeAll(async () => {
-    server = await startTlsServer();
-    client = createGuardedClient({ allow: ['localhost'], ca: [server.ca], defaultTimeoutMs: 5000, defaultMaxBytes: 1024 * 1024 });
-  });
-  afterAll(async () => {
-    await client.close();
-    await server.close();
-  });
+  const world = loopbackModelServer();
 
   it('asks, runs the tool, answers with its result', async () => {
+    const { server, client } = world;
     server.handle((req, res) => {
       const { messages } = JSON.parse(req.body.toString()) as { messages: { role: string; content: string }[] };
       res.writeHead(200, { 'content-type': 'text/event-stream' });
