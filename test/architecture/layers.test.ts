@@ -56,6 +56,10 @@ describe('import layers', () => {
     expect(offenders((f, spec) => f.startsWith('compute/') && CAPABILITIES.some((c) => spec.startsWith(`${c}/`)))).toEqual([]);
   });
 
+  it('llm/ imports no capability', () => {
+    expect(offenders((f, spec) => f.startsWith('llm/') && CAPABILITIES.some((c) => spec.startsWith(`${c}/`)))).toEqual([]);
+  });
+
   it('the rule reads imports as they are written (a file that breaks it is caught)', () => {
     const sample = importsOf(join(SRC, 'app.ts'));
     expect(sample.some((s) => s.startsWith('http/'))).toBe(true);
