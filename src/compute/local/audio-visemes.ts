@@ -129,7 +129,7 @@ function formants(a: Float64Array, out: [number, number]): void {
     const denom = env[b - 1]! - 2 * env[b]! + env[b + 1]!;
     const f = (b + (denom < 0 ? (0.5 * (env[b - 1]! - env[b + 1]!)) / denom : 0)) * hz;
     if (f > 3500) break;
-    out[n++] = Math.max(180, f);
+    if (f >= 180) out[n++] = f; // under 180 Hz: the voice's fundamental, not a formant
   }
   // An envelope that falls from 0 Hz with its first peak high up hides a very low F1 (a voice
   // bar, a nasal murmur): call it 180 Hz, and the peak found F2.
@@ -146,10 +146,17 @@ export function speechFeatures(pcm: Pcm): SpeechFeatures {
   const r = new Float64Array(ORDER + 1);
   const a = new Float64Array(ORDER + 1);
   const fm: [number, number] = [0, 0];
-  // Pitch at 2 kHz (fours averaged): lags 5..28 are 400..70 Hz, over 30 ms.
+  const pitchR = new Float64Array(64);
+  // Pitch at 2 kHz (low-passed at about 700 Hz: the low harmonics carry the period, and the
+  // high ones would not repeat at a whole number of samples): lags 5..28 are 400..70 Hz.
   const PW = 60, LAG_MIN = 5, LAG_MAX = 28;
   const x4 = new Float32Array(Math.floor(x.length / 4));
-  for (let i = 0; i < x4.length; i++) x4[i] = (x[4 * i]! + x[4 * i + 1]! + x[4 * i + 2]! + x[4 * i + 3]!) / 4;
+  const pole = Math.exp((-2 * Math.PI * 700) / RATE);
+  for (let i = 0, y1 = 0, y2 = 0; i < 4 * x4.length; i++) {
+    y1 = (1 - pole) * x[i]! + pole * y1;
+    y2 = (1 - pole) * y1 + pole * y2;
+    if (i % 4 === 3) x4[(i - 3) / 4] = y2;
+  }
   // Loudness first: the quiet hops (50 dB under the loud level) need nothing else.
   for (let h = 0; h < hops; h++) {
     let e = 0, mean = 0;
@@ -159,9 +166,10 @@ export function speechFeatures(pcm: Pcm): SpeechFeatures {
     for (let i = 0; i < WIN; i++) e += (x[s0 + i]! - mean) ** 2;
     db[h] = 10 * Math.log10(e / WIN + 1e-12);
   }
-  // Against the file's loud level: the 95th percentile, so one click does not set it.
+  // Against the file's loud level: the 95th percentile, so one click does not set it; a
+  // file that is all near-silence (under -65 dB full scale) stays silent.
   const sorted = Float32Array.from(db).sort();
-  const loud = sorted.length ? sorted[Math.floor(sorted.length * 0.95)]! : 0;
+  const loud = Math.max(-65, sorted.length ? sorted[Math.floor(sorted.length * 0.95)]! : 0);
   for (let h = 0; h < hops; h++) {
     db[h] = db[h]! - loud;
     if (db[h]! < -50) continue;
@@ -194,17 +202,39 @@ export function speechFeatures(pcm: Pcm): SpeechFeatures {
     let e0 = 0, el = 0;
     for (let i = 0; i < PW; i++) e0 += x4[p0 + i]! ** 2;
     for (let i = LAG_MIN; i < LAG_MIN + PW; i++) el += x4[p0 + i]! ** 2;
-    let best = 0;
+    let best = 0, atBest = -1;
+    const rs = pitchR;
     for (let lag = LAG_MIN; lag <= LAG_MAX; lag++) {
       let c = 0;
       for (let i = 0; i < PW; i++) c += x4[p0 + i]! * x4[p0 + i + lag]!;
       const v = e0 > 0 && el > 0 ? c / Math.sqrt(e0 * el) : 0;
-      if (v > best) best = v;
+      rs[lag] = v;
+      if (v > best) { best = v; atBest = lag; }
       el += x4[p0 + lag + PW]! ** 2 - x4[p0 + lag]! ** 2;
     }
-    voicing[h] = best;
+    // The period falls between whole lags: the peak of a parabola through the best lag and its neighbours.
+    if (atBest > LAG_MIN && atBest < LAG_MAX) {
+      const l = rs[atBest - 1]!, r = rs[atBest + 1]!, denom = l - 2 * best + r;
+      if (denom < 0) best -= ((l - r) ** 2) / (8 * denom);
+    }
+    voicing[h] = Math.min(1, best);
   }
-  return { hopSec: HOP_SEC, db, brightness, voicing, f1, f2 };
+  // A formant read from one 25 ms window jumps now and then (two close formants seen as one,
+  // a harmonic taken for a formant): the median of five hops holds the track.
+  return { hopSec: HOP_SEC, db, brightness, voicing, f1: median5(f1), f2: median5(f2) };
+}
+
+function median5(v: Float32Array): Float32Array {
+  const out = new Float32Array(v.length);
+  const w: number[] = [];
+  for (let i = 0; i < v.length; i++) {
+    w.length = 0;
+    for (let k = Math.max(0, i - 2); k <= Math.min(v.length - 1, i + 2); k++) if (v[k]! > 0) w.push(v[k]!);
+    if (v[i]! === 0 || w.length === 0) continue;
+    w.sort((a, b) => a - b);
+    out[i] = w[w.length >> 1]!;
+  }
+  return out;
 }
 
 const clamp01 = (v: number): number => (v <= 0 ? 0 : v >= 1 ? 1 : v);
@@ -245,7 +275,7 @@ const DARK_HZ = 205;
  * of a p or b: a t, d, k or g holds too and closes the jaw as well), and quiet, dark, voiced
  * murmurs with a low F1 (m; n and ng alike).
  */
-export function closures(ft: SpeechFeatures, f1Low: number): Uint8Array {
+export function closures(ft: SpeechFeatures): Uint8Array {
   const n = ft.db.length;
   const shut = new Uint8Array(n);
   const reach = Math.round(0.12 / ft.hopSec);
@@ -261,23 +291,29 @@ export function closures(ft: SpeechFeatures, f1Low: number): Uint8Array {
     }
     before[h] = b; after[h] = a;
   }
-  const dark = (h: number) => ft.voicing[h]! > VOICED && ft.db[h]! > -30 && ft.f1[h]! > 0 && ft.f1[h]! <= f1Low && ft.brightness[h]! < DARK_HZ;
+  const dark = (h: number) => ft.voicing[h]! > VOICED && ft.db[h]! > -30 && ft.brightness[h]! < DARK_HZ;
   const dipped = (h: number) => Math.min(before[h]!, after[h]!) - ft.db[h]! >= 12;
-  for (let h = 0; h < n;) {
-    if (!dipped(h) && !dark(h)) { h++; continue; }
-    // A run of dipped or dark hops: shut when it is short and speech sounds on both sides of it.
-    let end = h;
-    while (end + 1 < n && (dipped(end + 1) || dark(end + 1))) end++;
-    if (end - h + 1 <= maxRun) {
-      let left = false, right = false;
-      for (let k = 1; k <= reach; k++) {
-        if (h - k >= 0 && sounding(h - k)) left = true;
-        if (end + k < n && sounding(end + k)) right = true;
+  /** Marks the runs of `inRun` hops at most `longest` hops long with speech on `sides` (1 or 2) of them. */
+  const mark = (inRun: (h: number) => boolean, longest: number, sides: number) => {
+    for (let h = 0; h < n;) {
+      if (!inRun(h)) { h++; continue; }
+      let end = h;
+      while (end + 1 < n && inRun(end + 1)) end++;
+      if (end - h + 1 <= longest) {
+        let left = 0, right = 0;
+        for (let k = 1; k <= reach; k++) {
+          if (h - k >= 0 && sounding(h - k)) left = 1;
+          if (end + k < n && sounding(end + k)) right = 1;
+        }
+        if (left + right >= sides) for (let k = h; k <= end; k++) shut[k] = 1;
       }
-      if (left && right) for (let k = h; k <= end; k++) shut[k] = 1;
+      h = end + 1;
     }
-    h = end + 1;
-  }
+  };
+  // The hold of a stop: a quiet gap inside speech, sound on both sides.
+  mark(dipped, maxRun, 2);
+  // A nasal murmur: at the start or the end of a word too ("so much", "mama").
+  mark(dark, 2 * maxRun, 1);
   return shut;
 }
 
@@ -309,7 +345,7 @@ export function mouthFromSpeech(pcm: Pcm, frames: number, fps: number): MouthTra
       open[h] = 0.25 * loud; // a consonant or a whisper: the jaw a little open
     }
   }
-  const shut = closures(ft, 260);
+  const shut = closures(ft);
   const openS = smooth(open, 2.5), roundS = smooth(round, 3);
   const mouth: number[] = [], rnd: number[] = [];
   // Closure spans (seconds), held at least MIN_CLOSURE around their middle.
