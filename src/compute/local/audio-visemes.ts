@@ -157,14 +157,17 @@ export function speechFeatures(pcm: Pcm): SpeechFeatures {
     y2 = (1 - pole) * y1 + pole * y2;
     if (i % 4 === 3) x4[(i - 3) / 4] = y2;
   }
-  // Loudness first: the quiet hops (50 dB under the loud level) need nothing else.
+  // Loudness first, on the full band (an s or a sh has most of its energy over 4 kHz: read at
+  // 8 kHz it would pass for a silent stop); the quiet hops (50 dB under the loud level) need
+  // nothing else.
+  const full = pcm.samples, ratio = pcm.sampleRate / RATE, fullWin = Math.round(WIN * ratio);
   for (let h = 0; h < hops; h++) {
     let e = 0, mean = 0;
-    const s0 = h * HOP;
-    for (let i = 0; i < WIN; i++) mean += x[s0 + i]!;
-    mean /= WIN;
-    for (let i = 0; i < WIN; i++) e += (x[s0 + i]! - mean) ** 2;
-    db[h] = 10 * Math.log10(e / WIN + 1e-12);
+    const s0 = Math.round(h * HOP * ratio), s1 = Math.min(full.length, s0 + fullWin);
+    for (let i = s0; i < s1; i++) mean += full[i]!;
+    mean /= Math.max(1, s1 - s0);
+    for (let i = s0; i < s1; i++) e += (full[i]! - mean) ** 2;
+    db[h] = 10 * Math.log10(e / Math.max(1, s1 - s0) + 1e-12);
   }
   // Against the file's loud level: the 95th percentile, so one click does not set it; a
   // file that is all near-silence (under -65 dB full scale) stays silent.
@@ -291,15 +294,25 @@ export function closures(ft: SpeechFeatures): Uint8Array {
     }
     before[h] = b; after[h] = a;
   }
-  const dark = (h: number) => ft.voicing[h]! > VOICED && ft.db[h]! > -30 && ft.brightness[h]! < DARK_HZ;
+  // The brightest voiced sound within reach on either side, to tell a murmur by its contrast.
+  const brightNear = new Float32Array(n);
+  for (let h = 0; h < n; h++) {
+    let b = 0;
+    for (let k = Math.max(0, h - reach); k <= Math.min(n - 1, h + reach); k++) if (sounding(k) && ft.brightness[k]! > b) b = ft.brightness[k]!;
+    brightNear[h] = b;
+  }
+  // A murmur: voiced and dark (nearly all its energy in the lowest harmonics), or voiced, quieter
+  // than the vowels beside it and much darker than they are (a higher voice hums brighter).
+  const dark = (h: number) => ft.voicing[h]! > VOICED && ft.db[h]! > -30 &&
+    (ft.brightness[h]! < DARK_HZ || (Math.min(before[h]!, after[h]!) - ft.db[h]! >= 5 && ft.brightness[h]! < 0.45 * brightNear[h]!));
   const dipped = (h: number) => Math.min(before[h]!, after[h]!) - ft.db[h]! >= 12;
-  /** Marks the runs of `inRun` hops at most `longest` hops long with speech on `sides` (1 or 2) of them. */
-  const mark = (inRun: (h: number) => boolean, longest: number, sides: number) => {
+  /** Marks the runs of `inRun` hops `shortest` to `longest` hops long with speech on `sides` (1 or 2) of them. */
+  const mark = (inRun: (h: number) => boolean, shortest: number, longest: number, sides: number) => {
     for (let h = 0; h < n;) {
       if (!inRun(h)) { h++; continue; }
       let end = h;
       while (end + 1 < n && inRun(end + 1)) end++;
-      if (end - h + 1 <= longest) {
+      if (end - h + 1 >= shortest && end - h + 1 <= longest) {
         let left = 0, right = 0;
         for (let k = 1; k <= reach; k++) {
           if (h - k >= 0 && sounding(h - k)) left = 1;
@@ -311,9 +324,10 @@ export function closures(ft: SpeechFeatures): Uint8Array {
     }
   };
   // The hold of a stop: a quiet gap inside speech, sound on both sides.
-  mark(dipped, maxRun, 2);
-  // A nasal murmur: at the start or the end of a word too ("so much", "mama").
-  mark(dark, 2 * maxRun, 1);
+  mark(dipped, 1, maxRun, 2);
+  // A nasal murmur (30 ms at least: a vowel's first period after a release is dark too), at
+  // the start or the end of a word as well ("so much", "mama").
+  mark(dark, 3, 2 * maxRun, 1);
   return shut;
 }
 
@@ -354,12 +368,9 @@ export function mouthFromSpeech(pcm: Pcm, frames: number, fps: number): MouthTra
     if (!shut[h]) { h++; continue; }
     let e = h;
     while (e + 1 < n && shut[e + 1]) e++;
-    // Hop h reads the sound around h * hop + window / 2. The lips shut where the sound starts
-    // to fall, a little before the dip is deep: the span starts there (at most 40 ms earlier).
-    let b = h;
-    while (b > 0 && h - b < 4 && ft.db[b - 1]! > ft.db[b]! + 1) b--;
+    // Hop h reads the sound around h * hop + window / 2.
     const centre = WIN / RATE / 2;
-    const from = b * ft.hopSec + centre - ft.hopSec / 2, to = e * ft.hopSec + centre + ft.hopSec / 2;
+    const from = h * ft.hopSec + centre - ft.hopSec / 2, to = e * ft.hopSec + centre + ft.hopSec / 2;
     const mid = (from + to) / 2, half = Math.max((to - from) / 2, MIN_CLOSURE / 2);
     spans.push([mid - half, mid + half]);
     h = e + 1;
