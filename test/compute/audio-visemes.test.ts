@@ -95,15 +95,17 @@ describe('the mouth read from real speech, against the mouth its true phoneme ti
     expect(bilabialClosure(s.loudness.map((l) => l * 0.85), FPS, s.cues).closedShare).toBeLessThan(0.5);
   });
 
-  it('rounds the lips on oo, oh and w more than on ee and a (the male voice: the female voice\'s American "oo" is fronted, F2 near 2 kHz)', () => {
-    const s = spoken.get('long en-US-flite-rms')!;
+  it.each([
+    // Measured: 0.43 against 0.08 (rms), 0.37 against 0.10 (slt, whose American "oo" is fronted: F2 near 2 kHz).
+    ['long en-US-flite-rms'], ['long en-US-flite-slt'],
+  ])('rounds the lips on oo, oh and w more than on ee and a: %s', (key) => {
+    const s = spoken.get(key)!;
     const rounded = framesOf(s.cues, s.truth.round.length, ['uw', 'uh', 'ow', 'w']).map((f) => s.estimated.round[f]!);
     const spread = framesOf(s.cues, s.truth.round.length, ['iy', 'ih', 'ey', 'eh', 'ae', 'aa', 'ay']).map((f) => s.estimated.round[f]!);
     expect(rounded.length).toBeGreaterThan(20);
     expect(spread.length).toBeGreaterThan(20);
-    // Measured: 0.28 against 0.05.
     expect(mean(rounded)).toBeGreaterThan(2 * mean(spread));
-    expect(mean(rounded)).toBeGreaterThan(0.12);
+    expect(mean(rounded)).toBeGreaterThan(0.2);
     expect(pearson(s.estimated.round, s.truth.round)).toBeGreaterThan(0.2);
   });
 

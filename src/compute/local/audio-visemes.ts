@@ -4,7 +4,7 @@
  * from what the vocal tract does to the sound, which is the same in every language.
  *
  * Every 10 ms (a 25 ms window of the speech resampled to 8 kHz):
- * - loudness (dB) and brightness (the RMS frequency of the full-band signal);
+ * - loudness (dB, on the full band) and brightness (the RMS frequency of the window);
  * - voicing: the normalized autocorrelation peak at pitch lags (70-400 Hz);
  * - formants: a 10th-order LPC (autocorrelation + Levinson-Durbin on the pre-emphasized,
  *   windowed frame); F1 and F2 are the first two peaks of the LPC envelope, read slightly
@@ -14,8 +14,9 @@
  * - the jaw opens with F1 (an "ah" has a high F1, an "ee" or "oo" a low one), gated by loudness;
  * - the lips round with a low F2 on voiced frames (oo, oh, w);
  * - the lips shut where the sound stops briefly inside speech (a dip of 12 dB or more, at most
- *   150 ms, between voiced sound: the hold of a p or b) or hums quietly through the nose (a
- *   voiced, quiet, dark murmur with a low F1: an m), and in silence.
+ *   150 ms, with voiced sound on both sides: the hold of a p or b) or hums through the nose (a
+ *   voiced murmur, dark or much darker and quieter than the vowels beside it: an m), and in
+ *   silence. The sound alone does not tell m from n, nor a p's hold from a t's: all shut.
  * The shapes are smoothed over about 60 ms (the coarticulation the cue path gets from its
  * smoothstep) and sampled at each video frame's middle; a closure is held for at least
  * two frames, as `mouthFromCues` holds a p, b or m.
@@ -275,8 +276,7 @@ const DARK_HZ = 205;
 
 /**
  * Where the lips shut, per hop: quiet gaps of at most 150 ms between sounding speech (the hold
- * of a p or b: a t, d, k or g holds too and closes the jaw as well), and quiet, dark, voiced
- * murmurs with a low F1 (m; n and ng alike).
+ * of a p or b: a t, d, k or g holds alike), and dark voiced murmurs (m; n and ng alike).
  */
 export function closures(ft: SpeechFeatures): Uint8Array {
   const n = ft.db.length;
@@ -354,7 +354,9 @@ export function mouthFromSpeech(pcm: Pcm, frames: number, fps: number): MouthTra
     if (ft.voicing[h]! > VOICED && ft.f1[h]! > 0 && f1Hi > f1Lo) {
       const f1n = clamp01((ft.f1[h]! - f1Lo) / (f1Hi - f1Lo));
       open[h] = loud * (0.25 + 0.7 * f1n);
-      if (ft.f2[h]! > 0 && f2Mid > f2Lo) round[h] = loud * clamp01((f2Mid - ft.f2[h]!) / (f2Mid - f2Lo)) * (1 - 0.5 * f1n);
+      // Full rounding from a little above the speaker's lowest F2s: lips round more than the F2
+      // they lower shows (the lips' part of an "oo" is shared with the tongue's).
+      if (ft.f2[h]! > 0 && f2Mid > f2Lo) round[h] = loud * clamp01(1.6 * clamp01((f2Mid - ft.f2[h]!) / (f2Mid - f2Lo)) * (1 - 0.5 * f1n));
     } else {
       open[h] = 0.25 * loud; // a consonant or a whisper: the jaw a little open
     }
