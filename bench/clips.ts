@@ -8,7 +8,8 @@
  *      p/b/m: median opening at the bilabials' deepest frames and at the open vowels' widest,
  *      their ratio, the share of p/b/m that close; see docs/lipsync.md);
  *   2a. the same speech rendered as an audio script (the WAV without its phoneme timings, the
- *       mouth read from the sound), with the same lip-sync figures against the true timings;
+ *       mouth read from the sound), with the same lip-sync figures against the true timings,
+ *       and the time to read the mouth from 5 minutes of speech;
  *   2b. the same render once on each background (colour, picture, transparent webm and mov);
  *   3. the service: from `POST /clips` until `pending_url` first plays (the playlist lists a
  *      segment and that segment downloads), and until `done`.
@@ -35,6 +36,8 @@ import type { BackgroundInput, ResultFormat } from '../src/compute/interface.ts'
 import { int16Wav } from '../src/clips/speech.ts';
 import { BUILT_IN_PRESENTERS } from '../src/presenters/built-in.ts';
 import { bilabialClosure, LIP_SYNC_GOALS, lipSyncMisses, measureLipSync } from '../src/compute/local/lipsync.ts';
+import { mouthFromSpeech } from '../src/compute/local/audio-visemes.ts';
+import { decodeSpeech } from '../src/compute/local/speech-driver.ts';
 import { median } from './stats.ts';
 import { NODE_ARGS, freePort, killChildrenOnExit, root, runBench, serviceEnv, sleep, startService, waitForHealth } from './procs.ts';
 
@@ -147,6 +150,17 @@ async function audioScript(s: Awaited<ReturnType<typeof speech>>): Promise<void>
     await backend.close();
   }
   await lips('audio script', outputPath, s.cues);
+  // The mouth read from 5 minutes of speech (the longest audio script): the speech repeated.
+  const pcm = await decodeSpeech(s.wav);
+  const samples = new Float32Array(300 * pcm.sampleRate);
+  for (let i = 0; i < samples.length; i += pcm.samples.length) samples.set(pcm.samples.subarray(0, samples.length - i), i);
+  const took: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    const t = performance.now();
+    mouthFromSpeech({ sampleRate: pcm.sampleRate, samples }, 300 * 25, 25);
+    took.push((performance.now() - t) / 1000);
+  }
+  console.log(`  lips    audio script: the mouth read from 5 min of speech in ${took.map((v) => v.toFixed(2)).join(' ')} s, median ${median(took).toFixed(2)} s`);
 }
 
 /** The same clip on each background (one round each): what cutting the presenter out costs, and the webm and ProRes encoders. */

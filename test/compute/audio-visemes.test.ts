@@ -128,16 +128,17 @@ describe('the mouth read from real speech, against the mouth its true phoneme ti
     expect(pearson(estimated.mouth, mouthFromCues(speech.phonemes, loudness.length, FPS, loudness).mouth)).toBeGreaterThan(0.4);
   }, 60_000);
 
-  it('reads 5 minutes of speech in well under a few seconds', () => {
+  it('reads 5 minutes of speech (the longest audio script) into one shape per frame', () => {
+    // How fast is measured by bench/clips.ts (0.5 to 0.9 s on a 2-core EPYC), not asserted: tests do not fail on timing.
     const s = spoken.get('long en-US-flite-rms')!;
     const samples = new Float32Array(300 * 16_000);
     for (let i = 0; i < samples.length; i += s.pcm.samples.length) samples.set(s.pcm.samples.subarray(0, samples.length - i), i);
-    const t = performance.now();
     const track = mouthFromSpeech({ sampleRate: 16_000, samples }, 300 * FPS, FPS);
-    const ms = performance.now() - t;
     expect(track.mouth).toHaveLength(7500);
-    // Measured about 0.5 s on a 2-core EPYC; the bound is loose so that a busy machine does not fail it.
-    expect(ms).toBeLessThan(20_000);
+    expect(track.round).toHaveLength(7500);
+    expect(track.mouth.every((m) => m >= 0 && m <= 1)).toBe(true);
+    // The sentence repeats: so do its closures, every ~9 s, to the end.
+    expect(track.mouth.slice(-Math.round(9 * FPS)).filter((m) => m === 0).length).toBeGreaterThan(10);
   });
 });
 
