@@ -7,6 +7,9 @@
  *      its lip sync measured on the file (audio-visual offset, correlation, and the closure on
  *      p/b/m: median opening at the bilabials' deepest frames and at the open vowels' widest,
  *      their ratio, the share of p/b/m that close; see docs/lipsync.md);
+ *   2a. the same speech rendered as an audio script (the WAV without its phoneme timings, the
+ *       mouth read from the sound), with the same lip-sync figures against the true timings,
+ *       and the time to read the mouth from 5 minutes of speech;
  *   2b. the same render once on each background (colour, picture, transparent webm and mov);
  *   3. the service: from `POST /clips` until `pending_url` first plays (the playlist lists a
  *      segment and that segment downloads), and until `done`.
@@ -33,6 +36,8 @@ import type { BackgroundInput, ResultFormat } from '../src/compute/interface.ts'
 import { int16Wav } from '../src/clips/speech.ts';
 import { BUILT_IN_PRESENTERS } from '../src/presenters/built-in.ts';
 import { bilabialClosure, LIP_SYNC_GOALS, lipSyncMisses, measureLipSync } from '../src/compute/local/lipsync.ts';
+import { mouthFromSpeech } from '../src/compute/local/audio-visemes.ts';
+import { decodeSpeech } from '../src/compute/local/speech-driver.ts';
 import { median } from './stats.ts';
 import { NODE_ARGS, freePort, killChildrenOnExit, root, runBench, serviceEnv, sleep, startService, waitForHealth } from './procs.ts';
 
@@ -104,17 +109,58 @@ async function render(s: Awaited<ReturnType<typeof speech>>): Promise<void> {
   } finally {
     await backend.close();
   }
-  const sync = await measureLipSync(join(dir, 'clip-0.mp4'));
-  const closure = bilabialClosure(sync.mouth, sync.fps, s.cues);
+  await lips('text script', join(dir, 'clip-0.mp4'), s.cues);
+  console.log(`  render  fps ${fps.map((v) => v.toFixed(1)).join(' ')}, median ${median(fps).toFixed(1)}; speed ${median(rtf).toFixed(2)}x real time (goal ≥ 1x: ${median(rtf) >= 1 ? 'met' : 'misses'})`);
+}
+
+/** Prints the lip sync measured on a rendered clip, judged against the speech's true phoneme timings. */
+async function lips(label: string, file: string, cues: Awaited<ReturnType<typeof speech>>['cues']): Promise<void> {
+  const sync = await measureLipSync(file);
+  const closure = bilabialClosure(sync.mouth, sync.fps, cues);
   const misses = lipSyncMisses(sync, closure);
   console.log(
-    `  lips    audio-visual offset ${sync.offsetMs.toFixed(1)} ms (goal within ±${LIP_SYNC_GOALS.maxOffsetMs} ms: ${Math.abs(sync.offsetMs) <= LIP_SYNC_GOALS.maxOffsetMs ? 'met' : 'misses'}), correlation ${sync.correlation.toFixed(2)}`,
+    `  lips    ${label}: audio-visual offset ${sync.offsetMs.toFixed(1)} ms (goal within ±${LIP_SYNC_GOALS.maxOffsetMs} ms: ${Math.abs(sync.offsetMs) <= LIP_SYNC_GOALS.maxOffsetMs ? 'met' : 'misses'}), correlation ${sync.correlation.toFixed(2)}`,
   );
   console.log(
-    `  lips    closure on p/b/m: median opening ${closure.bilabial.toFixed(3)} on ${closure.count} p/b/m (deepest frame) vs ${closure.vowel.toFixed(3)} on ${closure.vowels} open vowels (widest frame), ` +
+    `  lips    ${label}: closure on p/b/m: median opening ${closure.bilabial.toFixed(3)} on ${closure.count} p/b/m (deepest frame) vs ${closure.vowel.toFixed(3)} on ${closure.vowels} open vowels (widest frame), ` +
       `ratio ${closure.ratio.toFixed(3)} (goal ≤ ${LIP_SYNC_GOALS.maxClosureRatio}), ${(closure.closedShare * 100).toFixed(0)} % of p/b/m close (goal ≥ ${LIP_SYNC_GOALS.minClosedShare * 100} %): ${misses.length ? `misses (${misses.join('; ')})` : 'met'}`,
   );
-  console.log(`  render  fps ${fps.map((v) => v.toFixed(1)).join(' ')}, median ${median(fps).toFixed(1)}; speed ${median(rtf).toFixed(2)}x real time (goal ≥ 1x: ${median(rtf) >= 1 ? 'met' : 'misses'})`);
+}
+
+/**
+ * The same speech as an audio script: the WAV alone, without its phoneme timings, so the mouth
+ * is read from the sound (audio-visemes.ts); measured against the true timings all the same.
+ */
+async function audioScript(s: Awaited<ReturnType<typeof speech>>): Promise<void> {
+  const backend = createLocalBackend();
+  const presenter = BUILT_IN_PRESENTERS.find((p) => p.id.startsWith(process.env.BENCH_PRESENTER ?? 'grace')) ?? BUILT_IN_PRESENTERS[0]!;
+  const previewDir = join(dir, 'preview-audio');
+  mkdirSync(previewDir);
+  const outputPath = join(dir, 'clip-audio.mp4');
+  try {
+    const t = performance.now();
+    const res = await backend.render({
+      jobId: 'bench-audio', sourcePath: presenter.image, driver: { kind: 'speech', audioPath: s.wav, cues: [], seed: 'bench' },
+      resultFormat: 'mp4', mute: false, stitch: false, maxAnimatedFaces: 1, logo: { kind: 'default' },
+      outputPath, previewDir, workDir: dir, signal: new AbortController().signal,
+    });
+    const sec = (performance.now() - t) / 1000;
+    console.log(`  render  audio script (no timings): fps ${(res.metadata.num_frames / sec).toFixed(1)}; speed ${(s.seconds / sec).toFixed(2)}x real time`);
+  } finally {
+    await backend.close();
+  }
+  await lips('audio script', outputPath, s.cues);
+  // The mouth read from 5 minutes of speech (the longest audio script): the speech repeated.
+  const pcm = await decodeSpeech(s.wav);
+  const samples = new Float32Array(300 * pcm.sampleRate);
+  for (let i = 0; i < samples.length; i += pcm.samples.length) samples.set(pcm.samples.subarray(0, samples.length - i), i);
+  const took: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    const t = performance.now();
+    mouthFromSpeech({ sampleRate: pcm.sampleRate, samples }, 300 * 25, 25);
+    took.push((performance.now() - t) / 1000);
+  }
+  console.log(`  lips    audio script: the mouth read from 5 min of speech in ${took.map((v) => v.toFixed(2)).join(' ')} s, median ${median(took).toFixed(2)} s`);
 }
 
 /** The same clip on each background (one round each): what cutting the presenter out costs, and the webm and ProRes encoders. */
@@ -195,6 +241,7 @@ await runBench(async () => {
   console.log(`machine: ${cpus()[0]?.model ?? 'unknown'}, ${cpus().length} cores, node ${process.version}; ${ROUNDS} rounds`);
   const s = await speech();
   await render(s);
+  await audioScript(s);
   if (process.env.BENCH_BACKGROUNDS !== '0') await backgrounds(s);
   await service();
 }, () => rmSync(dir, { recursive: true, force: true }));

@@ -8,7 +8,10 @@ import { harness, type Harness } from '../helpers/harness.ts';
 import { toneCatalogue, toneSpeech } from '../helpers/tone-voice.ts';
 import { meanColour, rgbFrame, rgbaFrame, videoFacts } from '../helpers/video.ts';
 import { createLocalBackend } from '../../src/compute/local/index.ts';
-import { bilabialClosure, measureLipSync } from '../../src/compute/local/lipsync.ts';
+import { bilabialClosure, LIP_SYNC_GOALS, lipSyncMisses, measureLipSync } from '../../src/compute/local/lipsync.ts';
+import { int16Wav } from '../../src/clips/speech.ts';
+import { createFliteProvider } from '../../src/voices/flite/index.ts';
+import { VoicePool } from '../../src/voices/pool.ts';
 
 let h: Harness | undefined;
 afterAll(async () => {
@@ -114,5 +117,30 @@ describe('a clip rendered on the CPU', () => {
     const frame = rgbFrame(h!.services.mediaStore.find(u.id, `clips/${coloured.body.id}/result.mp4`)!, 5, 512, 512);
     const corner = meanColour(frame, 512, { x: 4, y: 4, w: 20, h: 20 });
     expect(corner.map(Math.round).every((v, i) => Math.abs(v - [32, 64, 255][i]!) <= 12)).toBe(true);
+  }, 240_000);
+
+  it('speaks an audio script (POST /audios, no phoneme timings): the lips read from the sound, in time, shut on p, b and m', async () => {
+    // Real speech whose phoneme timings are known (Flite), uploaded as a plain WAV: the clip gets
+    // the sound only, and the timings are kept here to judge the lips by.
+    const pool = new VoicePool({ size: 1, warm: false });
+    const speech = await createFliteProvider({ pool }).synthesize({ text: 'Bobby bought a big map. Pam made maple pie.', voiceId: 'en-US-flite-slt' }).finally(() => pool.close());
+    h ??= harness({}, { voices: toneCatalogue().catalogue, backend: createLocalBackend() });
+    const u = h.user();
+    const form = new FormData();
+    form.set('audio', new Blob([int16Wav(speech.pcm, speech.sampleRate)]), 'speech.wav');
+    const up = await h!.app.request('/audios', { method: 'POST', headers: { authorization: `Basic ${u.key}` }, body: form });
+    expect(up.status).toBe(201);
+    const { url } = (await up.json()) as { url: string };
+    const created = await h!.call('POST', '/clips', { key: u.key, body: { presenter_id: 'grace-Hq4mW8zL2c', script: { type: 'audio', audio_url: url }, config: { logo: false } } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    await h!.services.worker.drain();
+    const rec = (await h!.call('GET', `/clips/${created.body.id}`, { key: u.key })).body;
+    expect(rec.status, JSON.stringify(rec.error)).toBe('done');
+    const sync = await measureLipSync(h!.services.mediaStore.find(u.id, `clips/${created.body.id}/result.mp4`)!);
+    const closure = bilabialClosure(sync.mouth, sync.fps, speech.phonemes);
+    expect(Math.abs(sync.offsetMs)).toBeLessThanOrEqual(LIP_SYNC_GOALS.maxOffsetMs);
+    expect(sync.correlation).toBeGreaterThan(0.3);
+    expect(closure.count).toBeGreaterThanOrEqual(10);
+    expect(lipSyncMisses(sync, closure)).toEqual([]);
   }, 240_000);
 });

@@ -138,7 +138,7 @@ describe('local backend', () => {
   }, 120_000);
 
   it('speaks an audio with the speech driver, as long as the audio, and writes a growing HLS playlist beside it', async () => {
-    // A sung melody (syllables with gaps) stands in for speech: no cues, so the lips follow the loudness.
+    // A sung melody (syllables with gaps) stands in for speech: no cues, so the lips are read from the sound (audio-visemes.ts).
     const audioPath = join(dir, 'speech.wav');
     await writeFile(audioPath, wavBytes(synthesizeSong('driver-happy-birthday-to-you').pcm));
     const previewDir = join(dir, 'preview');

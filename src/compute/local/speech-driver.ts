@@ -1,7 +1,8 @@
 /**
  * The speech driver: a face that speaks an audio file. The audio is decoded once (ffmpeg,
  * any format) for its loudness per frame; the mouth follows the phoneme cues when there are
- * some, else the loudness; idle motion comes from `speakingMotion`.
+ * some, else the sound itself (formants, voicing and closures read from the audio,
+ * `audio-visemes.ts`); idle motion comes from `speakingMotion`.
  */
 import { RenderError } from '../../errors.ts';
 import type { SpeechCue } from '../interface.ts';
@@ -9,6 +10,7 @@ import { runFfmpeg } from './ffmpeg.ts';
 import { BANK_FPS, speakingMotion, type MotionTrack } from './motion.ts';
 import { mouthFromAudio, type Pcm } from './song.ts';
 import { mouthFromCues } from './visemes.ts';
+import { mouthFromSpeech } from './audio-visemes.ts';
 
 /** Speech decoded for analysis: mono, 16 kHz, floats. */
 export async function decodeSpeech(audioPath: string): Promise<Pcm> {
@@ -22,6 +24,6 @@ export async function speechMotion(driver: { audioPath: string; cues: SpeechCue[
   const pcm = await decodeSpeech(driver.audioPath);
   const loudness = mouthFromAudio(pcm, BANK_FPS);
   if (loudness.length === 0) throw new RenderError('DriverError', 'the speech audio is shorter than one frame');
-  const speech = driver.cues.length > 0 ? mouthFromCues(driver.cues, loudness.length, BANK_FPS, loudness) : { mouth: loudness.map((l) => l * 0.85), round: loudness.map(() => 0) };
+  const speech = driver.cues.length > 0 ? mouthFromCues(driver.cues, loudness.length, BANK_FPS, loudness) : mouthFromSpeech(pcm, loudness.length, BANK_FPS);
   return { fps: BANK_FPS, frames: speakingMotion(driver.seed, BANK_FPS, speech, loudness) };
 }

@@ -3,7 +3,7 @@
  * viseme: how far the jaw drops, how round the lips are, whether they press shut), and the
  * shapes are blended from one phoneme to the next as real mouths do (coarticulation).
  * Phonemes come as IPA (eSpeak) or ARPAbet (Flite); with no timings (an external voice, an
- * uploaded audio) the mouth follows the sound's loudness instead.
+ * uploaded audio) the mouth is read from the sound itself (audio-visemes.ts).
  */
 import type { SpeechCue } from '../interface.ts';
 
