@@ -52,6 +52,7 @@ describe('POST /agents', () => {
     expect(a.modified_at).toBe(a.created_at);
     expect(a.preview_thumbnail).toMatch(/^http:\/\/mimic\.test\/media\//);
     expect((await h.call('GET', `/agents/${a.id}`, { key: u.key })).body).toEqual(a);
+    expect((await h.call('GET', '/agents/me', { key: u.key })).body).toEqual({ agents: [a] });
   });
 
   it('defaults greetings, starter_message, tools and embed; a talk presenter speaks with an embedded voice and shows its photo', async () => {
@@ -393,6 +394,32 @@ describe('PATCH /agents/{id}', () => {
       expect(fieldsOf(res.body), JSON.stringify(res.body)).toContain(field);
     }
     expect((await h.call('GET', `/agents/${a.id}`, { key: alice.key })).body).toEqual(a);
+  });
+
+  it('a write landing between its read and its write is not lost: the patch is merged again over it', async () => {
+    const h = make();
+    const u = h.user();
+    const a = (await h.call('POST', '/agents', { key: u.key, body: agent({ greetings: ['hi'] }) })).body;
+    const deps = h.services.modules.agents.deps;
+    const real = deps.store;
+    let raced = false;
+    deps.store = {
+      ...real,
+      async update(userId, id, version, values, at) {
+        if (!raced) {
+          raced = true;
+          // Another writer changes the greetings after this PATCH read the agent.
+          const current = (await real.get(userId, id))!;
+          const body = { ...JSON.parse(current.body), greetings: ['hello from the other writer'] };
+          await real.update(userId, id, current.version, { ...current, body: JSON.stringify(body) }, at);
+        }
+        return real.update(userId, id, version, values, at);
+      },
+    };
+    const res = await h.call('PATCH', `/agents/${a.id}`, { key: u.key, body: { preview_name: 'Zoe' } });
+    deps.store = real;
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ preview_name: 'Zoe', greetings: ['hello from the other writer'] });
   });
 
   it('an unknown agent is 404; a body that is not an object is 400', async () => {
