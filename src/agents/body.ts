@@ -78,6 +78,23 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
   return out;
 }
 
+/** Fields of the agent as shown that a PATCH cannot change: a GET answer sent back as it is still applies. */
+const SHOWN_ONLY = ['created_at', 'modified_at', 'preview_thumbnail', 'metadata'];
+
+/**
+ * A PATCH body without the fields only shown (ignored, so that an agent read with GET can be
+ * edited and sent back); `id` and `owner_id` may be sent only with their current values.
+ */
+export function withoutShownFields(patch: Json, current: { id: string; owner_id: string }): Json {
+  const out: Json = { ...patch };
+  for (const field of ['id', 'owner_id'] as const) {
+    if (out[field] !== undefined && out[field] !== current[field]) throw bad(field, 'cannot be changed');
+    delete out[field];
+  }
+  for (const field of SHOWN_ONLY) delete out[field];
+  return out;
+}
+
 /**
  * A PATCH body applied to the agent as written: a merge patch, except that a presenter of
  * another `type` or an llm of another `provider` replaces the old one (their fields differ).

@@ -13,7 +13,7 @@ import { InputRejected, inspectImage } from '../animations/checks.ts';
 import { chooseVoice, storedObject } from '../clips/create.ts';
 import type { ClipVoice } from '../clips/kind.ts';
 import { defaultVoice } from '../talks/create.ts';
-import { bad, mergeAgent, normalize, refuseRawCredentials, refuseUnsupported } from './body.ts';
+import { bad, mergeAgent, normalize, refuseRawCredentials, refuseUnsupported, withoutShownFields } from './body.ts';
 import type { AgentRefusal, AgentRow, AgentStore, AgentValues } from './store.ts';
 
 export interface AgentDeps {
@@ -176,7 +176,7 @@ export async function updateAgent(deps: AgentDeps, user: AuthUser, id: string, p
   for (let attempt = 0; attempt < PATCH_ATTEMPTS; attempt++) {
     const row = await deps.store.get(user.id, id);
     if (!row) throw notFound('Agent');
-    const values = await prepare(deps, user, mergeAgent(asRequest(row), patch));
+    const values = await prepare(deps, user, mergeAgent(asRequest(row), withoutShownFields(patch, { id: row.id, owner_id: row.userId })));
     const updated = await deps.store.update(user.id, id, row.version, values, Math.max(deps.clock.now(), row.modifiedAt));
     if (updated === 'not_found') throw notFound('Agent');
     if (updated === 'conflict') continue;
