@@ -23,6 +23,15 @@ const CREDENTIAL_HEADER = /auth|cookie|key|token|secret|passw|session|signature/
 
 const STORE_AS_SECRET = 'is a credential: store it with POST /secrets and give its id as llm.secret_id (agent bodies never carry credentials)';
 
+const hasUserInfo = (url: string): boolean => {
+  try {
+    const u = new URL(url);
+    return u.username !== '' || u.password !== '';
+  } catch {
+    return false; // not a URL: the schema says so
+  }
+};
+
 /** Refuses raw credentials anywhere mimic would otherwise keep them. The message never contains the value. */
 export function refuseRawCredentials(body: Json): void {
   const llm = body.llm;
@@ -30,6 +39,9 @@ export function refuseRawCredentials(body: Json): void {
   for (const [where, obj] of [['llm', llm], ['llm.custom', llm.custom]] as const) {
     if (!isObject(obj)) continue;
     for (const name of RAW_CREDENTIALS) if (obj[name] !== undefined) throw bad(`${where}.${name}`, STORE_AS_SECRET);
+    for (const name of ['base_url', 'url']) {
+      if (typeof obj[name] === 'string' && hasUserInfo(obj[name] as string)) throw bad(`${where}.${name}`, `carries credentials (user:password@): ${STORE_AS_SECRET.replace(/^is a credential: /, '')}`);
+    }
     const headers = (obj as Json).headers;
     if (isObject(headers)) {
       for (const name of Object.keys(headers)) if (CREDENTIAL_HEADER.test(name)) throw bad(`${where}.headers.${name}`, STORE_AS_SECRET);

@@ -196,6 +196,8 @@ describe('credentials only by vault reference', () => {
     ['llm.api_key', { provider: 'openai', api_key: CANARY.apiKey }],
     ['llm.custom.headers.Authorization', { provider: 'custom', custom: { url: 'https://llm.test/chat', headers: { Authorization: `Bearer ${CANARY.bearer}` } } }],
     ['llm.custom.headers.x-api-key', { provider: 'custom', custom: { url: 'https://llm.test/chat', headers: { 'x-api-key': CANARY.apiKey } } }],
+    ['llm.base_url', { provider: 'openai', base_url: `https://me:${CANARY.basicPassword}@llm.test/v1` }],
+    ['llm.custom.url', { provider: 'custom', custom: { url: `https://me:${CANARY.basicPassword}@llm.test/chat` } }],
   ])('refuses %s with 400 telling to store it as a secret, never echoing it nor storing it', async (field, llm) => {
     const h = make();
     const u = h.user();
