@@ -46,7 +46,7 @@ function serviceRoutes(deps: AppDeps, openapi: () => unknown, docsPage: () => st
   ];
 }
 
-const HAS_BODY = new Set(['post', 'put']);
+const HAS_BODY = new Set(['post', 'put', 'patch']);
 
 /**
  * Browser pages on the configured origins may call the API (MIMIC_CORS_ORIGINS): preflights

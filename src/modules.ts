@@ -18,5 +18,6 @@ import { auditModule } from './audit/module.ts';
 import { computeModule } from './compute/module.ts';
 import { usersModule } from './users/module.ts';
 import { vaultModule } from './vault/module.ts';
+import { agentsModule } from './agents/module.ts';
 
-export const MODULES = [usersModule, vaultModule, animationsModule, imagesModule, audiosModule, voicesModule, presentersModule, clipsModule, talksModule, mediaModule, webhooksModule, secretsModule, toolsModule, auditModule, computeModule] as const;
+export const MODULES = [usersModule, vaultModule, animationsModule, imagesModule, audiosModule, voicesModule, presentersModule, clipsModule, talksModule, mediaModule, webhooksModule, secretsModule, toolsModule, agentsModule, auditModule, computeModule] as const;

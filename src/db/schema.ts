@@ -2,3 +2,4 @@ export * from './schema/core.ts';
 export * from './schema/webhooks.ts';
 export * from './schema/vault.ts';
 export * from './schema/compute.ts';
+export * from './schema/agents.ts';

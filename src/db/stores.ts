@@ -12,6 +12,7 @@ import { createSqliteSecretStore, type SecretStore } from '../secrets/store.ts';
 import { createSqliteToolStore, type ToolStore } from '../tools/store.ts';
 import { createSqliteAuditStore, type AuditStore } from '../audit/store.ts';
 import { createSqliteWebhookSecretStore, type WebhookSecretStore } from '../webhooks/secrets-store.ts';
+import { createSqliteAgentStore, type AgentStore } from '../agents/store.ts';
 
 /**
  * Every store of the service, built for one database. Domain code receives these async
@@ -39,6 +40,8 @@ export interface Stores {
   readonly audit: AuditStore;
   /** Per-user webhook signing secrets (sealed). */
   readonly webhookSecrets: WebhookSecretStore;
+  /** Agents and the tools each may call. */
+  readonly agents: AgentStore;
 }
 
 export interface StoreOptions {
@@ -70,5 +73,6 @@ export function createSqliteStores(handle: Store, opts: StoreOptions = {}): Stor
     tools: createSqliteToolStore(handle),
     audit: createSqliteAuditStore(handle),
     webhookSecrets: createSqliteWebhookSecretStore(handle.db),
+    agents: createSqliteAgentStore(handle),
   };
 }

@@ -12,7 +12,7 @@ import type { Platform, ProvidedServices } from './platform.ts';
 import type { JobKind } from '../jobs/catalogue.ts';
 import type { Lifecycle } from '../resources/lifecycle.ts';
 
-export type Method = 'get' | 'post' | 'put' | 'delete';
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 export interface RouteParam {
   name: string;

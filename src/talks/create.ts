@@ -38,7 +38,7 @@ async function asRequestError<T>(check: () => T | Promise<T>): Promise<T> {
  * closest to American English (Flite's first, before eSpeak's), the one a clip's default
  * presenter speaks with.
  */
-async function defaultVoice(deps: TalkDeps): Promise<{ type: string; voice_id: string }> {
+export async function defaultVoice(deps: Pick<TalkDeps, 'voices'>): Promise<{ type: string; voice_id: string }> {
   const embedded = (deps.voices?.providers ?? []).filter((p) => (EMBEDDED_PROVIDERS as readonly string[]).includes(p.type));
   const voices = (await Promise.all(embedded.map((p) => p.voices()))).flat();
   const voice = closestVoice(voices, { locale: 'en-US', gender: undefined });

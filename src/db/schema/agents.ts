@@ -1,0 +1,49 @@
+import { sqliteTable, text, integer, index, primaryKey } from 'drizzle-orm/sqlite-core';
+import { users } from './core.ts';
+import { secrets, tools } from './vault.ts';
+
+/** Times are integer milliseconds since the epoch. docs/agents.md describes the fields. */
+
+/**
+ * An agent: a presenter, a language model and what it may call. `body` holds the validated
+ * request fields (JSON) except the two references, which are columns so the database keeps
+ * them to the same user's rows: the model's credential (`secret_id`) and the tools
+ * (agent_tools).
+ */
+export const agents = sqliteTable(
+  'agents',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** JSON: preview_name, preview_description, presenter, llm (without tools and secret_id), greetings, ... */
+    body: text('body').notNull(),
+    /** The vault secret the model's provider is called with; a deleted secret leaves the agent without one. */
+    secretId: text('secret_id').references(() => secrets.id, { onDelete: 'set null' }),
+    /** JSON: the voice that will speak ({type, voiceId, fallback?}), resolved when the agent was written. */
+    voice: text('voice'),
+    /** Bumped by every update: a PATCH applies only over the version it read. */
+    version: integer('version').notNull().default(1),
+    createdAt: integer('created_at').notNull(),
+    modifiedAt: integer('modified_at').notNull(),
+  },
+  (t) => [index('agents_user_idx').on(t.userId, t.createdAt, t.id), index('agents_secret_idx').on(t.secretId)],
+);
+
+/** The tools an agent's model may call, in the order given; a deleted tool leaves its agents. */
+export const agentTools = sqliteTable(
+  'agent_tools',
+  {
+    agentId: text('agent_id')
+      .notNull()
+      .references(() => agents.id, { onDelete: 'cascade' }),
+    toolId: text('tool_id')
+      .notNull()
+      .references(() => tools.id, { onDelete: 'cascade' }),
+    position: integer('position').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.agentId, t.toolId] }), index('agent_tools_tool_idx').on(t.toolId)],
+);
+
+export type AgentDbRow = typeof agents.$inferSelect;
