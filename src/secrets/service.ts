@@ -97,16 +97,20 @@ export async function updateSecret(deps: SecretDeps, userId: string, id: string,
   return presentSecret(updated);
 }
 
-/** DELETE /secrets/{id}: refused with 409 while a tool refers to it. Answers the secret as it was. */
+/** DELETE /secrets/{id}: refused with 409 while a tool or an agent refers to it. Answers the secret as it was. */
 export async function deleteSecret(deps: SecretDeps, userId: string, id: string): Promise<SecretView> {
   const outcome = await deps.secretStore.delete(userId, id, (row) =>
     auditRecord(deps.newId, deps.clock.now(), { userId, action: 'secret.deleted', outcome: 'success', secretId: id, detail: { type: row.type } }),
   );
   if (!outcome) throw notFound('Secret');
   if ('usedBy' in outcome) {
-    const users = outcome.usedBy;
-    throw new ApiError('ConflictError', `Secret ${id} is used by ${users.length === 20 ? 'at least 20 tools' : `${users.length} tool(s)`}; change or delete them first`, {
-      tool_ids: users,
+    const tools = outcome.usedBy;
+    const agents = outcome.usedByAgents ?? [];
+    const count = (ids: string[], what: string) => (ids.length === 20 ? `at least 20 ${what}s` : `${ids.length} ${what}(s)`);
+    const by = [tools.length ? count(tools, 'tool') : '', agents.length ? count(agents, 'agent') : ''].filter(Boolean).join(' and ');
+    throw new ApiError('ConflictError', `Secret ${id} is used by ${by}; change or delete them first`, {
+      tool_ids: tools,
+      ...(agents.length ? { agent_ids: agents } : {}),
     });
   }
   return presentSecret(outcome.deleted);

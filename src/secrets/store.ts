@@ -27,7 +27,8 @@ export interface SealedWrite {
   replaceAll: boolean;
 }
 
-export type DeleteOutcome = { deleted: SecretRow } | { usedBy: string[] } | undefined;
+/** `usedBy`: the tools that refer to the secret; `usedByAgents`: the agents whose model key it is. */
+export type DeleteOutcome = { deleted: SecretRow } | { usedBy: string[]; usedByAgents?: string[] } | undefined;
 
 /**
  * The rows of secrets and their sealed values. Every change bumps `version` in the same
@@ -109,9 +110,12 @@ export function createSqliteSecretStore(handle: Store): SecretStore {
   );
   const needsReauthorization = sqlite.prepare<[number, string]>(`UPDATE secrets SET status = 'needs_reauthorization', updated_at = ? WHERE id = ?`);
   const referencing = sqlite.prepare<[string, number], { id: string }>('SELECT id FROM tools WHERE secret_id = ? LIMIT ?');
-  // Conditional: a tool created meanwhile (by another writer) keeps its secret.
+  const referencingAgents = sqlite.prepare<[string, number], { id: string }>('SELECT id FROM agents WHERE secret_id = ? LIMIT ?');
+  // Conditional: a tool or an agent created meanwhile (by another writer) keeps its secret.
   const remove = sqlite.prepare<[string, string], RawSecretRow>(
-    'DELETE FROM secrets WHERE id = ? AND user_id = ? AND NOT EXISTS (SELECT 1 FROM tools WHERE tools.secret_id = secrets.id) RETURNING *',
+    `DELETE FROM secrets WHERE id = ? AND user_id = ?
+       AND NOT EXISTS (SELECT 1 FROM tools WHERE tools.secret_id = secrets.id)
+       AND NOT EXISTS (SELECT 1 FROM agents WHERE agents.secret_id = secrets.id) RETURNING *`,
   );
   const removeFields = sqlite.prepare<[string]>('DELETE FROM secret_fields WHERE secret_id = ?');
   const upsertField = sqlite.prepare<[string, string, string, string, string]>(
@@ -154,7 +158,8 @@ export function createSqliteSecretStore(handle: Store): SecretStore {
       return { deleted };
     }
     if (!byUser.get(id, userId)) return undefined;
-    return { usedBy: referencing.all(id, max).map((r) => r.id) };
+    const agents = referencingAgents.all(id, max).map((r) => r.id);
+    return { usedBy: referencing.all(id, max).map((r) => r.id), ...(agents.length ? { usedByAgents: agents } : {}) };
   });
   const saveTokens = sqlite.transaction((secretId: string, expiresAt: number | null, refreshedAt: number, sealed: SealedValue[]) => {
     if (updateTokens.run(expiresAt, refreshedAt, secretId).changes === 0) return false;

@@ -239,15 +239,19 @@ describe('credentials only by vault reference', () => {
     }
   });
 
-  it('a deleted secret leaves the agent without one', async () => {
+  it('a secret an agent uses cannot be deleted (409 naming the agent), as one a tool uses; it can once the agent lets go', async () => {
     const h = make();
     const u = h.user();
     const secret = await makeSecret(h, u.key, { type: 'bearer', provider: 'openai', token: CANARY.bearer });
     const a = (await h.call('POST', '/agents', { key: u.key, body: agent({}, { base_url: 'https://llm.test/v1', secret_id: secret }) })).body;
+    const refused = await h.call('DELETE', `/secrets/${secret}`, { key: u.key });
+    expect(refused.status).toBe(409);
+    expect(refused.body.kind).toBe('ConflictError');
+    expect(refused.body.description).toMatch(/1 agent\(s\)/);
+    expect(refused.body.details).toEqual({ tool_ids: [], agent_ids: [a.id] });
+    expect((await h.call('GET', `/agents/${a.id}`, { key: u.key })).body.llm.secret_id).toBe(secret);
+    expect((await h.call('DELETE', `/agents/${a.id}`, { key: u.key })).status).toBe(200);
     expect((await h.call('DELETE', `/secrets/${secret}`, { key: u.key })).status).toBe(200);
-    const after = await h.call('GET', `/agents/${a.id}`, { key: u.key });
-    expect(after.status).toBe(200);
-    expect(after.body.llm.secret_id).toBeUndefined();
   });
 });
 

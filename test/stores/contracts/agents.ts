@@ -64,7 +64,7 @@ export function contract(dialect: Dialect): void {
     });
   });
 
-  it('a deleted tool leaves its agents; a deleted secret leaves them without one', async () => {
+  it('a deleted tool leaves its agents; a secret an agent uses is kept, and goes once the agent does', async () => {
     await withDatabase(dialect, async ({ stores }) => {
       const u = await seedUser(stores, 'usr_a');
       await stores.secrets.create(secretRow(u, 'sec_a', 1000), [], audit(u, 1000));
@@ -73,8 +73,10 @@ export function contract(dialect: Dialect): void {
       await stores.agents.create(agentRow(u, 'agt_1', 1000, { secretId: 'sec_a', toolIds: ['tool_1', 'tool_2'] }));
       await stores.tools.delete(u, 'tool_1', () => audit(u, 2000));
       expect((await stores.agents.get(u, 'agt_1'))?.toolIds).toEqual(['tool_2']);
-      expect(await stores.secrets.delete(u, 'sec_a', () => audit(u, 2000))).toMatchObject({ deleted: { id: 'sec_a' } });
-      expect((await stores.agents.get(u, 'agt_1'))?.secretId).toBeNull();
+      expect(await stores.secrets.delete(u, 'sec_a', () => audit(u, 2000))).toEqual({ usedBy: [], usedByAgents: ['agt_1'] });
+      expect((await stores.agents.get(u, 'agt_1'))?.secretId).toBe('sec_a');
+      expect(await stores.agents.delete(u, 'agt_1')).toBeTruthy();
+      expect(await stores.secrets.delete(u, 'sec_a', () => audit(u, 3000))).toMatchObject({ deleted: { id: 'sec_a' } });
     });
   });
 }
