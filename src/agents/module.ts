@@ -1,8 +1,10 @@
 import { defineModule } from '../platform/module.ts';
-import { agentSchemas } from '../schemas/agents.ts';
+import { agentSchemas, chatSchemas } from '../schemas/agents.ts';
 import { createPresenterCatalogue } from '../presenters/catalogue.ts';
 import { agentRoutes } from './routes.ts';
 import type { AgentDeps } from './service.ts';
+import { chatRoutes } from './chat/routes.ts';
+import { DEFAULT_CHAT_LIMITS, type ChatDeps } from './chat/service.ts';
 
 /**
  * Agents: a presenter (a photo or a clip presenter, with a voice), a language model reached
@@ -22,6 +24,18 @@ export const agentsModule = defineModule({
       voices: p.voices,
       schemas: agentSchemas(p.config.storageScheme),
     };
-    return { deps, routes: agentRoutes(deps) };
+    const chat: ChatDeps = {
+      agents: p.stores.agents,
+      chats: p.stores.agentChats,
+      secrets: { secretStore: p.stores.secrets, vault: p.vault, clock: p.clock, newId: p.newId },
+      client: p.client,
+      toolCalls: p.toolCalls,
+      clock: p.clock,
+      newId: p.newId,
+      log: p.log,
+      schemas: chatSchemas(),
+      limits: DEFAULT_CHAT_LIMITS,
+    };
+    return { deps, routes: [...agentRoutes(deps), ...chatRoutes(chat)] };
   },
 });

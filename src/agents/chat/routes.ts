@@ -1,0 +1,48 @@
+import type { Context } from 'hono';
+import type { Route, RouteParam } from '../../platform/module.ts';
+import type { AppEnv } from '../../http/env.ts';
+import { jsonBody } from '../../http/body.ts';
+import { pageParams } from '../../http/params.ts';
+import { DEFAULT_PAGE_SIZE, parsePage } from '../../pagination.ts';
+import { answerChat, createChat, fetchChat, pageChats, type ChatDeps } from './service.ts';
+
+const agentId: RouteParam = { name: 'agentId', in: 'path', description: 'the agent id', required: true };
+const chatId: RouteParam = { name: 'chatId', in: 'path', description: 'the chat id (POST /agents/{agentId}/chat answers it)', required: true };
+
+/** A body that may be absent (the SDK's create-chat call): none is `{}`. */
+async function optionalBody(c: Context<AppEnv>): Promise<Record<string, unknown>> {
+  return (await c.req.text()).trim() === '' ? {} : jsonBody(c);
+}
+
+export function chatRoutes(deps: ChatDeps): Route[] {
+  const { CreateChat, ChatBody, ChatAnswer, Chat, ChatWithMessages, ChatList } = deps.schemas;
+  return [
+    {
+      method: 'post', path: '/agents/{agentId}/chat', summary: 'Start a chat with an agent', tag: 'Agents', params: [agentId], body: CreateChat,
+      ok: { status: 201, schema: Chat, description: 'the chat: post messages to /agents/{agentId}/chat/{id}' },
+      errors: ['BadRequestError', 'AuthorizationError', 'NotFoundError'],
+      handler: async (c) => c.json(await createChat(deps, c.var.user.id, c.req.param('agentId')!, await optionalBody(c)), 201),
+    },
+    {
+      method: 'post', path: '/agents/{agentId}/chat/{chatId}', summary: 'Ask the agent: the whole conversation in, the answer out (its server tools run on the way)', tag: 'Agents',
+      params: [agentId, chatId], body: ChatBody,
+      ok: { status: 200, schema: ChatAnswer, description: 'the answer; toolCalls lists client tools to run and post back' },
+      errors: ['BadRequestError', 'AuthorizationError', 'NotFoundError', 'ConflictError', 'ConfigError', 'PayloadTooLargeError', 'BadGatewayError', 'ServiceUnavailableError', 'GatewayTimeoutError'],
+      handler: async (c) =>
+        c.json(await answerChat(deps, c.var.user.id, c.req.param('agentId')!, c.req.param('chatId')!, await jsonBody(c), { signal: c.req.raw.signal })),
+    },
+    {
+      method: 'get', path: '/agents/{agentId}/chats', summary: 'List the chats of an agent, newest first', tag: 'Agents', params: [agentId, ...pageParams],
+      ok: { status: 200, schema: ChatList, description: 'a page of chats; token continues it' }, errors: ['BadRequestError', 'AuthorizationError', 'NotFoundError'],
+      handler: async (c) => {
+        const { limit, cursor } = parsePage(c.req.query(), DEFAULT_PAGE_SIZE);
+        return c.json(await pageChats(deps, c.var.user.id, c.req.param('agentId')!, limit, cursor));
+      },
+    },
+    {
+      method: 'get', path: '/agents/{agentId}/chat/{chatId}', summary: 'Get a chat with its stored messages (tool results as the model read them, masked)', tag: 'Agents', params: [agentId, chatId],
+      ok: { status: 200, schema: ChatWithMessages, description: 'the chat and its messages, oldest first' }, errors: ['AuthorizationError', 'NotFoundError'],
+      handler: async (c) => c.json(await fetchChat(deps, c.var.user.id, c.req.param('agentId')!, c.req.param('chatId')!)),
+    },
+  ];
+}
