@@ -265,6 +265,57 @@ describe('client tools', () => {
     expect(sent[3]).toMatchObject({ role: 'tool', tool_call_id: 'call_w' });
     expect(sent[4]).toEqual({ role: 'tool', tool_call_id: 'call_m', content: 'The map is shown.' });
     expectModelSawNoCredential();
+    // Stored once each: the first answer's turn and server result are not stored again with the client's result.
+    const stored = (await h.call('GET', `/agents/${agent}/chat/${chat}`, { key })).body.messages;
+    expect(stored.map((m: { role: string; tool_call_id?: string }) => `${m.role}${m.tool_call_id ? `:${m.tool_call_id}` : ''}`)).toEqual(['user', 'assistant', 'tool:call_w', 'tool:call_m', 'assistant']);
+  });
+});
+
+describe('streaming and other providers', () => {
+  it('streams the answer as server-sent events with ?stream=true and with Accept: text/event-stream; errors before the model are plain JSON', async () => {
+    const agent = await makeAgent();
+    const chat = await makeChat(agent);
+    const events = (text: string) =>
+      text.split('\n\n').filter((b) => b.trim() !== '').map((b) => ({ event: /^event: (.*)$/m.exec(b)![1], data: JSON.parse(/^data: (.*)$/m.exec(b)![1]!) }));
+    for (const how of [{ path: `/agents/${agent}/chat/${chat}?stream=true`, headers: {} as Record<string, string> }, { path: `/agents/${agent}/chat/${chat}`, headers: { accept: 'text/event-stream' } }]) {
+      script = [says('One ', 'two.')];
+      const res = await h.call('POST', how.path, { key, body: { messages: [{ role: 'user', content: 'Count.' }] }, headers: how.headers });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/text\/event-stream/);
+      expect(events(res.body)).toEqual([
+        { event: 'delta', data: { content: 'One ' } },
+        { event: 'delta', data: { content: 'two.' } },
+        { event: 'answer', data: { result: 'One two.', matches: [], documentIds: [], chatMode: 'Functional' } },
+      ]);
+    }
+    script = [(_req, res) => void res.writeHead(503).end()];
+    const failed = await h.call('POST', `/agents/${agent}/chat/${chat}?stream=true`, { key, body: { messages: [{ role: 'user', content: 'Count.' }] } });
+    expect(events(failed.body)).toEqual([{ event: 'error', data: expect.objectContaining({ kind: 'BadGatewayError', description: expect.stringMatching(/openai model server answered HTTP 503/) }) }]);
+    const refused = await h.call('POST', `/agents/${agent}/chat/${chat}?stream=true`, { key, body: { messages: [] } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.kind).toBe('BadRequestError');
+  });
+
+  it('a custom model gets the secret as x-api-key, the messages, and no tools', async () => {
+    const secret = await makeSecret(h, key, { type: 'bearer', provider: 'custom', token: CANARY.rotatedBearer });
+    const res = await h.call('POST', '/agents', {
+      key,
+      body: {
+        presenter: { type: 'clip', presenter_id: 'eileen-Nc7kQ2rT5x' },
+        llm: { provider: 'custom', custom: { url: `${model.url}/custom` }, instructions: 'Be brief.', secret_id: secret, tools: [await weatherTool()] },
+      },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const chat = await makeChat(res.body.id);
+    script = [(_req, r) => void r.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ content: 'Custom hello.' }))];
+    const answer = await ask(res.body.id, chat, [{ role: 'user', content: 'Hi' }]);
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect(answer.body.result).toBe('Custom hello.');
+    const [req] = model.received;
+    expect(req!.path).toBe('/custom');
+    expect(req!.headers['x-api-key']).toBe(CANARY.rotatedBearer);
+    expect(req!.headers.authorization).toBeUndefined();
+    expect(JSON.parse(req!.body.toString())).toEqual({ messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }], stream: true });
   });
 });
 

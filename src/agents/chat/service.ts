@@ -125,6 +125,12 @@ async function toolsOf(deps: ChatDeps, agent: AgentRow): Promise<Map<string, Age
 function modelMessages(instructions: string | undefined, posted: ChatBody['messages'], stored: ChatMessageRow[]): { messages: ChatMessage[]; input: ChatMessage[] } {
   const out: ChatMessage[] = instructions ? [{ role: 'system', content: instructions }] : [];
   const inserted = new Set<number>();
+  // Messages put back from storage (or added for an unanswered call) are not the turn's input: they are stored already.
+  const notPosted = new WeakSet<ChatMessage>();
+  const putBack = (m: ChatMessage) => {
+    notPosted.add(m);
+    out.push(m);
+  };
   posted.forEach((m, i) => {
     const content = typeof m.content === 'string' ? m.content : '';
     if (m.role === 'user' && content !== '') out.push({ role: 'user', content });
@@ -140,25 +146,26 @@ function modelMessages(instructions: string | undefined, posted: ChatBody['messa
         const last = out.at(-1);
         // The client may have posted the turn's words already: they come back with the turn itself.
         if (last?.role === 'assistant' && !('tool_calls' in last && last.tool_calls) && last.content === (turn.content ?? '')) out.pop();
-        out.push({ role: 'assistant', content: turn.content, tool_calls: storedCalls(turn) });
+        putBack({ role: 'assistant', content: turn.content, tool_calls: storedCalls(turn) });
         for (const s of stored.slice(at + 1)) {
           if (s.role !== 'tool') break;
-          out.push({ role: 'tool', tool_call_id: s.toolCallId ?? '', content: s.content ?? '' });
+          putBack({ role: 'tool', tool_call_id: s.toolCallId ?? '', content: s.content ?? '' });
         }
       }
       out.push({ role: 'tool', tool_call_id: callId, content });
     }
   });
-  answerMissingCalls(out);
+  answerMissingCalls(out, notPosted);
   let start = out.length;
   while (start > 0 && (out[start - 1]!.role === 'user' || out[start - 1]!.role === 'tool')) start--;
-  const input = out.slice(start);
+  if (start === out.length) throw bad('messages', 'must end with a user message (or tool results) for the agent to answer');
+  const input = out.slice(start).filter((m) => !notPosted.has(m));
   if (input.length === 0) throw bad('messages', 'must end with a user message (or tool results) for the agent to answer');
   return { messages: out, input };
 }
 
 /** Every call of an assistant turn needs a result before the model reads on: a call the client left unanswered says so. */
-function answerMissingCalls(out: ChatMessage[]): void {
+function answerMissingCalls(out: ChatMessage[], added: WeakSet<ChatMessage>): void {
   for (let i = 0; i < out.length; i++) {
     const m = out[i]!;
     if (m.role !== 'assistant' || !m.tool_calls?.length) continue;
@@ -166,6 +173,7 @@ function answerMissingCalls(out: ChatMessage[]): void {
     const answered = new Set<string>();
     while (end < out.length && out[end]!.role === 'tool') answered.add((out[end] as { tool_call_id: string }).tool_call_id), end++;
     const missing = m.tool_calls.filter((c) => !answered.has(c.id)).map((c): ChatMessage => ({ role: 'tool', tool_call_id: c.id, content: 'No result was posted for this call.' }));
+    for (const m of missing) added.add(m);
     out.splice(end, 0, ...missing);
     i = end + missing.length - 1;
   }
@@ -200,7 +208,22 @@ const toStored = (m: ChatMessage, failed = false): NewChatMessage => ({
   failed,
 });
 
-export async function answerChat(deps: ChatDeps, userId: string, agentId: string, chatId: string, raw: Json, opts: { signal?: AbortSignal; onText?: (delta: string) => void } = {}): Promise<ChatAnswerView> {
+export interface AnswerOptions {
+  signal?: AbortSignal;
+  /** Each piece of the answer's text as the model streams it. */
+  onText?: (delta: string) => void;
+}
+
+/** An answer checked and ready to run: everything a client can get wrong has been refused before the model is called. */
+export interface PreparedAnswer {
+  run(opts?: AnswerOptions): Promise<ChatAnswerView>;
+}
+
+export async function answerChat(deps: ChatDeps, userId: string, agentId: string, chatId: string, raw: Json, opts: AnswerOptions = {}): Promise<ChatAnswerView> {
+  return (await prepareAnswer(deps, userId, agentId, chatId, raw)).run(opts);
+}
+
+export async function prepareAnswer(deps: ChatDeps, userId: string, agentId: string, chatId: string, raw: Json): Promise<PreparedAnswer> {
   const body = validate(deps.schemas.ChatBody, raw);
   // streamId and sessionId are accepted and ignored: speech on a stream comes with agent streams.
   const chat = await chatOf(deps, userId, agentId, chatId);
@@ -209,9 +232,22 @@ export async function answerChat(deps: ChatDeps, userId: string, agentId: string
   const { messages, input } = modelMessages(llm.instructions, body.messages, await deps.chats.messages(chat.id));
   // The hosted custom contract has no tool calls: a custom model is offered none.
   const tools = llm.provider === 'custom' ? new Map<string, AgentTool>() : await toolsOf(deps, agent);
+  return { run: (opts = {}) => runAnswer(deps, { userId, chat, agent, llm, messages, input, tools }, opts) };
+}
+
+interface AnswerInput {
+  userId: string;
+  chat: ChatRow;
+  agent: AgentRow;
+  llm: CreateAgentBody['llm'];
+  messages: ChatMessage[];
+  input: ChatMessage[];
+  tools: Map<string, AgentTool>;
+}
+
+async function runAnswer(deps: ChatDeps, { userId, chat, agent, llm, messages, input, tools }: AnswerInput, opts: AnswerOptions): Promise<ChatAnswerView> {
   const specs = (kind: AgentTool['kind']) => [...tools.values()].filter((t) => t.kind === kind).map((t) => t.spec);
   const failedCalls = new Set<string>();
-
   const deadline = AbortSignal.timeout(deps.limits.answerTimeoutMs);
   const signal = opts.signal ? AbortSignal.any([deadline, opts.signal]) : deadline;
   let result;
