@@ -205,20 +205,21 @@ describe('server tools', () => {
     expect(stored[2].content).toContain(MASK);
   });
 
-  it('gives the model the validation error of bad arguments, and of arguments that are not JSON, calling nothing upstream', async () => {
+  it('gives the model the validation error of bad arguments, of arguments that are not JSON, and of a tool it does not have, calling nothing upstream', async () => {
     const agent = await makeAgent([await weatherTool()]);
     const chat = await makeChat(agent);
-    script = [asks({ id: 'call_a', name: 'get_weather', args: '{"city":5}' }, { id: 'call_b', name: 'get_weather', args: '{city' }), says('Sorry.')];
+    script = [asks({ id: 'call_a', name: 'get_weather', args: '{"city":5}' }, { id: 'call_b', name: 'get_weather', args: '{city' }, { id: 'call_c', name: 'delete_everything', args: '{}' }), says('Sorry.')];
     const res = await ask(agent, chat, [{ role: 'user', content: 'Weather?' }]);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.result).toBe('Sorry.');
     expect(upstream.received).toHaveLength(0);
     const tools = modelBodies()[1]!.messages.filter((m) => m.role === 'tool');
-    expect(tools.map((m) => m.tool_call_id)).toEqual(['call_a', 'call_b']);
+    expect(tools.map((m) => m.tool_call_id)).toEqual(['call_a', 'call_b', 'call_c']);
+    expect(tools[2]!.content).toMatch(/no tool named "delete_everything"/);
     expect(JSON.parse(tools[0]!.content!).error).toMatchObject({ kind: 'ValidationError', description: expect.stringMatching(/input\.city/) });
     expect(JSON.parse(tools[1]!.content!).error).toMatchObject({ kind: 'ValidationError', description: expect.stringMatching(/not valid JSON/) });
     const stored = (await h.call('GET', `/agents/${agent}/chat/${chat}`, { key })).body.messages;
-    expect(stored.filter((m: { role: string }) => m.role === 'tool').map((m: { failed: boolean }) => m.failed)).toEqual([true, true]);
+    expect(stored.filter((m: { role: string }) => m.role === 'tool').map((m: { failed: boolean }) => m.failed)).toEqual([true, true, true]);
   });
 
   it('stops after the round limit and says so', async () => {

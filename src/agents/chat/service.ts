@@ -247,6 +247,8 @@ interface AnswerInput {
 
 async function runAnswer(deps: ChatDeps, { userId, chat, agent, llm, messages, input, tools }: AnswerInput, opts: AnswerOptions): Promise<ChatAnswerView> {
   const specs = (kind: AgentTool['kind']) => [...tools.values()].filter((t) => t.kind === kind).map((t) => t.spec);
+  // Calls that ran, and those that failed; a tool result of a call that never ran (over the per-round limit, an unknown name) is a failure too.
+  const ranCalls = new Set<string>();
   const failedCalls = new Set<string>();
   const deadline = AbortSignal.timeout(deps.limits.answerTimeoutMs);
   const signal = opts.signal ? AbortSignal.any([deadline, opts.signal]) : deadline;
@@ -258,7 +260,10 @@ async function runAnswer(deps: ChatDeps, { userId, chat, agent, llm, messages, i
       serverTools: specs('server'),
       clientTools: specs('client'),
       runServerTool: (call) => runTool(deps, deps.toolCalls!, userId, chat.id, tools.get(call.name)!, call),
-      onToolCall: (call, outcome) => void (outcome.failed && failedCalls.add(call.id)),
+      onToolCall: (call, outcome) => {
+        ranCalls.add(call.id);
+        if (outcome.failed) failedCalls.add(call.id);
+      },
       signal,
       ...(llm.temperature !== undefined ? { temperature: llm.temperature } : {}),
       ...(opts.onText ? { onText: opts.onText } : {}),
@@ -268,7 +273,8 @@ async function runAnswer(deps: ChatDeps, { userId, chat, agent, llm, messages, i
     if (err instanceof LlmError) throw modelFailure(err, deadline.aborted);
     throw err;
   }
-  const stored = [...input, ...result.added].map((m) => toStored(m, m.role === 'tool' && failedCalls.has(m.tool_call_id)));
+  const failed = (m: ChatMessage) => m.role === 'tool' && (failedCalls.has(m.tool_call_id) || !ranCalls.has(m.tool_call_id));
+  const stored = [...input.map((m) => toStored(m)), ...result.added.map((m) => toStored(m, failed(m)))];
   await deps.chats.append(userId, chat.id, stored, deps.clock.now());
   const toolCalls = result.clientCalls.map((c) => ({ id: c.id, name: c.name, tool_id: tools.get(c.name)!.id, arguments: c.arguments }));
   return {
