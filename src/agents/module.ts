@@ -4,7 +4,8 @@ import { createPresenterCatalogue } from '../presenters/catalogue.ts';
 import { agentRoutes } from './routes.ts';
 import type { AgentDeps } from './service.ts';
 import { chatRoutes } from './chat/routes.ts';
-import { DEFAULT_CHAT_LIMITS, type ChatDeps } from './chat/service.ts';
+import type { ChatDeps } from './chat/service.ts';
+import { agentSettings } from './settings.ts';
 
 /**
  * Agents: a presenter (a photo or a clip presenter, with a voice), a language model reached
@@ -13,7 +14,8 @@ import { DEFAULT_CHAT_LIMITS, type ChatDeps } from './chat/service.ts';
  */
 export const agentsModule = defineModule({
   name: 'agents',
-  create(p) {
+  config: agentSettings,
+  create(p, limits) {
     const deps: AgentDeps = {
       config: p.config,
       store: p.stores.agents,
@@ -34,7 +36,7 @@ export const agentsModule = defineModule({
       newId: p.newId,
       log: p.log,
       schemas: chatSchemas(),
-      limits: DEFAULT_CHAT_LIMITS,
+      limits,
     };
     return { deps, routes: [...agentRoutes(deps), ...chatRoutes(chat)] };
   },

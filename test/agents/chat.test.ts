@@ -320,6 +320,38 @@ describe('streaming and other providers', () => {
   });
 });
 
+describe('limits from the configuration', () => {
+  it('MIMIC_AGENT_CHAT_MAX_ROUNDS bounds the rounds; MIMIC_AGENT_CHAT_TIMEOUT_MS ends an answer whose model never finishes with 504', async () => {
+    const limited = harness({ MIMIC_EGRESS_ALLOW: 'localhost', MIMIC_AGENT_CHAT_MAX_ROUNDS: '2', MIMIC_AGENT_CHAT_TIMEOUT_MS: '1000' }, { ca: [model.ca, upstream.ca], voices: toneCatalogue('local').catalogue });
+    try {
+      const k = limited.user().key;
+      const tool = await makeTool(limited, k, toolBody(`${upstream.url}/weather`));
+      const created = await limited.call('POST', '/agents', {
+        key: k,
+        body: { presenter: { type: 'clip', presenter_id: 'eileen-Nc7kQ2rT5x' }, llm: { provider: 'openai', model: 'gpt-test', base_url: `${model.url}/v1`, tools: [tool] } },
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const agent = created.body.id;
+      const chat = (await limited.call('POST', `/agents/${agent}/chat`, { key: k })).body.id;
+      const post = () => limited.call('POST', `/agents/${agent}/chat/${chat}`, { key: k, body: { messages: [{ role: 'user', content: 'Hi' }] } });
+
+      script = [asks({ id: 'call_x', name: 'get_weather', args: '{"city":"Oslo"}' })];
+      const looped = await post();
+      expect(looped.body).toMatchObject({ stopped: 'max_rounds' });
+      expect(model.received).toHaveLength(2);
+
+      // A model that starts answering and never ends: the answer's own deadline ends it.
+      script = [(_req, res) => void res.writeHead(200, { 'content-type': 'text/event-stream' }).write(`data: ${JSON.stringify(delta({ content: 'Thinking' }))}\n\n`)];
+      const slow = await post();
+      expect(slow.status).toBe(504);
+      expect(slow.body).toEqual({ kind: 'GatewayTimeoutError', description: expect.stringMatching(/time limit/) });
+      expect((await limited.call('GET', `/agents/${agent}/chat/${chat}`, { key: k })).body.message_count).toBe(5); // the looped answer's: the question, two rounds of turn and result; the timed-out one stored nothing
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
 describe('tenancy and listing', () => {
   it('another user\'s agent and chat are 404, as unknown ones', async () => {
     const agent = await makeAgent();
