@@ -140,6 +140,7 @@ function modelMessages(instructions: string | undefined, posted: ChatBody['messa
       if (callId === undefined) throw bad(`messages.${i}.tool_call_id`, 'is required on a tool message');
       const at = stored.findIndex((s) => s.role === 'assistant' && storedCalls(s).some((c) => c.id === callId));
       if (at < 0) throw bad(`messages.${i}.tool_call_id`, 'names no tool call this chat handed out');
+      if (stored.some((s) => s.role === 'tool' && s.toolCallId === callId)) throw bad(`messages.${i}.tool_call_id`, 'names a server tool call: mimic ran it and the model has its result');
       if (!inserted.has(at)) {
         inserted.add(at);
         const turn = stored[at]!;
