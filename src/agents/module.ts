@@ -1,8 +1,11 @@
 import { defineModule } from '../platform/module.ts';
-import { agentSchemas } from '../schemas/agents.ts';
+import { agentSchemas, chatSchemas } from '../schemas/agents.ts';
 import { createPresenterCatalogue } from '../presenters/catalogue.ts';
 import { agentRoutes } from './routes.ts';
 import type { AgentDeps } from './service.ts';
+import { chatRoutes } from './chat/routes.ts';
+import type { ChatDeps } from './chat/service.ts';
+import { agentSettings } from './settings.ts';
 
 /**
  * Agents: a presenter (a photo or a clip presenter, with a voice), a language model reached
@@ -11,7 +14,8 @@ import type { AgentDeps } from './service.ts';
  */
 export const agentsModule = defineModule({
   name: 'agents',
-  create(p) {
+  config: agentSettings,
+  create(p, limits) {
     const deps: AgentDeps = {
       config: p.config,
       store: p.stores.agents,
@@ -22,6 +26,18 @@ export const agentsModule = defineModule({
       voices: p.voices,
       schemas: agentSchemas(p.config.storageScheme),
     };
-    return { deps, routes: agentRoutes(deps) };
+    const chat: ChatDeps = {
+      agents: p.stores.agents,
+      chats: p.stores.agentChats,
+      secrets: { secretStore: p.stores.secrets, vault: p.vault, clock: p.clock, newId: p.newId },
+      client: p.client,
+      toolCalls: p.toolCalls,
+      clock: p.clock,
+      newId: p.newId,
+      log: p.log,
+      schemas: chatSchemas(),
+      limits,
+    };
+    return { deps, routes: [...agentRoutes(deps), ...chatRoutes(chat)] };
   },
 });

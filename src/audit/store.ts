@@ -28,6 +28,8 @@ export interface AuditDetail {
   type?: string;
   provider?: string;
   changed?: string[];
+  /** The agent chat whose model asked for a tool call. */
+  chat_id?: string;
 }
 
 export interface AuditEntry {

@@ -13,6 +13,7 @@ import { createSqliteToolStore, type ToolStore } from '../tools/store.ts';
 import { createSqliteAuditStore, type AuditStore } from '../audit/store.ts';
 import { createSqliteWebhookSecretStore, type WebhookSecretStore } from '../webhooks/secrets-store.ts';
 import { createSqliteAgentStore, type AgentStore } from '../agents/store.ts';
+import { createSqliteChatStore, type ChatStore } from '../agents/chat/store.ts';
 
 /**
  * Every store of the service, built for one database. Domain code receives these async
@@ -42,6 +43,8 @@ export interface Stores {
   readonly webhookSecrets: WebhookSecretStore;
   /** Agents and the tools each may call. */
   readonly agents: AgentStore;
+  /** Agent chats and their messages. */
+  readonly agentChats: ChatStore;
 }
 
 export interface StoreOptions {
@@ -74,5 +77,6 @@ export function createSqliteStores(handle: Store, opts: StoreOptions = {}): Stor
     audit: createSqliteAuditStore(handle),
     webhookSecrets: createSqliteWebhookSecretStore(handle.db),
     agents: createSqliteAgentStore(handle),
+    agentChats: createSqliteChatStore(handle),
   };
 }

@@ -16,6 +16,7 @@ import { createLocalMediaStore, createMediaAccess, type LocalMediaStore, type Me
 import { createWebhookSecrets, type WebhookSecrets } from '../webhooks/secrets.ts';
 import { createVault, createKeyProvider, type Vault } from '../vault/index.ts';
 import type { VoiceCatalogue } from '../voices/catalogue.ts';
+import type { ToolCallDeps } from '../tools/call.ts';
 
 export interface PlatformOptions {
   clock?: Clock;
@@ -36,6 +37,8 @@ export interface PlatformOptions {
 export interface ProvidedServices {
   /** The voice catalogue (src/voices/module.ts) every speaking capability speaks with. */
   voices?: VoiceCatalogue;
+  /** The tool runtime (src/tools/module.ts): agent chats run their model's server tool calls through it. */
+  toolCalls?: ToolCallDeps;
 }
 
 /**

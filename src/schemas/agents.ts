@@ -181,3 +181,97 @@ export function agentSchemas(storageScheme: string) {
 export type AgentSchemas = ReturnType<typeof agentSchemas>;
 export type CreateAgentBody = Static<AgentSchemas['CreateAgent']>;
 export type AgentView = Static<AgentSchemas['Agent']>;
+
+/**
+ * Agent chat: the hosted service's shapes (POST /agents/{agentId}/chat, POST
+ * /agents/{agentId}/chat/{chatId}) with mimic's tool calls. Chat bodies accept and ignore
+ * unknown keys: the hosted service's SDK sends fields its OpenAPI forbids (`id`, `parts`,
+ * `interrupted`, a `created_at` that is not ISO).
+ */
+export const MAX_CHAT_MESSAGES = 500;
+export const MAX_CHAT_MESSAGE_CHARS = 100_000;
+
+export function chatSchemas() {
+  const CreateChat = Type.Object(
+    { persist: Type.Optional(Type.Boolean({ description: 'accepted for compatibility: mimic always keeps the chat' })) },
+    { additionalProperties: true, $id: 'CreateAgentChat', description: 'unknown keys are accepted and ignored' },
+  );
+
+  const ToolCallOut = Type.Object(
+    {
+      id: Type.String({ description: 'the call id: post the result back with this as tool_call_id' }),
+      name: Type.String({ description: 'the tool\'s name' }),
+      tool_id: Type.String({ description: 'the mimic tool (a client tool)' }),
+      arguments: Type.String({ description: 'the model\'s arguments, JSON text (not validated: the client runs the tool)' }),
+    },
+    { additionalProperties: false, $id: 'AgentChatToolCall' },
+  );
+
+  const ChatMessageIn = Type.Object(
+    {
+      role: Type.String({ maxLength: 40, description: 'user, assistant or tool; system and other roles are dropped (the agent\'s instructions are the system message)' }),
+      content: Type.Optional(Type.Union([Type.String({ maxLength: MAX_CHAT_MESSAGE_CHARS }), Type.Null()])),
+      tool_call_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'role tool: the id of the client tool call this answers' })),
+    },
+    { additionalProperties: true, $id: 'AgentChatMessageIn', description: 'unknown keys (id, parts, interrupted, created_at, ...) are accepted and ignored' },
+  );
+
+  const ChatBody = Type.Object(
+    {
+      messages: Type.Array(ChatMessageIn, { minItems: 1, maxItems: MAX_CHAT_MESSAGES, description: 'the whole conversation so far, oldest first, as the SDK sends it' }),
+      streamId: Type.Optional(Type.String({ maxLength: 200, description: 'accepted and ignored until agent streams exist: the answer comes back as text' })),
+      sessionId: Type.Optional(Type.String({ maxLength: 2000, description: 'accepted and ignored, as streamId' })),
+      chatMode: Type.Optional(Type.String({ maxLength: 40, description: 'accepted and ignored (deprecated in the hosted API)' })),
+    },
+    { additionalProperties: true, $id: 'AgentChatMessages' },
+  );
+
+  const ChatAnswer = Type.Object(
+    {
+      result: Type.String({ description: 'the answer\'s words' }),
+      matches: Type.Array(Type.Object({}), { description: 'always empty: mimic has no knowledge bases' }),
+      documentIds: Type.Array(Type.String(), { description: 'always empty' }),
+      chatMode: Type.String({ description: 'Functional' }),
+      context: Type.Optional(Type.String()),
+      toolCalls: Type.Optional(Type.Array(ToolCallOut, { description: 'client tools the model asked for: run them and post each result as {role: "tool", tool_call_id, content}' })),
+      stopped: Type.Optional(Type.Literal('max_rounds', { description: 'the model kept asking for tools past the round limit: result holds what it said so far' })),
+    },
+    { additionalProperties: false, $id: 'AgentChatAnswer' },
+  );
+
+  const Chat = Type.Object(
+    {
+      id: Type.String(),
+      agent_id: Type.String(),
+      owner_id: Type.String(),
+      created_at: IsoTime,
+      modified_at: IsoTime,
+      chat_mode: Type.String({ description: 'Functional' }),
+      message_count: Type.Integer({ description: 'messages stored: the user\'s, the assistant\'s turns and tool results' }),
+    },
+    { additionalProperties: false, $id: 'AgentChat' },
+  );
+
+  const StoredMessage = Type.Object(
+    {
+      role: Type.Union([Type.Literal('user'), Type.Literal('assistant'), Type.Literal('tool')]),
+      content: Type.Union([Type.String(), Type.Null()]),
+      tool_calls: Type.Optional(Type.Array(Type.Object({ id: Type.String(), name: Type.String(), arguments: Type.String() }))),
+      tool_call_id: Type.Optional(Type.String()),
+      failed: Type.Optional(Type.Boolean({ description: 'a tool result that is a failure' })),
+      created_at: IsoTime,
+    },
+    { additionalProperties: false, $id: 'AgentChatStoredMessage', description: 'tool results are stored as the model read them: every credential masked' },
+  );
+
+  const ChatWithMessages = Type.Object({ ...Chat.properties, messages: Type.Array(StoredMessage) }, { additionalProperties: false, $id: 'AgentChatWithMessages' });
+  const ChatList = Type.Object({ chats: Type.Array(Chat), token: Type.Optional(Type.String()) }, { additionalProperties: false, $id: 'AgentChatList' });
+
+  return { CreateChat, ChatBody, ChatAnswer, Chat, ChatWithMessages, ChatList };
+}
+
+export type ChatSchemas = ReturnType<typeof chatSchemas>;
+export type ChatBody = Static<ChatSchemas['ChatBody']>;
+export type ChatAnswerView = Static<ChatSchemas['ChatAnswer']>;
+export type ChatView = Static<ChatSchemas['Chat']>;
+export type ChatWithMessagesView = Static<ChatSchemas['ChatWithMessages']>;

@@ -127,8 +127,9 @@ function compiledTool(tool: ToolRow): CompiledTool {
  * POST /tools/{id}/calls: validates the input against the tool's parameters (no outbound
  * request when it fails), attaches the secret's header, makes the call through the guarded
  * client, and returns the upstream's answer with every form of the credential masked.
+ * `via.chatId`: the agent chat whose model asked for the call (it goes on the audit row).
  */
-export async function callTool(deps: ToolCallDeps, userId: string, toolId: string, raw: unknown): Promise<ToolCallResultView> {
+export async function callTool(deps: ToolCallDeps, userId: string, toolId: string, raw: unknown, via: { chatId?: string } = {}): Promise<ToolCallResultView> {
   const tool: ToolRow | undefined = await deps.toolStore.get(userId, toolId);
   if (!tool) throw notFound('Tool');
   const { input } = validate(ToolCallBody, raw, 'request body', 'ValidationError');
@@ -152,7 +153,7 @@ export async function callTool(deps: ToolCallDeps, userId: string, toolId: strin
     deps.toolStore.recordCall(
       auditRecord(deps.newId, deps.clock.now(), {
         userId, action: secret ? 'secret.used' : 'tool.called', outcome, toolId: tool.id, secretId: secret?.id ?? null, callId,
-        detail: { ...detail, duration_ms: Math.round(performance.now() - started) },
+        detail: { ...detail, duration_ms: Math.round(performance.now() - started), ...(via.chatId ? { chat_id: via.chatId } : {}) },
       }),
       secret?.id ?? null,
     );

@@ -23,6 +23,6 @@ export const toolsModule = defineModule({
       },
     });
     const deps: ToolCallDeps = { ...secrets, toolStore: p.stores.tools, client: p.client, refresher, log: p.log, limits };
-    return { deps, routes: toolRoutes(deps) };
+    return { deps, provides: { toolCalls: deps }, routes: toolRoutes(deps) };
   },
 });

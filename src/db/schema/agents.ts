@@ -47,3 +47,45 @@ export const agentTools = sqliteTable(
 );
 
 export type AgentDbRow = typeof agents.$inferSelect;
+
+/** A chat with an agent (POST /agents/{agentId}/chat); deleting the agent deletes its chats. */
+export const agentChats = sqliteTable(
+  'agent_chats',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    agentId: text('agent_id')
+      .notNull()
+      .references(() => agents.id, { onDelete: 'cascade' }),
+    /** Messages written so far: the next message's `seq` comes from it, in the same statement. */
+    messageCount: integer('message_count').notNull().default(0),
+    createdAt: integer('created_at').notNull(),
+    modifiedAt: integer('modified_at').notNull(),
+  },
+  (t) => [index('agent_chats_agent_idx').on(t.userId, t.agentId, t.createdAt, t.id)],
+);
+
+/**
+ * One message of a chat, in order: the user's message, the assistant's turns (with the tool
+ * calls it asked for, as JSON) and the tool results the model read (already masked).
+ */
+export const agentChatMessages = sqliteTable(
+  'agent_chat_messages',
+  {
+    chatId: text('chat_id')
+      .notNull()
+      .references(() => agentChats.id, { onDelete: 'cascade' }),
+    seq: integer('seq').notNull(),
+    role: text('role').notNull(),
+    content: text('content'),
+    /** JSON: [{id, name, arguments}] of an assistant turn that asked for tools. */
+    toolCalls: text('tool_calls'),
+    toolCallId: text('tool_call_id'),
+    /** A tool result that is a failure (validation, upstream error): 1, else 0. */
+    failed: integer('failed').notNull().default(0),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.chatId, t.seq] })],
+);

@@ -1,0 +1,73 @@
+import { ApiError } from '../../errors.ts';
+import type { GuardedClient } from '../../egress/client.ts';
+import type { SecretDeps } from '../../secrets/deps.ts';
+import { staticCredential } from '../../secrets/resolve.ts';
+import type { Credential } from '../../secrets/credential.ts';
+import { authHeader } from '../../tools/exec/request.ts';
+import { createOpenAIChat } from '../../llm/openai.ts';
+import { createCustomChat } from '../../llm/custom.ts';
+import { LlmError, type ChatModel } from '../../llm/interface.ts';
+import type { CreateAgentBody } from '../../schemas/agents.ts';
+
+/**
+ * The language model of an agent, built for one answer. Its credential (the agent's
+ * `secret_id`) is opened from the vault for each model request, through the same path as a
+ * tool call's (`staticCredential`), turned into that request's header and dropped: nothing
+ * keeps the plaintext, it never enters the messages, and a PUT /secrets/{id} takes effect at
+ * the next request.
+ */
+
+export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
+/** The model asked for when an `openai` agent names none. */
+export const DEFAULT_OPENAI_MODEL = 'gpt-4o-mini';
+
+/** The agent's llm as written (its tools and secret_id are columns of their own, given apart). */
+type Llm = CreateAgentBody['llm'];
+
+export interface ModelDeps {
+  secrets: SecretDeps;
+  client: GuardedClient;
+}
+
+/** Opens the agent's secret for one request; a secret gone or not the owner's is a 409 naming it. */
+async function openCredential(deps: ModelDeps, userId: string, secretId: string): Promise<Credential> {
+  const row = await deps.secrets.secretStore.getById(secretId);
+  if (!row || row.userId !== userId) throw new ApiError('ConflictError', `The agent's secret ${secretId} no longer exists`);
+  return staticCredential(deps.secrets, row);
+}
+
+/** The custom contract's key travels in `x-api-key`: a bearer token or an api_key secret's key. */
+function customKey(credential: Credential): Record<string, string> {
+  if (credential.type === 'bearer') return { 'x-api-key': credential.token };
+  if (credential.type === 'api_key') return { 'x-api-key': credential.apiKey };
+  throw new ApiError('ConfigError', `A custom model's secret must be a bearer or api_key secret (its value is sent as x-api-key), not ${credential.type}`);
+}
+
+export function agentModel(deps: ModelDeps, userId: string, llm: Llm, secretId: string | null): ChatModel {
+  const headers = (toHeaders: (c: Credential) => Record<string, string>) =>
+    secretId ? async () => toHeaders(await openCredential(deps, userId, secretId)) : undefined;
+  if (llm.provider === 'openai') {
+    const h = headers(authHeader);
+    return createOpenAIChat({ baseUrl: llm.base_url ?? OPENAI_BASE_URL, model: llm.model ?? DEFAULT_OPENAI_MODEL, client: deps.client, ...(h ? { headers: h } : {}) });
+  }
+  const h = headers(customKey);
+  return createCustomChat({ url: llm.custom.url, client: deps.client, ...(h ? { headers: h } : {}) });
+}
+
+/**
+ * A model failure as a JsonError. The LlmError's message names the provider, the HTTP status
+ * and at most a short code, never the server's text; the kind says whose side failed.
+ */
+export function modelFailure(err: LlmError, deadlineHit: boolean): ApiError {
+  const said = `The agent's language model failed: ${err.message}`;
+  switch (err.reason) {
+    case 'timeout':
+      return new ApiError('GatewayTimeoutError', said);
+    case 'cancelled':
+      return deadlineHit ? new ApiError('GatewayTimeoutError', 'The agent\'s answer took longer than the chat\'s time limit') : new ApiError('ServiceUnavailableError', 'The answer was cancelled');
+    case 'refused':
+      return new ApiError('ConfigError', `${said} (change the agent's llm.base_url or llm.custom.url, or allow the host with MIMIC_EGRESS_ALLOW)`);
+    default:
+      return new ApiError('BadGatewayError', said, { reason: err.reason, ...(err.status !== undefined ? { upstream_status: err.status } : {}) });
+  }
+}

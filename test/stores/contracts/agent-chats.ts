@@ -1,0 +1,51 @@
+import { expect, it } from 'vitest';
+import type { Dialect } from '../dialects.ts';
+import type { AgentRow } from '../../../src/agents/store.ts';
+import type { ChatRow, NewChatMessage } from '../../../src/agents/chat/store.ts';
+import { seedUser, withDatabase } from '../seed.ts';
+
+const agentRow = (userId: string, id: string): AgentRow => ({ id, userId, body: '{}', secretId: null, toolIds: [], voice: null, version: 1, createdAt: 1000, modifiedAt: 1000 });
+const chatRow = (userId: string, agentId: string, id: string, createdAt: number): ChatRow => ({ id, userId, agentId, messageCount: 0, createdAt, modifiedAt: createdAt });
+const msg = (role: NewChatMessage['role'], content: string | null, over: Partial<NewChatMessage> = {}): NewChatMessage => ({ role, content, toolCalls: null, toolCallId: null, failed: false, ...over });
+
+export function contract(dialect: Dialect): void {
+  it('keeps a chat to its user and agent, and lists an agent’s chats newest first in pages', async () => {
+    await withDatabase(dialect, async ({ stores }) => {
+      const u = await seedUser(stores, 'usr_a');
+      const b = await seedUser(stores, 'usr_b');
+      await stores.agents.create(agentRow(u, 'agt_1'));
+      await stores.agents.create(agentRow(u, 'agt_2'));
+      for (const [agent, id, at] of [['agt_1', 'cht_a', 1000], ['agt_1', 'cht_b', 2000], ['agt_1', 'cht_c', 2000], ['agt_2', 'cht_x', 3000]] as const) {
+        await stores.agentChats.create(chatRow(u, agent, id, at));
+      }
+      expect(await stores.agentChats.get(u, 'agt_1', 'cht_a')).toEqual(chatRow(u, 'agt_1', 'cht_a', 1000));
+      expect(await stores.agentChats.get(b, 'agt_1', 'cht_a')).toBeUndefined();
+      expect(await stores.agentChats.get(u, 'agt_2', 'cht_a')).toBeUndefined();
+      expect((await stores.agentChats.list(u, 'agt_1', 2, null)).map((c) => c.id)).toEqual(['cht_c', 'cht_b']);
+      expect((await stores.agentChats.list(u, 'agt_1', 2, { createdAt: 2000, id: 'cht_b' })).map((c) => c.id)).toEqual(['cht_a']);
+      expect(await stores.agentChats.list(b, 'agt_1', 10, null)).toEqual([]);
+    });
+  });
+
+  it('appends messages in order across answers, only to the owner’s chat; deleting the agent deletes its chats', async () => {
+    await withDatabase(dialect, async ({ stores }) => {
+      const u = await seedUser(stores, 'usr_a');
+      const b = await seedUser(stores, 'usr_b');
+      await stores.agents.create(agentRow(u, 'agt_1'));
+      await stores.agentChats.create(chatRow(u, 'agt_1', 'cht_a', 1000));
+      const calls = JSON.stringify([{ id: 'call_1', name: 'w', arguments: '{}' }]);
+      const first = [msg('user', 'Hi'), msg('assistant', null, { toolCalls: calls }), msg('tool', '{"status":200}', { toolCallId: 'call_1', failed: true }), msg('assistant', 'Hello')];
+      expect(await stores.agentChats.append(b, 'cht_a', first, 2000)).toBeUndefined();
+      expect(await stores.agentChats.append(u, 'cht_a', first, 2000)).toMatchObject({ messageCount: 4, modifiedAt: 2000 });
+      // An earlier clock never moves modified_at back.
+      expect(await stores.agentChats.append(u, 'cht_a', [msg('user', 'Bye'), msg('assistant', 'Bye')], 1500)).toMatchObject({ messageCount: 6, modifiedAt: 2000 });
+      const stored = await stores.agentChats.messages('cht_a');
+      expect(stored.map((m) => [m.seq, m.role, m.content])).toEqual([[1, 'user', 'Hi'], [2, 'assistant', null], [3, 'tool', '{"status":200}'], [4, 'assistant', 'Hello'], [5, 'user', 'Bye'], [6, 'assistant', 'Bye']]);
+      expect(stored[1]).toMatchObject({ toolCalls: calls, toolCallId: null, failed: false, createdAt: 2000 });
+      expect(stored[2]).toMatchObject({ toolCallId: 'call_1', failed: true });
+      await stores.agents.delete(u, 'agt_1');
+      expect(await stores.agentChats.get(u, 'agt_1', 'cht_a')).toBeUndefined();
+      expect(await stores.agentChats.messages('cht_a')).toEqual([]);
+    });
+  });
+}
