@@ -31,6 +31,7 @@ export const agentsModule = defineModule({
       chats: p.stores.agentChats,
       secrets: { secretStore: p.stores.secrets, vault: p.vault, clock: p.clock, newId: p.newId },
       client: p.client,
+      audit: p.stores.audit,
       toolCalls: p.toolCalls,
       clock: p.clock,
       newId: p.newId,

@@ -390,3 +390,20 @@ describe('tenancy and listing', () => {
 it('the canary list is what the harness checks', () => {
   expect(canaryForms()).toContain(CANARY.bearer);
 });
+
+describe('the model\'s key in the audit trail', () => {
+  it('records each model request that carried the agent\'s key as secret.used with the chat id, success or failure', async () => {
+    const agent = await makeAgent();
+    const secret = (await h.call('GET', `/agents/${agent}`, { key })).body.llm.secret_id as string;
+    const chat = await makeChat(agent);
+    script = [says('Fine.')];
+    expect((await ask(agent, chat, [{ role: 'user', content: 'Hi' }])).status).toBe(200);
+    model.handle((_req, res) => void res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `bad key ${CANARY.bearer}`, code: 'invalid_api_key' } })));
+    expect((await ask(agent, chat, [{ role: 'user', content: 'Hi again' }])).status).toBe(502);
+    const rows = await h.services.stores.audit.list({ userId, secretId: secret, action: 'secret.used' }, 10, null);
+    expect(rows.map((r) => r.outcome).sort()).toEqual(['failure', 'success']);
+    for (const r of rows) expect(JSON.parse(r.detail!)).toMatchObject({ chat_id: chat, provider: 'openai' });
+    expect(JSON.parse(rows.find((r) => r.outcome === 'failure')!.detail!)).toMatchObject({ reason: 'auth' });
+    expect(leakedIn(JSON.stringify(rows))).toEqual([]);
+  });
+});

@@ -8,6 +8,9 @@ import { createOpenAIChat } from '../../llm/openai.ts';
 import { createCustomChat } from '../../llm/custom.ts';
 import { LlmError, type ChatModel } from '../../llm/interface.ts';
 import type { CreateAgentBody } from '../../schemas/agents.ts';
+import type { AuditStore } from '../../audit/store.ts';
+import { auditRecord } from '../../audit/record.ts';
+import type { Logger } from '../../log.ts';
 
 /**
  * The language model of an agent, built for one answer. Its credential (the agent's
@@ -27,6 +30,15 @@ type Llm = CreateAgentBody['llm'];
 export interface ModelDeps {
   secrets: SecretDeps;
   client: GuardedClient;
+  /** Where each use of the agent's secret is recorded (`secret.used`, as a tool call records it). */
+  audit: Pick<AuditStore, 'append'>;
+  log: Pick<Logger, 'error'>;
+}
+
+/** Who the model call serves, for the audit row of its key. */
+export interface ModelUse {
+  userId: string;
+  chatId: string;
 }
 
 /** Opens the agent's secret for one request; a secret gone or not the owner's is a 409 naming it. */
@@ -43,15 +55,45 @@ function customKey(credential: Credential): Record<string, string> {
   throw new ApiError('ConfigError', `A custom model's secret must be a bearer or api_key secret (its value is sent as x-api-key), not ${credential.type}`);
 }
 
-export function agentModel(deps: ModelDeps, userId: string, llm: Llm, secretId: string | null): ChatModel {
+/**
+ * Each model request that carried the agent's key leaves a `secret.used` row (the secret, the
+ * chat, success or the failure's reason), as tool calls and external voices do. A row that
+ * cannot be written is logged, not turned into a failed answer.
+ */
+function audited(deps: ModelDeps, use: ModelUse, secretId: string, model: ChatModel): ChatModel {
+  const record = async (outcome: 'success' | 'failure', started: number, reason?: string) => {
+    const detail = { chat_id: use.chatId, provider: model.provider, duration_ms: Math.round(performance.now() - started), ...(reason ? { reason } : {}) };
+    try {
+      await deps.audit.append(auditRecord(deps.secrets.newId, deps.secrets.clock.now(), { userId: use.userId, action: 'secret.used', outcome, secretId, detail }));
+    } catch (err) {
+      deps.log.error('agents: the secret.used audit row was not written', { secret_id: secretId, chat_id: use.chatId, error: String(err) });
+    }
+  };
+  return {
+    provider: model.provider,
+    model: model.model,
+    async complete(request) {
+      const started = performance.now();
+      try {
+        const answer = await model.complete(request);
+        await record('success', started);
+        return answer;
+      } catch (err) {
+        await record('failure', started, err instanceof LlmError ? err.reason : err instanceof ApiError ? err.kind : 'error');
+        throw err;
+      }
+    },
+  };
+}
+
+export function agentModel(deps: ModelDeps, use: ModelUse, llm: Llm, secretId: string | null): ChatModel {
   const headers = (toHeaders: (c: Credential) => Record<string, string>) =>
-    secretId ? async () => toHeaders(await openCredential(deps, userId, secretId)) : undefined;
-  if (llm.provider === 'openai') {
-    const h = headers(authHeader);
-    return createOpenAIChat({ baseUrl: llm.base_url ?? OPENAI_BASE_URL, model: llm.model ?? DEFAULT_OPENAI_MODEL, client: deps.client, ...(h ? { headers: h } : {}) });
-  }
-  const h = headers(customKey);
-  return createCustomChat({ url: llm.custom.url, client: deps.client, ...(h ? { headers: h } : {}) });
+    secretId ? async () => toHeaders(await openCredential(deps, use.userId, secretId)) : undefined;
+  const h = headers(llm.provider === 'openai' ? authHeader : customKey);
+  const model = llm.provider === 'openai'
+    ? createOpenAIChat({ baseUrl: llm.base_url ?? OPENAI_BASE_URL, model: llm.model ?? DEFAULT_OPENAI_MODEL, client: deps.client, ...(h ? { headers: h } : {}) })
+    : createCustomChat({ url: llm.custom.url, client: deps.client, ...(h ? { headers: h } : {}) });
+  return secretId ? audited(deps, use, secretId, model) : model;
 }
 
 /**

@@ -11,6 +11,7 @@ import { answerWithTools, type ToolLoopLimits, type ToolOutcome } from '../../ll
 import { LlmError, type ChatMessage, type ToolCall, type ToolSpec } from '../../llm/interface.ts';
 import type { AgentRow, AgentStore } from '../store.ts';
 import { agentModel, modelFailure } from './model.ts';
+import type { AuditStore } from '../../audit/store.ts';
 import type { ChatMessageRow, ChatRow, ChatStore, NewChatMessage } from './store.ts';
 
 /**
@@ -34,6 +35,7 @@ export interface ChatDeps {
   chats: ChatStore;
   secrets: SecretDeps;
   client: GuardedClient;
+  audit: Pick<AuditStore, 'append'>;
   /** The tool runtime; absent in a build without the tools module (the agent's tools are then not offered). */
   toolCalls: ToolCallDeps | undefined;
   clock: Clock;
@@ -256,7 +258,7 @@ async function runAnswer(deps: ChatDeps, { userId, chat, agent, llm, messages, i
   let result;
   try {
     result = await answerWithTools({
-      model: agentModel({ secrets: deps.secrets, client: deps.client }, userId, llm, agent.secretId),
+      model: agentModel(deps, { userId, chatId: chat.id }, llm, agent.secretId),
       messages,
       serverTools: specs('server'),
       clientTools: specs('client'),
