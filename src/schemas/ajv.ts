@@ -68,6 +68,7 @@ function messageOf(e: ErrorObject): string {
 }
 
 const BRANCH = /^(.*?\/anyOf)\/(\d+)\//;
+const TAG = /^properties\/[^/]+\/const$/;
 
 /**
  * The errors worth reporting of a failed union of tagged objects (`script: {type: "text", ...} |
@@ -83,7 +84,8 @@ function taggedBranchErrors(errors: readonly ErrorObject[]): readonly ErrorObjec
     const union = unions.get(m[1]!) ?? { mismatched: new Set(), branches: new Set() };
     unions.set(m[1]!, union);
     union.branches.add(m[2]!);
-    if (e.keyword === 'const' && e.instancePath.split('/').length === (errors.find((a) => a.keyword === 'anyOf' && a.schemaPath === m[1])?.instancePath.split('/').length ?? -2) + 1) union.mismatched.add(m[2]!);
+    // A tag is a `const` on a property of the branch's own object.
+    if (e.keyword === 'const' && TAG.test(e.schemaPath.slice(m[0].length))) union.mismatched.add(m[2]!);
   }
   return errors.filter((e) => {
     const m = BRANCH.exec(e.schemaPath);
