@@ -17,6 +17,7 @@ import { createWebhookSecrets, type WebhookSecrets } from '../webhooks/secrets.t
 import { createVault, createKeyProvider, type Vault } from '../vault/index.ts';
 import type { VoiceCatalogue } from '../voices/catalogue.ts';
 import type { ToolCallDeps } from '../tools/call.ts';
+import type { StreamHub } from '../streams/interface.ts';
 
 export interface PlatformOptions {
   clock?: Clock;
@@ -39,6 +40,8 @@ export interface ProvidedServices {
   voices?: VoiceCatalogue;
   /** The tool runtime (src/tools/module.ts): agent chats run their model's server tool calls through it. */
   toolCalls?: ToolCallDeps;
+  /** Live streams (src/streams/module.ts): talks, clips and agents add their stream routes with it; agent chat speaks on it. */
+  streams?: StreamHub;
 }
 
 /**

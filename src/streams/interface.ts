@@ -1,0 +1,60 @@
+/**
+ * What the streams module offers the capabilities listed after it (`platform.streams`):
+ * talks, clips and agents each add their `/…/streams` routes with `streamRoutes`, giving
+ * only how their stream's picture and voice are found; agent chat speaks its answers on an
+ * agent stream with `speaker`.
+ */
+import type { Context } from 'hono';
+import type { AppEnv } from '../http/env.ts';
+import type { Route } from '../platform/module.ts';
+import type { BackgroundInput, FaceRequest } from '../compute/interface.ts';
+
+/** A voice a stream speaks with when a script names none (the provider's type and voice id). */
+export interface StreamVoice {
+  type: string;
+  voiceId: string;
+}
+
+/** What a variant's create body resolves to: the picture streamed and its defaults. */
+export interface StreamSource {
+  /** The picture: an https URL or a stored image (`<scheme>://…`), fetched by the streams module. */
+  sourceUrl: string;
+  face?: FaceRequest;
+  stitch: boolean;
+  background?: BackgroundInput;
+  voice?: StreamVoice;
+  /** Agent streams: the agent they belong to (chat answers are spoken only on its own streams). */
+  agentId?: string;
+}
+
+export interface StreamVariant {
+  /** The path prefix, e.g. `/talks/streams` or `/agents/{agentId}/streams`. */
+  prefix: string;
+  /** The OpenAPI tag of its routes. */
+  tag: string;
+  /** Reads the create body (already validated against the variant's schema) into a source; JsonError for what is wrong (404 for another user's agent). */
+  source(c: Context<AppEnv>, body: Record<string, unknown>): Promise<StreamSource>;
+}
+
+/** Speaks one answer on a stream, sentence by sentence, as a model produces it. */
+export interface StreamSpeaker {
+  /** The id the answer's `stream/started` and `stream/done` carry (`metadata.videoId`). */
+  readonly videoId: string;
+  /** Queues the next sentence (synthesised at once; spoken after the previous one). */
+  say(sentence: string): void;
+  /** No more sentences: `stream/done` follows the last one. An answer with no sentence ends at once. */
+  end(): void;
+  /** Sends `subject` or `subject:payload` on the stream's data channel (e.g. `chat/answer`). */
+  send(subject: string, payload?: string): void;
+}
+
+export interface StreamHub {
+  /** The routes of one variant: create, sdp, ice, speak, interrupt, delete. */
+  streamRoutes(variant: StreamVariant): Route[];
+  /**
+   * A speaker on the user's open stream `streamId` whose session is `sessionId`; the stream
+   * must belong to `agentId` when given. JsonError NotFoundError (no such stream for this
+   * user) or SessionError (wrong session).
+   */
+  speaker(userId: string, streamId: string, sessionId: string, opts?: { agentId?: string }): StreamSpeaker;
+}
