@@ -1,0 +1,60 @@
+import { ApiError } from '../../src/errors.ts';
+import type { StreamHub, StreamSpeaker } from '../../src/streams/interface.ts';
+
+/**
+ * A test double of the streams module's hub: streams are opened by the test (no WebRTC), and
+ * every speaker call lands in `log` as `say:<sentence>`, `send:<subject>:<payload>` or `end`,
+ * in order, beside whatever else the test writes there (e.g. `model:end`), so a test checks
+ * the order of events, never their timing.
+ */
+export interface RecordingStreams {
+  hub: StreamHub;
+  log: string[];
+  /** An open stream of this user, with its session, belonging to the agent. */
+  open(userId: string, streamId: string, sessionId: string, agentId: string): void;
+  /** Resolves when `log` has an entry matching `test` (rejects after `ms`, so a test fails instead of hanging). */
+  waitFor(test: (entry: string) => boolean, ms?: number): Promise<void>;
+}
+
+export function recordingStreams(): RecordingStreams {
+  const streams = new Map<string, { userId: string; sessionId: string; agentId: string }>();
+  const log: string[] = [];
+  const waiters: { test: (e: string) => boolean; resolve: () => void }[] = [];
+  const push = (entry: string) => {
+    log.push(entry);
+    for (const w of [...waiters]) {
+      if (w.test(entry)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve();
+      }
+    }
+  };
+  let videos = 0;
+  const hub: StreamHub = {
+    streamRoutes: () => [],
+    speaker(userId, streamId, sessionId, opts): StreamSpeaker {
+      const stream = streams.get(streamId);
+      if (!stream || stream.userId !== userId || (opts?.agentId !== undefined && opts.agentId !== stream.agentId)) throw new ApiError('NotFoundError', 'Stream not found');
+      // The real hub answers SessionError; the catalogue of this branch has no such kind yet.
+      if (sessionId !== stream.sessionId) throw new ApiError('BadRequestError', 'missing or invalid session_id');
+      return {
+        videoId: `vid_${++videos}`,
+        say: (sentence) => push(`say:${sentence}`),
+        send: (subject, payload) => push(payload === undefined ? `send:${subject}` : `send:${subject}:${payload}`),
+        end: () => push('end'),
+      };
+    },
+  };
+  return {
+    hub,
+    log,
+    open: (userId, streamId, sessionId, agentId) => void streams.set(streamId, { userId, sessionId, agentId }),
+    waitFor(test, ms = 20_000) {
+      if (log.some(test)) return Promise.resolve();
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no log entry as expected within ${ms} ms; log: ${JSON.stringify(log)}`)), ms);
+        waiters.push({ test, resolve: () => (clearTimeout(timer), resolve()) });
+      });
+    },
+  };
+}
