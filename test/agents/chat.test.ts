@@ -325,6 +325,50 @@ describe('streaming and other providers', () => {
   });
 });
 
+describe('the hosted llm settings', () => {
+  it('a custom model gets its headers and only its last max_messages, asks no stream with streaming: false, and its streamed deltas make the answer', async () => {
+    const res = await h.call('POST', '/agents', {
+      key,
+      body: {
+        presenter: { type: 'clip', presenter_id: 'eileen-Nc7kQ2rT5x' },
+        llm: { provider: 'custom', custom: { url: `${model.url}/custom`, streaming: false, max_messages: 2, headers: { 'x-tenant': 'acme' } }, instructions: 'Be brief.' },
+      },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const chat = await makeChat(res.body.id);
+    script = [(_req, r) => sse(r, [{ choices: [{ delta: { content: 'Streamed ' } }] }, { choices: [{ delta: { content: 'hello.' } }] }])];
+    const answer = await ask(res.body.id, chat, [{ role: 'user', content: 'One' }, { role: 'assistant', content: 'Two' }, { role: 'user', content: 'Three' }]);
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect(answer.body.result).toBe('Streamed hello.');
+    const [req] = model.received;
+    expect(req!.headers['x-tenant']).toBe('acme');
+    expect(JSON.parse(req!.body.toString())).toEqual({
+      messages: [{ role: 'system', content: 'Be brief.' }, { role: 'assistant', content: 'Two' }, { role: 'user', content: 'Three' }],
+      stream: false,
+    });
+  });
+
+  it('the model reads prompt_customization in words after the instructions', async () => {
+    const res = await h.call('POST', '/agents', {
+      key,
+      body: {
+        presenter: { type: 'clip', presenter_id: 'eileen-Nc7kQ2rT5x' },
+        llm: {
+          provider: 'openai', model: 'gpt-test', base_url: `${model.url}/v1`, instructions: 'Be brief.',
+          prompt_customization: { role: 'a travel guide', personality: 'cheerful', topics_to_avoid: ['Politics', 'Religion'], max_response_length: 40, knowledge_source: 'base_knowledge', prompt_knowledge: 'Oslo is in Norway.' },
+        },
+      },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const chat = await makeChat(res.body.id);
+    expect((await ask(res.body.id, chat, [{ role: 'user', content: 'Hi' }])).status).toBe(200);
+    expect(modelBodies()[0]!.messages[0]).toEqual({
+      role: 'system',
+      content: 'Be brief.\n\nYour role: a travel guide\n\nYour personality: cheerful\n\nDo not discuss these topics: Politics; Religion\n\nKeep each answer to about 40 words or fewer.\n\nWhat you know:\nOslo is in Norway.',
+    });
+  });
+});
+
 describe('limits from the configuration', () => {
   it('MIMIC_AGENT_CHAT_MAX_ROUNDS bounds the rounds; MIMIC_AGENT_CHAT_TIMEOUT_MS ends an answer whose model never finishes with 504', async () => {
     const limited = harness({ MIMIC_EGRESS_ALLOW: 'localhost', MIMIC_AGENT_CHAT_MAX_ROUNDS: '2', MIMIC_AGENT_CHAT_TIMEOUT_MS: '1000' }, { ca: [model.ca, upstream.ca], voices: toneCatalogue('local').catalogue });
