@@ -1,7 +1,7 @@
 /**
  * Cuts a model's streamed text into sentences to speak, as it arrives: a sentence ends at
- * `.`, `!`, `?` or `…` (closing quotes and brackets stay with it) followed by white space, or
- * at a line break. Not at an abbreviation (`Dr.`, `e.g.`), an initial (`J. Smith`), or a
+ * `.`, `!`, `?` or `…` (closing quotes and brackets stay with it) followed by white space, at
+ * a full-width `。！？`, or at a line break. Not at an abbreviation (`Dr.`, `e.g.`), an initial (`J. Smith`), or a
  * number (`3.5`: the point is not followed by a space); a mark at the very end of what has
  * arrived waits for the next piece. A clause that runs past `maxChars` without one is cut
  * at its last comma, semicolon, colon or dash (else its last space), so speech never waits
@@ -25,8 +25,10 @@ const ABBREVIATIONS = new Set([
   'jun', 'jul', 'aug', 'sep', 'sept', 'oct', 'nov', 'dec', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun',
 ]);
 
-const ENDS = new Set(['.', '!', '?', '…']);
-const CLOSERS = new Set(['"', "'", ')', ']', '”', '’', '»']);
+const ENDS = new Set(['.', '!', '?', '…', '。', '！', '？']);
+/** Full-width marks (Chinese, Japanese) end a sentence with no space after them. */
+const WIDE_ENDS = new Set(['。', '！', '？']);
+const CLOSERS = new Set(['"', "'", ')', ']', '”', '’', '»', '」', '』', '）']);
 const CLAUSE = /[,;:—–](?=\s)/g;
 
 /** Markdown a voice should not read out: emphasis marks, code ticks, heading and bullet marks. */
@@ -60,6 +62,7 @@ function sentenceEnd(text: string): number {
     let j = i + 1;
     while (j < text.length && (ENDS.has(text[j]!) || CLOSERS.has(text[j]!))) j++;
     if (j >= text.length) return -1; // what follows decides: wait for it
+    if (WIDE_ENDS.has(c)) return j;
     if (!/\s/.test(text[j]!)) {
       i = j - 1;
       continue;

@@ -24,6 +24,7 @@ describe('the sentence splitter', () => {
   it('does not end at abbreviations, initials or a list number, and keeps closing quotes', () => {
     const { steps } = feed(['Dr. Smith met J. R. Tolkien, e.g. at St. Mary’s, around 5 p.m. yesterday. She said "Go!" Then left.\n']);
     expect(steps[0]).toEqual(['Dr. Smith met J. R. Tolkien, e.g. at St. Mary’s, around 5 p.m. yesterday.', 'She said "Go!"', 'Then left.']);
+    expect(feed(['你好。今天天气很好！「走吧？」再', '见']).steps).toEqual([['你好。', '今天天气很好！', '「走吧？」'], []]);
     const list = feed(['Steps:\n1. Open it\n2. Close it\n']);
     expect(list.steps[0]).toEqual(['Steps:', 'Open it', 'Close it']);
   });
