@@ -29,8 +29,6 @@ export interface PlatformOptions {
   resolve?: Resolver;
   /** The voices that speak scripts, in place of the voices module's (tests pass a test double). */
   voices?: VoiceCatalogue;
-  /** The live streams agent chat speaks on, in place of the streams module's (tests pass a test double). */
-  streams?: StreamHub;
 }
 
 /**
@@ -131,6 +129,5 @@ export function createPlatform(config: Config, opts: PlatformOptions = {}): Plat
       urlKey: deriveKey(config.masterKey, 'compute-url'),
     },
     ...(opts.voices ? { voices: opts.voices } : {}),
-    ...(opts.streams ? { streams: opts.streams } : {}),
   };
 }

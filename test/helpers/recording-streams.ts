@@ -1,4 +1,6 @@
 import { ApiError } from '../../src/errors.ts';
+import { MODULES } from '../../src/modules.ts';
+import { defineModule } from '../../src/platform/module.ts';
 import type { StreamHub, StreamSpeaker } from '../../src/streams/interface.ts';
 
 /**
@@ -14,6 +16,18 @@ export interface RecordingStreams {
   open(userId: string, streamId: string, sessionId: string, agentId: string): void;
   /** Resolves when `log` has an entry matching `test` (rejects after `ms`, so a test fails instead of hanging). */
   waitFor(test: (entry: string) => boolean, ms?: number): Promise<void>;
+}
+
+/**
+ * The service's modules with this hub as the streams module (in its place, or just before
+ * agents when the build has none): pass it as the harness's `modules`.
+ */
+export function modulesWithStreams(hub: StreamHub) {
+  const double = defineModule({ name: 'streams', create: () => ({ provides: { streams: hub } }) });
+  // Widened: this build's list may not name a streams module yet.
+  const rest = MODULES.filter((m) => (m.name as string) !== 'streams');
+  const at = rest.findIndex((m) => m.name === 'agents');
+  return [...rest.slice(0, at), double, ...rest.slice(at)];
 }
 
 export function recordingStreams(): RecordingStreams {

@@ -4,11 +4,12 @@ import { harness, type Harness } from '../../helpers/harness.ts';
 import { startTlsServer, type ReceivedRequest, type TestServer } from '../../helpers/tls.ts';
 import { toneCatalogue } from '../../helpers/tone-voice.ts';
 import { makeTool } from '../../helpers/tools.ts';
-import { recordingStreams, type RecordingStreams } from '../../helpers/recording-streams.ts';
+import { modulesWithStreams, recordingStreams, type RecordingStreams } from '../../helpers/recording-streams.ts';
 import { chunk, writeEvents } from '../../llm/model-server.ts';
 
 /**
- * An answer spoken on an agent stream: the streams module is a test double that records
+ * An answer spoken on an agent stream: the streams module is a test double (in the real
+ * one's place in the module list) that records
  * each sentence, and the loopback model server holds its stream open until the first
  * sentence has reached the speaker, so a speech that waited for the model's end would fail
  * here (the hold gives up after 20 s and the order of events shows it).
@@ -24,7 +25,7 @@ let handler: (req: ReceivedRequest, res: ServerResponse) => void | Promise<void>
 beforeAll(async () => {
   model = await startTlsServer();
   streams = recordingStreams();
-  h = harness({ MIMIC_EGRESS_ALLOW: 'localhost' }, { ca: [model.ca], voices: toneCatalogue('local').catalogue, streams: streams.hub });
+  h = harness({ MIMIC_EGRESS_ALLOW: 'localhost' }, { ca: [model.ca], voices: toneCatalogue('local').catalogue }, modulesWithStreams(streams.hub));
   ({ key, id: userId } = h.user());
   model.handle((req, res) => handler(req, res));
 });
