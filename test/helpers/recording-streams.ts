@@ -12,8 +12,8 @@ import type { StreamHub, StreamSpeaker } from '../../src/streams/interface.ts';
 export interface RecordingStreams {
   hub: StreamHub;
   log: string[];
-  /** An open stream of this user, with its session, belonging to the agent. */
-  open(userId: string, streamId: string, sessionId: string, agentId: string): void;
+  /** An open stream of this user, with its session, belonging to the agent; `gone`: its speaker throws on each call (a stream closed mid-answer). */
+  open(userId: string, streamId: string, sessionId: string, agentId: string, opts?: { gone?: boolean }): void;
   /** Resolves when `log` has an entry matching `test` (rejects after `ms`, so a test fails instead of hanging). */
   waitFor(test: (entry: string) => boolean, ms?: number): Promise<void>;
 }
@@ -31,7 +31,7 @@ export function modulesWithStreams(hub: StreamHub) {
 }
 
 export function recordingStreams(): RecordingStreams {
-  const streams = new Map<string, { userId: string; sessionId: string; agentId: string }>();
+  const streams = new Map<string, { userId: string; sessionId: string; agentId: string; gone: boolean }>();
   const log: string[] = [];
   const waiters: { test: (e: string) => boolean; resolve: () => void }[] = [];
   const push = (entry: string) => {
@@ -51,18 +51,22 @@ export function recordingStreams(): RecordingStreams {
       if (!stream || stream.userId !== userId || (opts?.agentId !== undefined && opts.agentId !== stream.agentId)) throw new ApiError('NotFoundError', 'Stream not found');
       // The real hub answers SessionError; the catalogue of this branch has no such kind yet.
       if (sessionId !== stream.sessionId) throw new ApiError('BadRequestError', 'missing or invalid session_id');
+      const record = (entry: string) => {
+        if (stream.gone) throw new ApiError('NotFoundError', 'Stream not found');
+        push(entry);
+      };
       return {
         videoId: `vid_${++videos}`,
-        say: (sentence) => push(`say:${sentence}`),
-        send: (subject, payload) => push(payload === undefined ? `send:${subject}` : `send:${subject}:${payload}`),
-        end: () => push('end'),
+        say: (sentence) => record(`say:${sentence}`),
+        send: (subject, payload) => record(payload === undefined ? `send:${subject}` : `send:${subject}:${payload}`),
+        end: () => record('end'),
       };
     },
   };
   return {
     hub,
     log,
-    open: (userId, streamId, sessionId, agentId) => void streams.set(streamId, { userId, sessionId, agentId }),
+    open: (userId, streamId, sessionId, agentId, opts) => void streams.set(streamId, { userId, sessionId, agentId, gone: opts?.gone ?? false }),
     waitFor(test, ms = 20_000) {
       if (log.some(test)) return Promise.resolve();
       return new Promise((resolve, reject) => {

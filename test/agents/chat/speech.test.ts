@@ -141,4 +141,16 @@ describe('an answer spoken on the agent stream', () => {
     expect(res.status).toBe(502);
     expect(streams.log).toEqual(['say:First sentence.', 'end']);
   });
+
+  it('completes the answer when the stream goes away mid-answer, logging it once', async () => {
+    const agent = await makeAgent();
+    const chat = await makeChat(agent);
+    streams.open(userId, 'strm_7', 'sess_7', agent, { gone: true });
+    handler = (_req, res) => writeEvents(res, [chunk({ content: 'One. Two. Three.' }), chunk({}, 'stop')]);
+    const before = h.logs.length;
+    const res = await ask(agent, chat, { streamId: 'strm_7', sessionId: 'sess_7' });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.result).toBe('One. Two. Three.');
+    expect(h.logs.slice(before).filter((l) => l.includes('the stream stopped taking speech'))).toHaveLength(1);
+  });
 });
