@@ -5,6 +5,7 @@ import { startTlsServer, type ReceivedRequest, type TestServer } from '../helper
 import { toneCatalogue } from '../helpers/tone-voice.ts';
 import { CANARY, canaryForms, leakedIn } from '../helpers/canaries.ts';
 import { echo, makeSecret, makeTool, toolBody } from '../helpers/tools.ts';
+import { chunk, writeEvents } from '../llm/model-server.ts';
 
 /**
  * Agent chat against a loopback model server that streams as OpenAI's chat completions do,
@@ -23,13 +24,8 @@ let userId: string;
 /** What the model server answers, one entry per request, in order; the last repeats. */
 let script: ((req: ReceivedRequest, res: ServerResponse) => void)[] = [];
 
-const sse = (res: ServerResponse, events: unknown[]) => {
-  res.writeHead(200, { 'content-type': 'text/event-stream' });
-  for (const e of events) res.write(`data: ${JSON.stringify(e)}\n\n`);
-  res.write('data: [DONE]\n\n');
-  res.end();
-};
-const delta = (d: object, finish: string | null = null) => ({ id: 'chatcmpl-1', object: 'chat.completion.chunk', choices: [{ index: 0, delta: d, finish_reason: finish }] });
+const sse = (res: ServerResponse, events: unknown[]) => writeEvents(res, events);
+const delta = chunk;
 const says = (...pieces: string[]) => (_req: ReceivedRequest, res: ServerResponse) => sse(res, [...pieces.map((p) => delta({ content: p })), delta({}, 'stop')]);
 const asks = (...calls: { id: string; name: string; args: string }[]) => (_req: ReceivedRequest, res: ServerResponse) =>
   sse(res, [
