@@ -2,6 +2,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import type { Config } from './config.ts';
 import { createServices, type ServiceOptions, type Services } from './services.ts';
 import { createApp } from './app.ts';
+import { attachSockets, type SocketServer, type UpgradeSource } from './http/sockets.ts';
 
 export interface RunningServer {
   services: Services;
@@ -13,6 +14,19 @@ export interface RunningServer {
 
 export function buildApp(services: Services, isReady: () => boolean = () => true) {
   return createApp({ config: services.config, routes: services.routes, verifyKey: services.verifyKey, log: services.log, isReady });
+}
+
+/** The modules' WebSocket endpoints on the HTTP server (src/http/sockets.ts). */
+export function serveSockets(server: ServerType, services: Services, opts: { heartbeatMs?: number } = {}): SocketServer {
+  const { config } = services;
+  return attachSockets(server as unknown as UpgradeSource, {
+    routes: services.sockets,
+    verifyKey: services.verifyKey,
+    corsOrigins: config.corsOrigins,
+    publicUrl: config.publicUrl,
+    log: services.log,
+    ...opts,
+  });
 }
 
 export async function startServer(config: Config, opts: ServiceOptions = {}): Promise<RunningServer> {
@@ -29,6 +43,7 @@ export async function startServer(config: Config, opts: ServiceOptions = {}): Pr
   const server = await new Promise<ServerType>((resolve) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
   });
+  const sockets = serveSockets(server, services);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   if (config.worker.enabled) services.worker.start();
@@ -41,6 +56,8 @@ export async function startServer(config: Config, opts: ServiceOptions = {}): Pr
   const shutdown = () =>
     (closing ??= (async () => {
       ready = false;
+      // Open sockets would keep server.close() waiting: they are closed (1001) first.
+      await sockets.close();
       await services.stopModules();
       await new Promise<void>((r) => server.close(() => r()));
       await services.worker.stop(config.worker.shutdownGraceMs);

@@ -1,6 +1,6 @@
 import type { Config } from './config.ts';
 import { createPlatform, type Platform, type PlatformOptions } from './platform/platform.ts';
-import type { CapabilityModule, ModuleInstance, Route } from './platform/module.ts';
+import type { CapabilityModule, ModuleInstance, Route, SocketRoute } from './platform/module.ts';
 import { createWorker, type Worker } from './jobs/worker.ts';
 import { jobCatalogue } from './jobs/catalogue.ts';
 import { createWebhookDispatcher, type WebhookDispatcher } from './webhooks/index.ts';
@@ -18,6 +18,8 @@ export interface Services extends Platform {
   modules: ModuleInstances;
   /** Every module's routes, in the list's order. */
   routes: Route[];
+  /** Every module's WebSocket endpoints (src/http/sockets.ts serves them). */
+  sockets: SocketRoute[];
   worker: Worker;
   dispatcher: WebhookDispatcher;
   /** Starts the modules' background work (after the server listens). */
@@ -77,6 +79,7 @@ export function createServices(config: Config, opts: ServiceOptions = {}, module
     ...platform,
     modules: Object.fromEntries(built) as ModuleInstances,
     routes: instances.flatMap((i) => i.routes ?? []),
+    sockets: instances.flatMap((i) => i.sockets ?? []),
     worker,
     dispatcher,
     startModules() {

@@ -6,6 +6,7 @@ import type { AgentDeps } from './service.ts';
 import { chatRoutes } from './chat/routes.ts';
 import type { ChatDeps } from './chat/service.ts';
 import { agentSettings } from './settings.ts';
+import { createNotifications } from './notifications.ts';
 
 /**
  * Agents: a presenter (a photo or a clip presenter, with a voice), a language model reached
@@ -33,12 +34,14 @@ export const agentsModule = defineModule({
       client: p.client,
       audit: p.stores.audit,
       toolCalls: p.toolCalls,
+      streams: p.streams,
+      notifications: createNotifications(),
       clock: p.clock,
       newId: p.newId,
       log: p.log,
       schemas: chatSchemas(),
       limits,
     };
-    return { deps, routes: [...agentRoutes(deps), ...chatRoutes(chat)] };
+    return { deps, routes: [...agentRoutes(deps), ...chatRoutes(chat)], sockets: [chat.notifications.socket] };
   },
 });

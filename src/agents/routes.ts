@@ -3,7 +3,7 @@ import { ApiError } from '../errors.ts';
 import { jsonBody } from '../http/body.ts';
 import { idParam, pageParams } from '../http/params.ts';
 import { MAX_PAGE_SIZE, parsePage } from '../pagination.ts';
-import { createAgent, deleteAgent, fetchAgent, pageAgents, updateAgent, type AgentDeps } from './service.ts';
+import { agentRuntime, createAgent, deleteAgent, fetchAgent, pageAgents, updateAgent, type AgentDeps } from './service.ts';
 
 const id = idParam('the agent id');
 
@@ -23,7 +23,7 @@ function checkSort(query: Record<string, string>): void {
 }
 
 export function agentRoutes(deps: AgentDeps): Route[] {
-  const { CreateAgent, UpdateAgent, Agent, AgentList } = deps.schemas;
+  const { CreateAgent, UpdateAgent, Agent, AgentList, AgentRuntime } = deps.schemas;
   return [
     {
       method: 'post', path: '/agents', summary: 'Create an agent: a presenter, a language model and the tools it may call', tag: 'Agents', body: CreateAgent,
@@ -46,6 +46,11 @@ export function agentRoutes(deps: AgentDeps): Route[] {
       method: 'get', path: '/agents/{id}', summary: 'Get an agent', tag: 'Agents', params: [id],
       ok: { status: 200, schema: Agent, description: 'the agent' }, errors: ['AuthorizationError', 'NotFoundError'],
       handler: async (c) => c.json(await fetchAgent(deps, c.var.user.id, c.req.param('id')!)),
+    },
+    {
+      method: 'get', path: '/agents/{id}/runtime', summary: 'What the agents SDK reads before it connects: name, presenter type and voice, greetings', tag: 'Agents', params: [id],
+      ok: { status: 200, schema: AgentRuntime, description: 'the agent as the SDK reads it' }, errors: ['AuthorizationError', 'NotFoundError'],
+      handler: async (c) => c.json(await agentRuntime(deps, c.var.user.id, c.req.param('id')!)),
     },
     {
       method: 'patch', path: '/agents/{id}', summary: 'Change an agent: a JSON merge patch, then the whole agent is checked again', tag: 'Agents', params: [id], body: UpdateAgent,

@@ -4,7 +4,7 @@ import type { Config } from '../config.ts';
 import type { MediaAccess } from '../media/index.ts';
 import { byCreation, toPage, type PageCursor } from '../pagination.ts';
 import { validate } from '../schemas/ajv.ts';
-import type { AgentSchemas, AgentView, CreateAgentBody } from '../schemas/agents.ts';
+import type { AgentRuntimeView, AgentSchemas, AgentView, CreateAgentBody } from '../schemas/agents.ts';
 import type { PresenterCatalogue } from '../presenters/catalogue.ts';
 import type { VoiceCatalogue } from '../voices/catalogue.ts';
 import type { AuthUser } from '../users/auth-user.ts';
@@ -166,6 +166,32 @@ export async function fetchAgent(deps: AgentDeps, userId: string, id: string): P
   const row = await deps.store.get(userId, id);
   if (!row) throw notFound('Agent');
   return presentAgent(deps, row);
+}
+
+/**
+ * What the agents SDK reads before it connects (`GET /agents/{id}/runtime`): the agent's
+ * name, presenter type and voice, greetings and starter messages. The presenter's type is
+ * `talk` or `clip`, never `expressive`, which would switch the SDK to another transport.
+ */
+export async function agentRuntime(deps: AgentDeps, userId: string, id: string): Promise<AgentRuntimeView> {
+  const row = await deps.store.get(userId, id);
+  if (!row) throw notFound('Agent');
+  const agent = await presentAgent(deps, row);
+  const voice = agent.metadata.voice;
+  const language = agent.presenter.voice?.language;
+  return {
+    id: agent.id,
+    owner_id: agent.owner_id,
+    name: agent.preview_name ?? '',
+    ...(agent.preview_description !== undefined ? { description: agent.preview_description } : {}),
+    avatar: {
+      type: agent.presenter.type,
+      ...(agent.preview_thumbnail !== undefined ? { thumbnail: agent.preview_thumbnail } : {}),
+      ...(voice ? { voice: { type: voice.type, voice_id: voice.voice_id, ...(typeof language === 'string' ? { language } : {}) } } : {}),
+    },
+    greetings: agent.greetings,
+    starter_message: agent.starter_message,
+  };
 }
 
 /** Tries a PATCH again this many times when another write lands between its read and its write. */

@@ -13,7 +13,20 @@ export interface CustomChatOptions {
   client: GuardedClient;
   /** The `x-api-key` header (or none), opened for this call. */
   headers?: () => Promise<Record<string, string>>;
+  /** The builder's own headers (never credentials: those are refused when the agent is written). */
+  extraHeaders?: Record<string, string>;
+  /** Only the last this many messages are sent (the system message is kept first). */
+  maxMessages?: number;
+  /** `streaming: false` asks for one `{content}` answer (`stream: false`); a stream is read either way. */
+  stream?: boolean;
   limits?: Partial<ExchangeLimits>;
+}
+
+function lastMessages(messages: ChatRequest['messages'], max: number | undefined): ChatRequest['messages'] {
+  if (max === undefined) return messages;
+  const system = messages.filter((m) => m.role === 'system');
+  const rest = messages.filter((m) => m.role !== 'system');
+  return [...system, ...rest.slice(-max)];
 }
 
 export function createCustomChat(options: CustomChatOptions): ChatModel {
@@ -31,10 +44,10 @@ export function createCustomChat(options: CustomChatOptions): ChatModel {
         text += piece;
         request.onText?.(piece);
       };
-      const headers = options.headers ? await options.headers() : {};
+      const headers = { ...options.extraHeaders, ...(options.headers ? await options.headers() : {}) };
       const result = await postForEvents(
         options.client,
-        { provider, url: options.url, headers, body: { messages: request.messages, stream: true }, limits, ...(request.signal ? { signal: request.signal } : {}) },
+        { provider, url: options.url, headers, body: { messages: lastMessages(request.messages, options.maxMessages), stream: options.stream ?? true }, limits, ...(request.signal ? { signal: request.signal } : {}) },
         (e) => {
           if (done) return;
           if (e.data.trim() === '[DONE]') {

@@ -11,6 +11,7 @@ import type { Command } from '../cli/command.ts';
 import type { Platform, ProvidedServices } from './platform.ts';
 import type { JobKind } from '../jobs/catalogue.ts';
 import type { Lifecycle } from '../resources/lifecycle.ts';
+import type { AuthUser } from '../users/auth-user.ts';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -53,6 +54,37 @@ export interface Route {
   handler: Handler<AppEnv>;
 }
 
+/** One accepted WebSocket, as a module sees it (the platform owns the connection, its limits and its heartbeat). */
+export interface ClientSocket {
+  /** Sends one text frame; false when the socket is no longer open (nothing is sent). */
+  send(text: string): boolean;
+  close(code: number, reason: string): void;
+  /** Called once when the socket closes, whoever closed it. */
+  onClose(listener: () => void): void;
+}
+
+/** Who opened a socket: the same API key check as HTTP, with the `~<connection id>` suffix of the Authorization form kept apart. */
+export interface SocketCaller {
+  user: AuthUser;
+  connectionId?: string;
+}
+
+/**
+ * A WebSocket endpoint on the HTTP server (src/http/sockets.ts upgrades it): the caller's
+ * API key comes in `Authorization`, or in the `authorization` query parameter (browsers
+ * cannot set headers on a WebSocket); a browser's Origin must be one MIMIC_CORS_ORIGINS
+ * allows (or the public URL's). Not in the OpenAPI document: the module's docs describe it.
+ */
+export interface SocketRoute {
+  /** The exact path, e.g. `/notifications`. */
+  path: string;
+  /** Largest message a client may send, in bytes (default 4096); a larger one closes the socket with 1009. */
+  maxMessageBytes?: number;
+  open(socket: ClientSocket, caller: SocketCaller): void;
+  /** A text message from the client; absent: messages are ignored. */
+  message?(socket: ClientSocket, caller: SocketCaller, text: string): void;
+}
+
 /**
  * A resource kind's lifecycle (src/resources/lifecycle.ts): its final states send webhooks,
  * and the dispatcher asks it for the body (for animations, exactly the GET record).
@@ -70,6 +102,8 @@ export interface ConfigSection<S> {
 /** What a module contributes once it is built on the platform. */
 export interface ModuleInstance {
   routes?: Route[];
+  /** WebSocket endpoints on the same server (src/http/sockets.ts). */
+  sockets?: SocketRoute[];
   /** Job kinds (src/jobs/catalogue.ts) the platform's one job runner runs. */
   jobs?: JobKind[];
   /** Its resource kinds' lifecycles: webhooks of `<kind>.<status>` ask them for the body. */

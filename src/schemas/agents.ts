@@ -56,7 +56,7 @@ export function agentSchemas(storageScheme: string) {
       knowledge_source: Type.Optional(Type.Union([Type.Literal('base_knowledge'), Type.Literal('documents')])),
       prompt_knowledge: Type.Optional(Type.String({ maxLength: 20_000 })),
     },
-    { additionalProperties: false, $id: 'AgentPromptCustomization', description: 'the hosted service\'s prompt settings: kept and shown; the chat adds them to the instructions' },
+    { additionalProperties: false, $id: 'AgentPromptCustomization', description: 'the hosted service\'s prompt settings: kept and shown; the chat adds them to the instructions in words (docs/agents.md)' },
   );
 
   /** The fields every provider has. */
@@ -175,12 +175,33 @@ export function agentSchemas(storageScheme: string) {
 
   const AgentList = Type.Object({ agents: Type.Array(Agent), token: Type.Optional(Type.String()) }, { additionalProperties: false, $id: 'AgentList' });
 
-  return { CreateAgent, UpdateAgent, Agent, AgentList, AgentVoice };
+  const AgentRuntime = Type.Object(
+    {
+      id: Type.String(),
+      owner_id: Type.String(),
+      name: Type.String({ description: 'preview_name, or "" when the agent has none' }),
+      description: Type.Optional(Type.String({ description: 'preview_description' })),
+      avatar: Type.Object(
+        {
+          type: Type.Union([Type.Literal('talk'), Type.Literal('clip')], { description: 'the presenter\'s type; never "expressive" (that switches the SDK to another transport)' }),
+          thumbnail: Type.Optional(Type.String({ description: 'as preview_thumbnail' })),
+          voice: Type.Optional(Type.Object({ type: Type.String(), voice_id: Type.String(), language: Type.Optional(Type.String()) }, { description: 'the voice that speaks (after the fallback policy)' })),
+        },
+        { additionalProperties: false },
+      ),
+      greetings: Type.Array(Type.String()),
+      starter_message: Type.Array(Type.String()),
+    },
+    { additionalProperties: false, $id: 'AgentRuntime', description: 'what the agents SDK reads before it connects (GET /agents/{id}/runtime)' },
+  );
+
+  return { CreateAgent, UpdateAgent, Agent, AgentList, AgentVoice, AgentRuntime };
 }
 
 export type AgentSchemas = ReturnType<typeof agentSchemas>;
 export type CreateAgentBody = Static<AgentSchemas['CreateAgent']>;
 export type AgentView = Static<AgentSchemas['Agent']>;
+export type AgentRuntimeView = Static<AgentSchemas['AgentRuntime']>;
 
 /**
  * Agent chat: the hosted service's shapes (POST /agents/{agentId}/chat, POST
@@ -219,8 +240,8 @@ export function chatSchemas() {
   const ChatBody = Type.Object(
     {
       messages: Type.Array(ChatMessageIn, { minItems: 1, maxItems: MAX_CHAT_MESSAGES, description: 'the whole conversation so far, oldest first, as the SDK sends it' }),
-      streamId: Type.Optional(Type.String({ maxLength: 200, description: 'accepted and ignored until agent streams exist: the answer comes back as text' })),
-      sessionId: Type.Optional(Type.String({ maxLength: 2000, description: 'accepted and ignored, as streamId' })),
+      streamId: Type.Optional(Type.String({ maxLength: 200, description: 'an open stream of this agent (POST /agents/{agentId}/streams): the answer is also spoken on it, sentence by sentence as the model streams it' })),
+      sessionId: Type.Optional(Type.String({ maxLength: 2000, description: 'the session_id of that stream (required with streamId: a wrong one is a SessionError)' })),
       chatMode: Type.Optional(Type.String({ maxLength: 40, description: 'accepted and ignored (deprecated in the hosted API)' })),
     },
     { additionalProperties: true, $id: 'AgentChatMessages' },

@@ -25,6 +25,13 @@ export function connectionSplit(token: string): { credential: string; connection
   return tilde < 0 ? { credential: token } : { credential: token.slice(0, tilde), connectionId: token.slice(tilde + 1) };
 }
 
+/** The connection id an Authorization header ends in (`Basic <key>~<connection id>`), if any. */
+export function connectionIdFromAuthorization(header: string | undefined): string | undefined {
+  const m = header ? /^(?:Basic|Bearer)\s+(\S+)\s*$/i.exec(header) : null;
+  const id = m ? connectionSplit(m[1]!).connectionId : undefined;
+  return id === '' ? undefined : id;
+}
+
 /**
  * The key candidates an Authorization header carries. `Basic <API_KEY>` is the documented
  * form; RFC 7617 clients send `Basic base64(user:key)` (the key as password, or as user

@@ -470,6 +470,36 @@ describe('DELETE /agents/{id}', () => {
   });
 });
 
+describe('GET /agents/{id}/runtime', () => {
+  it('answers what the agents SDK reads: name, avatar type and voice, greetings and starters; 404 across users', async () => {
+    const h = make();
+    const u = h.user();
+    const voice = { type: 'flite', voice_id: 'en-US-flite-slt', language: 'English (United States)' };
+    const clip = (await h.call('POST', '/agents', {
+      key: u.key,
+      body: agent({ preview_description: 'Helps', greetings: ['Hi!'], starter_message: ['Weather?'], presenter: { type: 'clip', presenter_id: PRESENTER, voice } }),
+    })).body;
+    const res = await h.call('GET', `/agents/${clip.id}/runtime`, { key: u.key });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toEqual({
+      id: clip.id,
+      owner_id: u.id,
+      name: 'Emma',
+      description: 'Helps',
+      avatar: { type: 'clip', thumbnail: expect.stringMatching(/^http:\/\/mimic\.test\/media\//), voice: { type: 'flite', voice_id: 'en-US-flite-slt', language: 'English (United States)' } },
+      greetings: ['Hi!'],
+      starter_message: ['Weather?'],
+    });
+    const talk = (await h.call('POST', '/agents', { key: u.key, body: agent({ preview_name: undefined, presenter: { type: 'talk', source_url: 'https://images.example/face.jpg' } }) })).body;
+    const bare = (await h.call('GET', `/agents/${talk.id}/runtime`, { key: u.key })).body;
+    expect(bare).toMatchObject({ name: '', avatar: { type: 'talk', thumbnail: 'https://images.example/face.jpg', voice: { type: 'flite' } }, greetings: [], starter_message: [] });
+    expect(bare.avatar.type).not.toBe('expressive');
+    expect((await h.call('GET', `/agents/${clip.id}/runtime`, { key: h.user().key })).status).toBe(404);
+    expect((await h.call('GET', '/agents/agt_nope/runtime', { key: u.key })).status).toBe(404);
+    expect((await h.call('GET', `/agents/${clip.id}/runtime`)).status).toBe(401);
+  });
+});
+
 describe('OpenAPI', () => {
   it('documents the agent operations with the schemas that validate them', async () => {
     const h = make();
@@ -477,6 +507,7 @@ describe('OpenAPI', () => {
     expect(Object.keys(doc.paths['/agents'])).toEqual(['post']);
     expect(Object.keys(doc.paths['/agents/me'])).toEqual(['get']);
     expect(Object.keys(doc.paths['/agents/{id}']).sort()).toEqual(['delete', 'get', 'patch']);
+    expect(doc.paths['/agents/{id}/runtime'].get.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/AgentRuntime' });
     const create = doc.paths['/agents'].post;
     expect(create.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/CreateAgent' });
     expect(create.responses['201'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Agent' });

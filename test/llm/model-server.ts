@@ -15,3 +15,16 @@ export function loopbackModelServer(): { server: TestServer; client: GuardedClie
   });
   return world;
 }
+
+/** One OpenAI chat-completions stream chunk. */
+export const chunk = (delta: object, finish: string | null = null) => ({ id: 'chatcmpl-1', object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] });
+
+/** Writes server-sent events as a streaming model does; `done` also writes `data: [DONE]` and ends the answer. */
+export function writeEvents(res: import('node:http').ServerResponse, events: unknown[], done = true): void {
+  if (!res.headersSent) res.writeHead(200, { 'content-type': 'text/event-stream' });
+  for (const e of events) res.write(`data: ${JSON.stringify(e)}\n\n`);
+  if (done) {
+    res.write('data: [DONE]\n\n');
+    res.end();
+  }
+}

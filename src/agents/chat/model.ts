@@ -92,7 +92,14 @@ export function agentModel(deps: ModelDeps, use: ModelUse, llm: Llm, secretId: s
   const h = headers(llm.provider === 'openai' ? authHeader : customKey);
   const model = llm.provider === 'openai'
     ? createOpenAIChat({ baseUrl: llm.base_url ?? OPENAI_BASE_URL, model: llm.model ?? DEFAULT_OPENAI_MODEL, client: deps.client, ...(h ? { headers: h } : {}) })
-    : createCustomChat({ url: llm.custom.url, client: deps.client, ...(h ? { headers: h } : {}) });
+    : createCustomChat({
+        url: llm.custom.url,
+        client: deps.client,
+        ...(h ? { headers: h } : {}),
+        ...(llm.custom.headers ? { extraHeaders: llm.custom.headers } : {}),
+        ...(llm.custom.max_messages !== undefined ? { maxMessages: llm.custom.max_messages } : {}),
+        ...(llm.custom.streaming !== undefined ? { stream: llm.custom.streaming } : {}),
+      });
   return secretId ? audited(deps, use, secretId, model) : model;
 }
 

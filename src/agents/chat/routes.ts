@@ -4,6 +4,8 @@ import { ApiError } from '../../errors.ts';
 import type { Route, RouteParam } from '../../platform/module.ts';
 import type { AppEnv } from '../../http/env.ts';
 import { jsonBody } from '../../http/body.ts';
+import { requestHeader } from '../../http/middleware.ts';
+import { connectionIdFromAuthorization } from '../../users/api-keys.ts';
 import { pageParams } from '../../http/params.ts';
 import { DEFAULT_PAGE_SIZE, parsePage } from '../../pagination.ts';
 import { createChat, fetchChat, pageChats, prepareAnswer, type ChatDeps, type PreparedAnswer } from './service.ts';
@@ -57,10 +59,11 @@ export function chatRoutes(deps: ChatDeps): Route[] {
     {
       method: 'post', path: '/agents/{agentId}/chat/{chatId}', summary: 'Ask the agent: the whole conversation in, the answer out (its server tools run on the way)', tag: 'Agents',
       params: [agentId, chatId, streamParam], body: ChatBody,
-      ok: { status: 200, schema: ChatAnswer, description: 'the answer; toolCalls lists client tools to run and post back' },
+      ok: { status: 200, schema: ChatAnswer, description: 'the answer; toolCalls lists client tools to run and post back; result is "" when the text went out on a notifications socket' },
       errors: ['BadRequestError', 'AuthorizationError', 'NotFoundError', 'ConflictError', 'ConfigError', 'PayloadTooLargeError', 'BadGatewayError', 'ServiceUnavailableError', 'GatewayTimeoutError'],
       handler: async (c) => {
-        const prepared = await prepareAnswer(deps, c.var.user.id, c.req.param('agentId')!, c.req.param('chatId')!, await jsonBody(c));
+        const connectionId = connectionIdFromAuthorization(requestHeader(c, 'authorization'));
+        const prepared = await prepareAnswer(deps, c.var.user.id, c.req.param('agentId')!, c.req.param('chatId')!, await jsonBody(c), connectionId ? { connectionId } : {});
         return wantsStream(c) ? streamAnswer(c, deps, prepared) : c.json(await prepared.run({ signal: c.req.raw.signal }));
       },
     },

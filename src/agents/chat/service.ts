@@ -13,6 +13,9 @@ import type { AgentRow, AgentStore } from '../store.ts';
 import { agentModel, modelFailure } from './model.ts';
 import type { AuditStore } from '../../audit/store.ts';
 import type { ChatMessageRow, ChatRow, ChatStore, NewChatMessage } from './store.ts';
+import type { StreamHub, StreamSpeaker } from '../../streams/interface.ts';
+import type { Notifications } from '../notifications.ts';
+import { finishSpeech, guardedSpeaker, speakingModel } from './speech.ts';
 
 /**
  * Agent chat (docs/agents.md, "Chat"): the model answers the conversation the client posts
@@ -38,6 +41,10 @@ export interface ChatDeps {
   audit: Pick<AuditStore, 'append'>;
   /** The tool runtime; absent in a build without the tools module (the agent's tools are then not offered). */
   toolCalls: ToolCallDeps | undefined;
+  /** Live streams an answer is spoken on (`streamId`/`sessionId`); absent in a build without the streams module. */
+  streams: StreamHub | undefined;
+  /** The notifications sockets an answer's text goes out on (`partial`, `chat/answer`). */
+  notifications: Notifications;
   clock: Clock;
   newId: IdFactory;
   log: Logger;
@@ -115,6 +122,24 @@ async function toolsOf(deps: ChatDeps, agent: AgentRow): Promise<Map<string, Age
     byName.set(tool.name, { id: tool.id, kind, spec: { name: tool.name, ...(tool.description ? { description: tool.description } : {}), parameters } });
   }
   return byName;
+}
+
+/**
+ * The system message: the agent's instructions, then its hosted `prompt_customization` in
+ * words (role, personality, topics to avoid, an approximate length in words, and with
+ * `knowledge_source: "base_knowledge"` its inline `prompt_knowledge`).
+ */
+export function systemPrompt(llm: CreateAgentBody['llm']): string | undefined {
+  const p = llm.prompt_customization;
+  const parts = [
+    llm.instructions,
+    p?.role && `Your role: ${p.role}`,
+    p?.personality && `Your personality: ${p.personality}`,
+    p?.topics_to_avoid?.length && `Do not discuss these topics: ${p.topics_to_avoid.join('; ')}`,
+    p?.max_response_length !== undefined && `Keep each answer to about ${Math.round(p.max_response_length)} words or fewer.`,
+    p?.prompt_knowledge && p.knowledge_source !== 'documents' && `What you know:\n${p.prompt_knowledge}`,
+  ].filter((s): s is string => typeof s === 'string' && s.trim() !== '');
+  return parts.length ? parts.join('\n\n') : undefined;
 }
 
 /**
@@ -222,20 +247,37 @@ export interface PreparedAnswer {
   run(opts?: AnswerOptions): Promise<ChatAnswerView>;
 }
 
+/** Who asks, beyond the user: the connection id of the Authorization form (`~<id>`), which ties the request to notification sockets. */
+export interface AnswerCaller {
+  connectionId?: string;
+}
+
 export async function answerChat(deps: ChatDeps, userId: string, agentId: string, chatId: string, raw: Json, opts: AnswerOptions = {}): Promise<ChatAnswerView> {
   return (await prepareAnswer(deps, userId, agentId, chatId, raw)).run(opts);
 }
 
-export async function prepareAnswer(deps: ChatDeps, userId: string, agentId: string, chatId: string, raw: Json): Promise<PreparedAnswer> {
+/** The stream the answer is spoken on, when the body names one: a wrong stream or session is refused before the model is called. */
+function speakerFor(deps: ChatDeps, userId: string, agentId: string, chatId: string, body: ChatBody): StreamSpeaker | undefined {
+  const { streamId, sessionId } = body;
+  if (streamId === undefined && sessionId === undefined) return undefined;
+  if (streamId === undefined) throw bad('streamId', 'is required with sessionId (the agent stream to speak the answer on)');
+  if (!deps.streams) throw new ApiError('ServiceUnavailableError', 'This mimic runs without live streams: post the chat without streamId and sessionId');
+  // A missing sessionId is the hub's SessionError, as a wrong one is.
+  const speaker = deps.streams.speaker(userId, streamId, sessionId ?? '', { agentId });
+  return guardedSpeaker(speaker, deps.log, { chat_id: chatId, stream_id: streamId });
+}
+
+export async function prepareAnswer(deps: ChatDeps, userId: string, agentId: string, chatId: string, raw: Json, caller: AnswerCaller = {}): Promise<PreparedAnswer> {
   const body = validate(deps.schemas.ChatBody, raw);
-  // streamId and sessionId are accepted and ignored: speech on a stream comes with agent streams.
   const chat = await chatOf(deps, userId, agentId, chatId);
   const agent = await agentOf(deps, userId, agentId);
   const llm = (JSON.parse(agent.body) as { llm: CreateAgentBody['llm'] }).llm;
-  const { messages, input } = modelMessages(llm.instructions, body.messages, await deps.chats.messages(chat.id));
+  const { messages, input } = modelMessages(systemPrompt(llm), body.messages, await deps.chats.messages(chat.id));
   // The hosted custom contract has no tool calls: a custom model is offered none.
   const tools = llm.provider === 'custom' ? new Map<string, AgentTool>() : await toolsOf(deps, agent);
-  return { run: (opts = {}) => runAnswer(deps, { userId, chat, agent, llm, messages, input, tools }, opts) };
+  // Last of the checks: a speaker is taken only for an answer that will run.
+  const speaker = speakerFor(deps, userId, agentId, chat.id, body);
+  return { run: (opts = {}) => runAnswer(deps, { userId, chat, agent, llm, messages, input, tools, speaker, connectionId: caller.connectionId }, opts) };
 }
 
 interface AnswerInput {
@@ -246,19 +288,49 @@ interface AnswerInput {
   messages: ChatMessage[];
   input: ChatMessage[];
   tools: Map<string, AgentTool>;
+  speaker: StreamSpeaker | undefined;
+  connectionId: string | undefined;
 }
 
-async function runAnswer(deps: ChatDeps, { userId, chat, agent, llm, messages, input, tools }: AnswerInput, opts: AnswerOptions): Promise<ChatAnswerView> {
+/** The answer's text on the caller's notification sockets: one `partial` per piece as it streams, numbered from 0. */
+function notifier(deps: ChatDeps, userId: string, connectionId: string | undefined) {
+  let sequence = 0;
+  return {
+    partial: (content: string) => void deps.notifications.send(userId, connectionId, { event: 'partial', content, sequence: sequence++ }),
+    /** True when a socket got the whole answer: the HTTP answer's `result` is then "" (the SDK would show it twice). */
+    answer: (content: string) => deps.notifications.send(userId, connectionId, { event: 'chat/answer', content }) > 0,
+  };
+}
+
+async function runAnswer(deps: ChatDeps, input: AnswerInput, opts: AnswerOptions): Promise<ChatAnswerView> {
+  const notify = notifier(deps, input.userId, input.connectionId);
+  try {
+    const answer = await answerRounds(deps, input, notify, opts);
+    if (input.speaker) finishSpeech(input.speaker, answer.text, answer.toolCalls);
+    return { ...answer.view, result: answer.text !== '' && notify.answer(answer.text) ? '' : answer.text };
+  } catch (err) {
+    // What was said stays said; the stream hears that the answer is over.
+    input.speaker?.end();
+    throw err;
+  }
+}
+
+async function answerRounds(deps: ChatDeps, { userId, chat, agent, llm, messages, input, tools, speaker }: AnswerInput, notify: ReturnType<typeof notifier>, opts: AnswerOptions) {
   const specs = (kind: AgentTool['kind']) => [...tools.values()].filter((t) => t.kind === kind).map((t) => t.spec);
   // Calls that ran, and those that failed; a tool result of a call that never ran (over the per-round limit, an unknown name) is a failure too.
   const ranCalls = new Set<string>();
   const failedCalls = new Set<string>();
   const deadline = AbortSignal.timeout(deps.limits.answerTimeoutMs);
   const signal = opts.signal ? AbortSignal.any([deadline, opts.signal]) : deadline;
+  const model = agentModel(deps, { userId, chatId: chat.id }, llm, agent.secretId);
+  const onText = (delta: string) => {
+    opts.onText?.(delta);
+    notify.partial(delta);
+  };
   let result;
   try {
     result = await answerWithTools({
-      model: agentModel(deps, { userId, chatId: chat.id }, llm, agent.secretId),
+      model: speaker ? speakingModel(model, speaker) : model,
       messages,
       serverTools: specs('server'),
       clientTools: specs('client'),
@@ -269,7 +341,7 @@ async function runAnswer(deps: ChatDeps, { userId, chat, agent, llm, messages, i
       },
       signal,
       ...(llm.temperature !== undefined ? { temperature: llm.temperature } : {}),
-      ...(opts.onText ? { onText: opts.onText } : {}),
+      onText,
       limits: deps.limits,
     });
   } catch (err) {
@@ -280,7 +352,7 @@ async function runAnswer(deps: ChatDeps, { userId, chat, agent, llm, messages, i
   const stored = [...input.map((m) => toStored(m)), ...result.added.map((m) => toStored(m, failed(m)))];
   await deps.chats.append(userId, chat.id, stored, deps.clock.now());
   const toolCalls = result.clientCalls.map((c) => ({ id: c.id, name: c.name, tool_id: tools.get(c.name)!.id, arguments: c.arguments }));
-  return {
+  const view: ChatAnswerView = {
     result: result.text,
     matches: [],
     documentIds: [],
@@ -288,4 +360,5 @@ async function runAnswer(deps: ChatDeps, { userId, chat, agent, llm, messages, i
     ...(toolCalls.length ? { toolCalls } : {}),
     ...(result.stopped ? { stopped: result.stopped } : {}),
   };
+  return { text: result.text, toolCalls, view };
 }

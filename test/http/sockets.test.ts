@@ -1,0 +1,64 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { attachSockets, type SocketServer } from '../../src/http/sockets.ts';
+import { createLogger } from '../../src/log.ts';
+import type { SocketCaller } from '../../src/platform/module.ts';
+
+/** The platform's WebSocket endpoints on a bare HTTP server: a route that echoes, a key check, a fast heartbeat. */
+
+const KEY = `mimic_${'k'.repeat(43)}`;
+let server: Server;
+let sockets: SocketServer;
+let url: string;
+const callers: SocketCaller[] = [];
+
+beforeAll(async () => {
+  server = createServer((_req, res) => res.writeHead(404).end());
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  sockets = attachSockets(server, {
+    routes: [{ path: '/echo', open: (_s, caller) => void callers.push(caller), message: (s, _c, text) => void s.send(`echo:${text}`) }],
+    verifyKey: async (k) => (k === KEY ? { id: 'usr_1', name: null, permissions: [] } : null),
+    corsOrigins: [],
+    publicUrl: 'http://mimic.test',
+    log: createLogger(() => {}),
+    // Long enough that a loaded machine still answers a ping within one beat.
+    heartbeatMs: 1000,
+  });
+  url = `ws://127.0.0.1:${(server.address() as AddressInfo).port}/echo?authorization=${encodeURIComponent(`Bearer ${KEY}~conn_1`)}`;
+});
+afterAll(async () => {
+  await sockets.close();
+  await new Promise<void>((r) => server.close(() => r()));
+});
+
+const opened = (ws: WebSocket) => new Promise<void>((resolve, reject) => (ws.once('open', () => resolve()), ws.once('error', reject)));
+const closed = (ws: WebSocket) => new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
+
+describe('socket endpoints', () => {
+  it('hands the route the caller with its connection id, and text messages; a binary one closes with 1003', async () => {
+    const ws = new WebSocket(url);
+    await opened(ws);
+    expect(callers.at(-1)).toMatchObject({ user: { id: 'usr_1' }, connectionId: 'conn_1' });
+    const reply = new Promise<string>((r) => ws.once('message', (d) => r(d.toString())));
+    ws.send('hi');
+    expect(await reply).toBe('echo:hi');
+    const code = closed(ws);
+    ws.send(Buffer.from([1, 2, 3]), { binary: true });
+    expect(await code).toBe(1003);
+  });
+
+  it('pings: a socket that answers stays, one that never answers is dropped', async () => {
+    const live = new WebSocket(url);
+    const silent = new WebSocket(url, { autoPong: false });
+    await Promise.all([opened(live), opened(silent)]);
+    let pings = 0;
+    live.on('ping', () => pings++);
+    expect(await closed(silent)).toBe(1006);
+    // The live one heard the same pings and answered them.
+    expect(pings).toBeGreaterThan(0);
+    expect(live.readyState).toBe(WebSocket.OPEN);
+    live.close();
+  });
+});
