@@ -19,7 +19,7 @@ export interface Services extends Platform {
   /** Every module's routes, in the list's order. */
   routes: Route[];
   /** Every module's WebSocket endpoints (src/http/sockets.ts serves them). */
-  sockets: SocketRoute[];
+  sockets: SocketRoute<unknown>[];
   worker: Worker;
   dispatcher: WebhookDispatcher;
   /** Starts the modules' background work (after the server listens). */

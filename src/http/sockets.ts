@@ -15,7 +15,7 @@ import type { Logger } from '../log.ts';
  */
 
 export interface SocketServerDeps {
-  routes: readonly SocketRoute[];
+  routes: readonly SocketRoute<unknown>[];
   verifyKey: (apiKey: string) => Promise<AuthUser | null>;
   /** MIMIC_CORS_ORIGINS: the browser origins allowed; the public URL's own origin always is. */
   corsOrigins: readonly string[];
@@ -78,6 +78,12 @@ function clientSocket(ws: WebSocket): ClientSocket {
       ws.send(text);
       return true;
     },
+    sendBinary(data) {
+      if (ws.readyState !== ws.OPEN) return false;
+      ws.send(data, { binary: true });
+      return true;
+    },
+    buffered: () => ws.bufferedAmount,
     close: (code, reason) => ws.close(code, reason),
     onClose(listener) {
       if (ws.readyState === ws.CLOSED) queueMicrotask(listener);
@@ -93,17 +99,19 @@ export function attachSockets(server: UpgradeSource, deps: SocketServerDeps): So
   const alive = new Map<WebSocket, boolean>();
   let closing = false;
 
-  const accept = (ws: WebSocket, route: SocketRoute, caller: SocketCaller) => {
+  const accept = (ws: WebSocket, route: SocketRoute<unknown>, caller: unknown) => {
     alive.set(ws, true);
     const client = clientSocket(ws);
     ws.on('pong', () => alive.set(ws, true));
     ws.on('close', () => alive.delete(ws));
     // Oversized frames and protocol errors close the socket (ws sends 1009 or 1002); nothing more to do.
-    ws.on('error', (err) => deps.log.warn('socket error', { path: route.path, user_id: caller.user.id, error: err.name }));
+    ws.on('error', (err) => deps.log.warn('socket error', { path: route.path, error: err.name }));
     ws.on('message', (data, isBinary) => {
-      if (isBinary) return ws.close(1003, 'text messages only');
+      if (isBinary && !route.binary) return ws.close(1003, 'text messages only');
+      const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
       try {
-        route.message?.(client, caller, (Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer)).toString('utf8'));
+        if (isBinary) route.binary!(client, caller, bytes);
+        else route.message?.(client, caller, bytes.toString('utf8'));
       } catch (err) {
         deps.log.error('socket message handler failed', { path: route.path, error: err instanceof Error ? err.name : 'unknown' });
       }
@@ -125,9 +133,13 @@ export function attachSockets(server: UpgradeSource, deps: SocketServerDeps): So
     const origin = req.headers.origin;
     if (!originAllowed(origin, deps)) return refuse(socket, 403, 'PermissionError', 'This origin may not open sockets (MIMIC_CORS_ORIGINS)');
     const header = req.headers.authorization ?? url.searchParams.get('authorization') ?? undefined;
-    authenticate(header, deps.verifyKey).then(
+    const route = endpoint.route;
+    (route.authorize ? route.authorize(url) : authenticate(header, deps.verifyKey)).then(
       (caller) => {
-        if (!caller) return refuse(socket, 401, 'AuthorizationError', 'Missing or invalid credentials: send Authorization: Basic <API_KEY>, or ?authorization=<that header, URL-encoded>');
+        if (!caller) {
+          const how = route.authorize ? 'this URL is not (or no longer) valid' : 'send Authorization: Basic <API_KEY>, or ?authorization=<that header, URL-encoded>';
+          return refuse(socket, 401, 'AuthorizationError', `Missing or invalid credentials: ${how}`);
+        }
         if (closing) return refuse(socket, 503, 'ServiceUnavailableError', 'The server is shutting down');
         if (socket.destroyed) return;
         endpoint.wss.handleUpgrade(req, socket, head, (ws) => accept(ws, endpoint.route, caller));

@@ -58,6 +58,10 @@ export interface Route {
 export interface ClientSocket {
   /** Sends one text frame; false when the socket is no longer open (nothing is sent). */
   send(text: string): boolean;
+  /** Sends one binary frame; false when the socket is no longer open. */
+  sendBinary(data: Uint8Array): boolean;
+  /** Bytes queued and not yet sent (back-pressure: a sender may drop what is late). */
+  buffered(): number;
   close(code: number, reason: string): void;
   /** Called once when the socket closes, whoever closed it. */
   onClose(listener: () => void): void;
@@ -70,19 +74,25 @@ export interface SocketCaller {
 }
 
 /**
- * A WebSocket endpoint on the HTTP server (src/http/sockets.ts upgrades it): the caller's
- * API key comes in `Authorization`, or in the `authorization` query parameter (browsers
- * cannot set headers on a WebSocket); a browser's Origin must be one MIMIC_CORS_ORIGINS
- * allows (or the public URL's). Not in the OpenAPI document: the module's docs describe it.
+ * A WebSocket endpoint on the HTTP server (src/http/sockets.ts upgrades it). By default the
+ * caller's API key comes in `Authorization`, or in the `authorization` query parameter
+ * (browsers cannot set headers on a WebSocket), and the caller is a `SocketCaller`; a route
+ * with its own credential (a signed URL, as compute workers use) checks it in `authorize`
+ * instead. A browser's Origin must be one MIMIC_CORS_ORIGINS allows (or the public URL's).
+ * Not in the OpenAPI document: the module's docs describe it.
  */
-export interface SocketRoute {
+export interface SocketRoute<C = SocketCaller> {
   /** The exact path, e.g. `/notifications`. */
   path: string;
   /** Largest message a client may send, in bytes (default 4096); a larger one closes the socket with 1009. */
   maxMessageBytes?: number;
-  open(socket: ClientSocket, caller: SocketCaller): void;
+  /** The route's own credential check, in place of the API key: its caller, or null (401). Never log the URL: it holds the credential. */
+  authorize?(url: URL): Promise<C | null>;
+  open(socket: ClientSocket, caller: C): void;
   /** A text message from the client; absent: messages are ignored. */
-  message?(socket: ClientSocket, caller: SocketCaller, text: string): void;
+  message?(socket: ClientSocket, caller: C, text: string): void;
+  /** A binary message; absent: a binary message closes the socket with 1003. */
+  binary?(socket: ClientSocket, caller: C, data: Buffer): void;
 }
 
 /**
@@ -103,7 +113,7 @@ export interface ConfigSection<S> {
 export interface ModuleInstance {
   routes?: Route[];
   /** WebSocket endpoints on the same server (src/http/sockets.ts). */
-  sockets?: SocketRoute[];
+  sockets?: SocketRoute<unknown>[];
   /** Job kinds (src/jobs/catalogue.ts) the platform's one job runner runs. */
   jobs?: JobKind[];
   /** Its resource kinds' lifecycles: webhooks of `<kind>.<status>` ask them for the body. */

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { attachSockets, type SocketServer } from '../../src/http/sockets.ts';
 import { createLogger } from '../../src/log.ts';
-import type { SocketCaller } from '../../src/platform/module.ts';
+import type { SocketCaller, SocketRoute } from '../../src/platform/module.ts';
 
 /** The platform's WebSocket endpoints on a bare HTTP server: a route that echoes, a key check, a fast heartbeat. */
 
@@ -13,12 +13,20 @@ let server: Server;
 let sockets: SocketServer;
 let url: string;
 const callers: SocketCaller[] = [];
+const echo: SocketRoute = { path: '/echo', open: (_s, caller) => void callers.push(caller), message: (s, _c, text) => void s.send(`echo:${text}`) };
+/** A route with its own credential (a token in the URL, as a signed URL is) that takes binary messages. */
+const signed: SocketRoute<{ grant: string }> = {
+  path: '/signed',
+  authorize: async (u) => (u.searchParams.get('token') === 'good' ? { grant: 'g1' } : null),
+  open: (s, caller) => void s.send(`grant:${caller.grant}`),
+  binary: (s, _c, data) => void s.sendBinary(Buffer.concat([Buffer.from([0xff]), data])),
+};
 
 beforeAll(async () => {
   server = createServer((_req, res) => res.writeHead(404).end());
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   sockets = attachSockets(server, {
-    routes: [{ path: '/echo', open: (_s, caller) => void callers.push(caller), message: (s, _c, text) => void s.send(`echo:${text}`) }],
+    routes: [echo, signed] as SocketRoute<unknown>[],
     verifyKey: async (k) => (k === KEY ? { id: 'usr_1', name: null, permissions: [] } : null),
     corsOrigins: [],
     publicUrl: 'http://mimic.test',
@@ -47,6 +55,21 @@ describe('socket endpoints', () => {
     const code = closed(ws);
     ws.send(Buffer.from([1, 2, 3]), { binary: true });
     expect(await code).toBe(1003);
+  });
+
+  it('a route with its own credential: no API key needed, a bad token is 401, binary messages both ways', async () => {
+    const base = url.replace(/\/echo\?.*$/, '/signed');
+    const refused = new WebSocket(`${base}?token=bad`);
+    const status = await new Promise<number>((r) => refused.once('unexpected-response', (_req, res) => r(res.statusCode ?? 0)));
+    expect(status).toBe(401);
+    const ws = new WebSocket(`${base}?token=good`);
+    const first = new Promise<string>((r) => ws.once('message', (d) => r(d.toString())));
+    await opened(ws);
+    expect(await first).toBe('grant:g1');
+    const back = new Promise<Buffer>((r) => ws.once('message', (d) => r(d as Buffer)));
+    ws.send(Buffer.from([1, 2]), { binary: true });
+    expect([...(await back)]).toEqual([0xff, 1, 2]);
+    ws.close();
   });
 
   it('pings: a socket that answers stays, one that never answers is dropped', async () => {
