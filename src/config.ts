@@ -52,6 +52,8 @@ export interface Config {
     readonly maxAttempts: number;
     /** How often waiting claims and renders look at the database for what another API process did. */
     readonly pollMs: number;
+    /** How long opening a live stream waits for a worker to take it and prepare the face (remote backend). */
+    readonly streamWaitMs: number;
   };
   /** Who wraps the vault's key-encryption keys: 'local' (the master key); see src/vault/providers/README.md. */
   readonly keyProvider: string;
@@ -230,6 +232,7 @@ export function loadConfig(env: Env = process.env, opts: { generateKey?: boolean
       leaseMs: int(env, 'MIMIC_COMPUTE_LEASE_MS', 30_000, 300, 3_600_000),
       maxAttempts: int(env, 'MIMIC_COMPUTE_MAX_ATTEMPTS', 3, 1, 100),
       pollMs: int(env, 'MIMIC_COMPUTE_POLL_MS', 500, 10, 10_000),
+      streamWaitMs: int(env, 'MIMIC_COMPUTE_STREAM_WAIT_MS', 30_000, 1000, 300_000),
     },
     keyProvider: env.MIMIC_KEY_PROVIDER || 'local',
     logRequests: bool(env, 'MIMIC_LOG_REQUESTS', true),

@@ -46,7 +46,12 @@ export type DriverInput =
    * (or, when there are none, the sound's loudness), with idle motion (blinks, small head
    * movement) seeded by `seed`. The result is as long as the audio and carries it.
    */
-  | { kind: 'speech'; audioPath: string; cues: SpeechCue[]; seed: string };
+  | { kind: 'speech'; audioPath: string; cues: SpeechCue[]; seed: string }
+  /**
+   * Live: a stream (src/compute/stream.ts), its speech arriving while it runs over the task's
+   * stream socket (`stream.render` tasks only; a batch render refuses it).
+   */
+  | { kind: 'live'; seed: string };
 
 /** What logo the result carries (AnimateConfig.logo, resolved to a local file by the caller). */
 export type LogoInput =

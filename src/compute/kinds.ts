@@ -20,6 +20,11 @@ export const TASK_KINDS: Readonly<Record<string, TaskKind>> = {
   'clip.render': { kind: 'clip.render', inputs: ['source', 'driver', 'logo', 'background'], outputs: ['result'] },
   /** A photo speaking (POST /talks): as clip.render, source = the talk's photo (stitch may be true). */
   'talk.render': { kind: 'talk.render', inputs: ['source', 'driver', 'logo'], outputs: ['result'] },
+  /**
+   * A live stream (POST /talks/streams, /clips/streams, /agents/{id}/streams): source = the picture, background = the
+   * picture it is shown on; nothing is uploaded: speech comes in and RTP goes out over the task's `stream_url` socket.
+   */
+  'stream.render': { kind: 'stream.render', inputs: ['source', 'background'], outputs: [] },
 };
 
 export const isTaskKind = (kind: string): boolean => Object.hasOwn(TASK_KINDS, kind);

@@ -162,6 +162,8 @@ export const ClaimedTask = Type.Object(
             { maxItems: 200_000 },
           ),
         }),
+        /** Live (`stream.render` tasks): speech arrives over `stream_url` while the stream runs; `seed` seeds idle motion. */
+        Type.Object({ kind: Kind('live'), seed: Type.String({ maxLength: 200 }) }),
       ]),
       source_url: FileUrl,
       logo: Type.Union([
@@ -181,6 +183,8 @@ export const ClaimedTask = Type.Object(
         ]),
       ),
     }),
+    /** `stream.render` tasks: the signed WebSocket URL (ws: or wss:) the worker streams over (docs/compute-protocol.md, "Live streams"). */
+    stream_url: Type.Optional(Type.String({ pattern: '^wss?://', maxLength: 4096 })),
     result: Type.Object({
       upload_url: FileUrl,
       method: Type.Literal('PUT'),

@@ -65,6 +65,7 @@ function stitchFaces(faces: SourceFace[], chosen: SourceFace, max: number): Sour
 async function motionFor(job: RenderJob): Promise<{ track: MotionTrack; audioPath?: string }> {
   if (job.driver.kind === 'video') return videoDriverMotion(job.driver.path, job.workDir);
   if (job.driver.kind === 'speech') return { track: await speechMotion(job.driver), audioPath: job.driver.audioPath };
+  if (job.driver.kind === 'live') throw new RenderError('DriverError', 'a live driver belongs to a stream, not to a rendered video');
   const track = bankMotion(job.driver.category, job.driver.name);
   if (!track) throw new RenderError('DriverError', `no driver ${job.driver.category}/${job.driver.name} in the bank`);
   let audioPath: string | undefined;

@@ -52,6 +52,7 @@ export function inputPath(render: StoredRender, name: FileName): string | null {
     case 'background':
       return render.background?.kind === 'image' ? render.background.path : null;
     case 'result':
+    case 'stream':
       return null;
   }
 }
@@ -105,6 +106,7 @@ export function presentRender(render: StoredRender, sign: SignUrl, maxBytes: num
       driver:
         driver.kind === 'bank' ? { kind: 'bank', category: driver.category, name: driver.name }
         : driver.kind === 'speech' ? { kind: 'speech', url: sign('driver', 'GET'), seed: driver.seed, cues: driver.cues }
+        : driver.kind === 'live' ? { kind: 'live', seed: driver.seed }
         : { kind: 'video', url: sign('driver', 'GET') },
       source_url: sign('source', 'GET'),
       logo:

@@ -8,6 +8,14 @@ import { signFileUrl, verifyFileUrl, type FileMethod, type FileName } from './si
 import type { ComputeTasks, Conflict, TaskRow } from './task-store.ts';
 import type { WorkerIdentity } from './tokens.ts';
 import { DEFAULT_TASK_KIND, TASK_KINDS } from '../kinds.ts';
+import { STREAM_SOCKET_PATH, STREAM_TASK_KIND } from './stream.ts';
+
+/** The signed stream socket of a `stream.render` task: the file-URL signature over the name `stream`, on the socket's path. */
+function streamUrl(deps: ComputeServiceDeps, taskId: string, lease: string, now: number): string {
+  const signed = new URL(signFileUrl({ key: deps.urlKey, publicUrl: deps.publicUrl, ttlSeconds: deps.urlTtlSeconds, now, taskId, lease, name: 'stream', method: 'GET' }));
+  const query = new URLSearchParams({ task: taskId, ...Object.fromEntries(signed.searchParams) });
+  return `${deps.publicUrl.replace(/\/+$/, '').replace(/^http/, 'ws')}${STREAM_SOCKET_PATH}?${query}`;
+}
 
 /** The verbs behind /compute/v1: what the routes call once they have parsed a request. */
 export interface ComputeServiceDeps {
@@ -53,7 +61,8 @@ function presentClaim(deps: ComputeServiceDeps, row: TaskRow): ClaimedTask {
     attempt: row.attempts,
     kind: row.kind,
     inputs,
-    outputs: { result: animation.result },
+    outputs: kind.outputs.includes('result') ? { result: animation.result } : {},
+    ...(row.kind === STREAM_TASK_KIND ? { stream_url: streamUrl(deps, row.id, lease, now) } : {}),
     ...animation,
   };
 }

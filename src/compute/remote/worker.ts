@@ -15,12 +15,17 @@ import { ClaimedTask, WORKER_FAIL_KINDS } from '../../schemas/compute.ts';
 import type { BackgroundInput, ComputeBackend, DriverInput, LogoInput, RenderRequest } from '../interface.ts';
 import { extensionOfType } from './protocol.ts';
 import { TASK_KINDS } from '../kinds.ts';
+import type { StreamEvent, StreamRenderer, StreamRenderSession, VideoCodec } from '../stream.ts';
+import { PACKET_AUDIO, PACKET_VIDEO, STREAM_TASK_KIND } from './stream.ts';
+import { WebSocket } from 'ws';
 
 export interface RemoteWorkerOptions {
   /** The service's base URL, as its operator publishes it (MIMIC_PUBLIC_URL). */
   server: string;
   token: string;
   backend: ComputeBackend;
+  /** Renders live streams (`stream.render` tasks); absent: the worker claims no streams. */
+  streams?: StreamRenderer;
   /** Shown in the task table and logs; several processes may share one token under different names. */
   name?: string;
   /** Handle one task, then return. */
@@ -118,7 +123,7 @@ export async function runRemoteWorker(opts: RemoteWorkerOptions): Promise<Worker
   const sleep = (ms: number) => Promise.race([new Promise((r) => setTimeout(r, ms).unref()), stopped]);
 
   async function claim(): Promise<ClaimedTask | null | 'stopped'> {
-    const pending = call('/compute/v1/claim', { worker: { name: opts.name, version: VERSION, backend: backend.name }, wait_ms: waitMs, kinds: Object.keys(TASK_KINDS) }, waitMs + 15_000);
+    const pending = call('/compute/v1/claim', { worker: { name: opts.name, version: VERSION, backend: backend.name }, wait_ms: waitMs, kinds: Object.keys(TASK_KINDS).filter((k) => k !== STREAM_TASK_KIND || opts.streams) }, waitMs + 15_000);
     const res = await Promise.race([pending, stopped]);
     if (res === 'stopped') {
       // The claim may still bring a task: give it straight back so another worker takes it.
@@ -195,6 +200,11 @@ export async function runRemoteWorker(opts: RemoteWorkerOptions): Promise<Worker
     try {
       const inputs = await downloadInputs(task, dir, checkpoint);
       const downloaded = performance.now();
+      if (task.kind === STREAM_TASK_KIND) {
+        const outcome = await runStream(task, inputs, dir, controller.signal);
+        log.info('stream ended', { ...fields, outcome, streamed_ms: Math.round(performance.now() - downloaded) });
+        return outcome;
+      }
       const outputPath = join(dir, `result.${task.render.result_format}`);
       const req: RenderRequest = {
         jobId: task.task_id,
@@ -246,6 +256,82 @@ export async function runRemoteWorker(opts: RemoteWorkerOptions): Promise<Worker
     }
   }
 
+  /**
+   * A `stream.render` task: prepare the face, connect the task's stream socket, and stream
+   * until the service closes it (docs/compute-protocol.md, "Live streams"). The service
+   * cancels the task when the stream ends, so nothing is completed or uploaded.
+   */
+  async function runStream(task: ClaimedTask, inputs: Awaited<ReturnType<typeof downloadInputs>>, dir: string, signal: AbortSignal): Promise<keyof WorkerSummary> {
+    const streams = opts.streams;
+    if (!streams || !task.stream_url || inputs.driver.kind !== 'live') throw new Error('this worker cannot run this stream task');
+    sameOrigin(task.stream_url.replace(/^ws/, 'http'));
+    const ws = new WebSocket(task.stream_url, { maxPayload: 32 * MiB });
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', resolve);
+      ws.once('error', reject);
+      ws.once('unexpected-response', (_req, res) => reject(new Error(`the stream socket answered HTTP ${res.statusCode}`)));
+    });
+    const send = (m: object) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(m));
+    const packet = (type: number, p: Buffer) => {
+      // A late packet is worth nothing: a congested socket drops instead of queueing.
+      if (ws.readyState === ws.OPEN && ws.bufferedAmount < 4 * MiB) ws.send(Buffer.concat([Buffer.of(type), p]));
+    };
+    const onEvent = (e: StreamEvent) =>
+      send(
+        e.type === 'started' ? { type: 'started', video_id: e.videoId }
+        : e.type === 'done' ? { type: 'done', video_id: e.videoId, spoken_ms: e.spokenMs, interrupted: e.interrupted }
+        : e.type === 'error' ? { type: 'error', kind: e.kind, description: e.description, ...(e.videoId ? { video_id: e.videoId } : {}) }
+        : { type: 'ready' },
+      );
+    const closed = new Promise<void>((resolve) => ws.once('close', () => resolve()));
+    let session: StreamRenderSession | undefined;
+    try {
+      try {
+        const r = task.render;
+        session = await streams.open(
+          {
+            streamId: task.task_id, sourcePath: inputs.sourcePath, stitch: r.stitch, seed: inputs.driver.seed, workDir: dir,
+            ...(r.face ? { face: { size: r.face.size, top_left: [r.face.top_left[0]!, r.face.top_left[1]!] as [number, number] } } : {}),
+            ...(inputs.background ? { background: inputs.background } : {}),
+          },
+          { video: (p) => packet(PACKET_VIDEO, p), audio: (p) => packet(PACKET_AUDIO, p) },
+          onEvent,
+        );
+      } catch (err) {
+        send({ type: 'error', ...(err instanceof RenderError ? { kind: err.kind, description: err.description } : { description: `worker fault: ${(err as Error).message}`.slice(0, 1000) }) });
+        ws.close(1000, 'the stream could not open');
+        return 'failed';
+      }
+      const live = session;
+      send({ type: 'opened', width: live.width, height: live.height });
+      ws.on('message', (data, isBinary) => {
+        if (isBinary) return;
+        let m: { type?: string; [k: string]: unknown };
+        try {
+          m = JSON.parse(String(data)) as typeof m;
+        } catch {
+          return;
+        }
+        if (m.type === 'start') {
+          live.start({ codec: m.codec as VideoCodec, fluent: m.fluent === true, warmup: m.warmup === true }).catch((err: Error) => onEvent({ type: 'error', kind: 'StreamError', description: err.message }));
+        } else if (m.type === 'speak') {
+          const bytes = Buffer.from(String(m.pcm ?? ''), 'base64');
+          const pcm = new Int16Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length - (bytes.length % 2)));
+          live.speak({ videoId: String(m.video_id), pcm, sampleRate: Number(m.sample_rate), cues: (m.cues ?? []) as never, last: m.last === true });
+        } else if (m.type === 'interrupt') live.interrupt();
+        else if (m.type === 'close') ws.close(1000, 'closed by the service');
+      });
+      const stop = () => ws.close(1001, 'the worker is stopping');
+      signal.addEventListener('abort', stop, { once: true });
+      await closed;
+      signal.removeEventListener('abort', stop);
+      return 'completed';
+    } finally {
+      await session?.close();
+      if (ws.readyState !== ws.CLOSED) ws.terminate();
+    }
+  }
+
   /** Every URL of a task must point at the server this worker was started against. */
   function sameOrigin(url: string): void {
     let origin = '';
@@ -276,6 +362,7 @@ export async function runRemoteWorker(opts: RemoteWorkerOptions): Promise<Worker
     const driver: DriverInput =
       d.kind === 'bank' ? { kind: 'bank', category: d.category, name: d.name }
       : d.kind === 'speech' ? { kind: 'speech', audioPath: await download(d.url, dir, 'driver', max, checkpoint), seed: d.seed, cues: d.cues }
+      : d.kind === 'live' ? { kind: 'live', seed: d.seed }
       : { kind: 'video', path: await download(d.url, dir, 'driver', max, checkpoint) };
     const logo: LogoInput =
       r.logo.kind === 'image'
