@@ -38,6 +38,7 @@ function log(text, cls) {
   const li = document.createElement('li');
   li.textContent = `${new Date().toLocaleTimeString()} ${text}`;
   if (cls) li.className = cls;
+  if (cls === 'error') console.error(text);
   logList.append(li);
   li.scrollIntoView({ block: 'nearest' });
 }
