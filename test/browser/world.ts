@@ -29,6 +29,11 @@ export const MIN_FRAMES = 25;
 /** What the weather tool's upstream answers; the agent's spoken answer must carry it. */
 export const FORECAST = 'sunny and 21 degrees';
 export const QUESTION = 'What is the weather in Oslo?';
+/**
+ * The notifications WebSocket's path on mimic (the agents SDK's `wsURL` is the service's
+ * origin as ws:// plus this). Set it to the path the notifications socket is served at.
+ */
+export const NOTIFICATIONS_PATH = '/notifications';
 
 export interface World {
   mimic: LiveService;
