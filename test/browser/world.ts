@@ -16,6 +16,7 @@ import { startLiveService, type LiveService } from '../helpers/live-service.ts';
 import { startTlsServer, type ReceivedRequest, type TestServer } from '../helpers/tls.ts';
 import { toneSpeech } from '../helpers/tone-voice.ts';
 import { cityParameters } from '../helpers/tools.ts';
+import { CANARY, leakedIn } from '../helpers/canaries.ts';
 
 export const PHOTO = join(ROOT, 'assets/presenters/eileen.jpg');
 /**
@@ -88,34 +89,48 @@ function weatherModel(req: ReceivedRequest, res: ServerResponse): void {
 export async function startWorld(pages: Record<string, PageFile>): Promise<World> {
   const wav = speechWav();
   const photo = readFileSync(PHOTO);
-  const media = await startTlsServer((req, res) => {
-    if (req.path === '/face.jpg') return void res.writeHead(200, { 'content-type': 'image/jpeg' }).end(photo);
-    if (req.path === '/speech.wav') return void res.writeHead(200, { 'content-type': 'audio/wav' }).end(wav);
-    res.writeHead(404).end();
-  });
-  const model = await startTlsServer(weatherModel);
-  const upstream = await startTlsServer((req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ city: new URL(req.path, 'https://x').searchParams.get('city'), forecast: FORECAST }));
-  });
-  const pageServer = await servePages(pages);
-  const pageOrigin = `http://127.0.0.1:${pageServer.port}`;
-  const mimic = await startLiveService({
-    env: { MIMIC_EGRESS_ALLOW: 'localhost', MIMIC_CORS_ORIGINS: pageOrigin, MIMIC_ICE_SERVERS: '[]' },
-    options: { ca: [media.ca] },
-    permissions: ['stitch'],
-  });
-  return {
-    mimic,
-    media,
-    model,
-    upstream,
-    pages: pageServer,
-    pageOrigin,
-    async close() {
-      await mimic.close();
-      for (const s of [media, model, upstream, pageServer]) await s.close();
-    },
-  };
+  const started: { close(): Promise<void> }[] = [];
+  const track = <T extends { close(): Promise<void> }>(s: T): T => (started.push(s), s);
+  try {
+    const media = track(
+      await startTlsServer((req, res) => {
+        if (req.path === '/face.jpg') return void res.writeHead(200, { 'content-type': 'image/jpeg' }).end(photo);
+        if (req.path === '/speech.wav') return void res.writeHead(200, { 'content-type': 'audio/wav' }).end(wav);
+        res.writeHead(404).end();
+      }),
+    );
+    const model = track(await startTlsServer(weatherModel));
+    const upstream = track(
+      await startTlsServer((req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ city: new URL(req.path, 'https://x').searchParams.get('city'), forecast: FORECAST, your_key: req.headers['x-api-key'] }));
+      }),
+    );
+    const pageServer = track(await servePages(pages));
+    const pageOrigin = `http://127.0.0.1:${pageServer.port}`;
+    const mimic = await startLiveService({
+      env: { MIMIC_EGRESS_ALLOW: 'localhost', MIMIC_CORS_ORIGINS: pageOrigin, MIMIC_ICE_SERVERS: '[]' },
+      // One self-signed certificate serves every loopback TLS server of this process (test/helpers/tls.ts).
+      options: { ca: [media.ca] },
+      permissions: ['stitch'],
+    });
+    started.unshift(mimic);
+    return {
+      mimic,
+      media,
+      model,
+      upstream,
+      pages: pageServer,
+      pageOrigin,
+      close: () => closeAll(started),
+    };
+  } catch (err) {
+    await closeAll(started);
+    throw err;
+  }
+}
+
+async function closeAll(servers: { close(): Promise<void> }[]): Promise<void> {
+  for (const s of servers) await s.close().catch(() => {});
 }
 
 async function created(what: string, res: { status: number; body: any }): Promise<string> {
@@ -123,10 +138,14 @@ async function created(what: string, res: { status: number; body: any }): Promis
   return res.body.id as string;
 }
 
-/** An agent on the loopback model with one server tool, `get_weather`, on the loopback upstream. */
+/**
+ * An agent on the loopback model (its key CANARY.bearer) with one server tool, `get_weather`,
+ * on the loopback upstream (its key CANARY.apiKey, which the upstream echoes back carelessly).
+ */
 export async function weatherAgent(w: World): Promise<{ agentId: string; toolId: string }> {
   const { api } = w.mimic;
-  const secretId = await created('secret', await api('POST', '/secrets', { type: 'bearer', provider: 'openai', token: 'sk-e2e-model-key-0123456789' }));
+  const secretId = await created('secret', await api('POST', '/secrets', { type: 'bearer', provider: 'openai', token: CANARY.bearer }));
+  const toolSecretId = await created('tool secret', await api('POST', '/secrets', { type: 'api_key', provider: 'weather', api_key: CANARY.apiKey }));
   const toolId = await created(
     'tool',
     await api('POST', '/tools', {
@@ -135,6 +154,7 @@ export async function weatherAgent(w: World): Promise<{ agentId: string; toolId:
       provider: 'weather-api',
       schema: { parameters: cityParameters },
       config: { type: 'server', url: `${w.upstream.url}/weather`, method: 'GET' },
+      auth: { secret_id: toolSecretId },
     }),
   );
   const agentId = await created(
@@ -160,4 +180,21 @@ export async function expectSpoken(t: TestPage, before: MediaStats | undefined, 
   expect(stats.audio.codec).toBe('audio/opus');
   expect(['video/VP8', 'video/H264']).toContain(stats.video.codec);
   return stats;
+}
+
+/**
+ * The agent's tool ran once upstream with its key attached, and no credential reached the
+ * model (beyond its own key in its Authorization header), the page, or mimic's logs.
+ */
+export async function expectToolRanAndNoCredentialLeaked(w: World, t: TestPage): Promise<void> {
+  expect(w.upstream.received.map((r) => r.path)).toEqual(['/weather?city=Oslo']);
+  expect(w.upstream.received[0]!.headers['x-api-key']).toBe(CANARY.apiKey);
+  expect(w.model.received.length).toBeGreaterThan(1);
+  for (const r of w.model.received) {
+    expect(leakedIn(r.body.toString('latin1'))).toEqual([]);
+    expect(r.headers.authorization).toBe(`Bearer ${CANARY.bearer}`);
+  }
+  expect(leakedIn(await t.page.content())).toEqual([]);
+  expect(leakedIn(t.console.join('\n'))).toEqual([]);
+  expect(leakedIn(w.mimic.logs.join('\n'))).toEqual([]);
 }
