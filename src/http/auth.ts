@@ -14,7 +14,11 @@ export function requireAuth(verify: (apiKey: string) => Promise<AuthUser | null>
         return next();
       }
     }
-    responseHeader(c, 'WWW-Authenticate', 'Basic realm="mimic"');
+    // A page's own fetch (Sec-Fetch-Mode other than navigate) gets no challenge: a browser would
+    // answer it with its login dialog over the page (and, headless, hang) instead of letting the
+    // page read the 401.
+    const mode = requestHeader(c, 'sec-fetch-mode');
+    if (mode === undefined || mode === 'navigate') responseHeader(c, 'WWW-Authenticate', 'Basic realm="mimic"');
     throw new ApiError('AuthorizationError', 'Missing or invalid credentials: send Authorization: Basic <API_KEY>');
   };
 }

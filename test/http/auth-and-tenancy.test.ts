@@ -22,6 +22,13 @@ describe('authentication', () => {
     expect(res.headers.get('www-authenticate')).toMatch(/^Basic/);
   });
 
+  it('challenges a navigation and a non-browser client, never a page\'s own fetch (a browser would put its login dialog over the page)', async () => {
+    const challenge = async (headers: Record<string, string>) => (await h.call('GET', '/animations', { headers })).headers.get('www-authenticate');
+    expect(await challenge({ 'sec-fetch-mode': 'navigate' })).toMatch(/^Basic/);
+    expect(await challenge({ 'sec-fetch-mode': 'cors' })).toBeNull();
+    expect(await challenge({ 'sec-fetch-mode': 'same-origin' })).toBeNull();
+  });
+
   it('accepts the key as Basic <API_KEY>, as RFC 7617 user:key and key:, and as Bearer', async () => {
     const { key } = h.user();
     const forms = [
