@@ -21,6 +21,8 @@ export interface StreamStats {
   sessions: number;
   /** ffmpeg processes running there. */
   ffmpeg: number;
+  /** The render process's id (absent when it is not running). */
+  pid?: number;
 }
 
 export type StreamChildMessage =
