@@ -66,7 +66,7 @@ async function handle(m: StreamParentMessage): Promise<void> {
       send({ type: 'reply', id: m.id, ok: true });
       return;
     }
-    case 'stats': send({ type: 'reply', id: m.id, ok: true, value: { sessions: sessions.size, ffmpeg: activeProcesses.size, pid: process.pid } });
+    case 'stats': send({ type: 'reply', id: m.id, ok: true, value: { sessions: sessions.size, ffmpeg: activeProcesses.size, pid: process.pid, frames: engine.frames() } });
   }
 }
 

@@ -55,8 +55,6 @@ export class RtpEncoder<U> {
   private pruned = 0;
   private stderr = '';
   private stopping = false;
-  /** Frames were refused by a full pipe: the next ones are dropped until it drains. */
-  private blocked = false;
 
   private constructor(
     private readonly proc: ChildProcessByStdio<Writable, null, Readable>,
@@ -109,16 +107,14 @@ export class RtpEncoder<U> {
   }
 
   /**
-   * Gives ffmpeg one unit's raw data. With `droppable`, a unit is not written (false) while
-   * the pipe is full: a late encoder loses frames, it does not fall behind.
+   * Gives ffmpeg one unit's raw data. With `droppable`, a unit is not written (false) while a
+   * whole unit still waits in the pipe: a late encoder loses frames, it does not fall behind.
    */
   write(data: Uint8Array, unit: U, droppable: boolean): boolean {
-    if (this.stopping || (droppable && this.blocked)) return false;
+    // One unit may wait while ffmpeg reads the one before; a second would mean ffmpeg is behind.
+    if (this.stopping || (droppable && this.proc.stdin.writableLength >= data.length)) return false;
     this.units.set(this.written++, unit);
-    if (!this.proc.stdin.write(data)) {
-      this.blocked = true;
-      this.proc.stdin.once('drain', () => (this.blocked = false));
-    }
+    this.proc.stdin.write(data);
     return true;
   }
 

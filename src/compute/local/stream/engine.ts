@@ -22,6 +22,11 @@ import type { RgbImage } from '../warp.ts';
 import { AUDIO_FRAME, AUDIO_RATE, RtpEncoder, VIDEO_TICKS_PER_FRAME, audioArgs, videoArgs } from './encoders.ts';
 import { matteOf, preparedFace, type PreparedFace } from './prepare.ts';
 
+/** Frames rendered and frames dropped (late timer, or the encoder still busy with the one before), over all sessions of an engine. */
+export interface FrameCounts {
+  rendered: number;
+  dropped: number;
+}
 const SLOT_MS = (AUDIO_FRAME / AUDIO_RATE) * 1000;
 const SLOTS_PER_FRAME = 1000 / STREAM_FPS / SLOT_MS;
 /** The warm-up clip (stream_warmup) lasts this many slots (1 s). */
@@ -88,10 +93,11 @@ class Session implements StreamRenderSession {
   private audio?: RtpEncoder<Unit>;
   private video?: RtpEncoder<Unit>;
   /** Not fluent: a fresh video encoder waits, so the first frame after a pause is a keyframe. */
-  private spare?: Promise<RtpEncoder<Unit> | undefined>;
+  private spare?: RtpEncoder<Unit>;
   private epoch = 0;
   private slot = -1;
-  private lastFrameSlot = -Infinity;
+  /** No frame went out since the last frame slot that was not live (not fluent: between scripts). */
+  private paused = false;
   private timer?: NodeJS.Timeout;
   private closed = false;
   private videoSeq = Math.floor(Math.random() * 0x10000);
@@ -114,6 +120,7 @@ class Session implements StreamRenderSession {
     private readonly seed: string,
     private readonly sink: StreamMediaSink,
     private readonly onEvent: (e: StreamEvent) => void,
+    private readonly counts: FrameCounts,
   ) {
     this.width = face.image.width;
     this.height = face.image.height;
@@ -178,7 +185,7 @@ class Session implements StreamRenderSession {
     this.audio = audio;
     this.video = video;
     if (this.closed) return;
-    if (!opts.fluent) this.spare = this.startVideo().catch(() => undefined);
+    if (!opts.fluent) this.prepareSpare();
     this.epoch = performance.now();
     this.schedule();
   }
@@ -197,7 +204,9 @@ class Session implements StreamRenderSession {
     while (this.slot < now && !this.closed) {
       this.slot++;
       this.writeSound(this.slot);
-      if (this.slot === newestFrame && this.slot > this.lastFrameSlot) this.writeFrame(this.slot);
+      if (this.slot % SLOTS_PER_FRAME !== 0) continue;
+      if (this.slot === newestFrame) this.writeFrame(this.slot);
+      else if (this.live(this.slot)) this.counts.dropped++;
     }
     this.schedule();
   }
@@ -273,6 +282,7 @@ class Session implements StreamRenderSession {
 
   private writeFrame(slot: number): void {
     if (!this.live(slot)) {
+      this.paused = true;
       // ffmpeg sends a frame out once the next one comes in: after the last frame of a run,
       // one more (never delivered) pushes it out.
       if (this.unflushed) this.video!.write(Buffer.from(this.frame.data), { slot, deliver: false }, true);
@@ -280,9 +290,8 @@ class Session implements StreamRenderSession {
       return;
     }
     this.unflushed = true;
-    const gap = slot - this.lastFrameSlot > SLOTS_PER_FRAME;
-    this.lastFrameSlot = slot;
-    if (gap && this.spare && this.video!.count > 0) void this.swapVideo();
+    if (this.paused && this.spare && this.video!.count > 0) this.swapVideo();
+    this.paused = false;
     const t = (slot * SLOT_MS) / 1000;
     animateFrame(this.face.image, this.face.rig, this.motion(t, this.pose), this.frame, this.matte);
     if (this.matte && this.background) overBackground(this.frame, this.matte.into, this.background);
@@ -290,27 +299,28 @@ class Session implements StreamRenderSession {
     const warmupEnd = o.warmup && !this.readySent && slot >= WARMUP_SLOTS - SLOTS_PER_FRAME;
     const unit: Unit = { slot, deliver: true, ...(warmupEnd ? { onSent: () => this.ready() } : {}) };
     if (warmupEnd) this.readySent = true;
-    if (!this.video!.write(Buffer.from(this.frame.data), unit, true) && warmupEnd) this.readySent = false;
+    const ok = this.video!.write(Buffer.from(this.frame.data), unit, true);
+    this.counts[ok ? 'rendered' : 'dropped']++;
+    if (!ok && warmupEnd) this.readySent = false;
   }
 
   private ready(): void {
     this.emit({ type: 'ready' });
   }
 
-  /** A pause ended (not fluent): the waiting encoder takes over, so its first frame is a keyframe. */
+  /** Not fluent: starts the encoder that takes over after the next pause. */
+  private prepareSpare(): void {
+    this.startVideo().then((e) => { if (!this.closed) this.spare = e; }, () => {});
+  }
+
+  /** A pause ended (not fluent): the waiting encoder takes over, so the run's first frame is a keyframe. */
   private swapVideo(): void {
-    const spare = this.spare!;
+    const next = this.spare!, old = this.video!;
     this.spare = undefined;
-    // The swap happens when the spare is up (it nearly always is by then); frames go to the old one meanwhile.
-    void spare.then((next) => {
-      if (!next) return;
-      if (this.closed) { next.stop(); return; }
-      const old = this.video!;
-      this.video = next;
-      old.stop();
-      void old.exited().then(() => this.encoders.delete(old));
-      this.spare = this.startVideo().catch(() => undefined);
-    });
+    this.video = next;
+    old.stop();
+    void old.exited().then(() => this.encoders.delete(old));
+    this.prepareSpare();
   }
 
   speak(speech: StreamSpeech): void {
@@ -347,8 +357,9 @@ class Session implements StreamRenderSession {
 }
 
 /** The stream engine in this process (see the file's comment); heavy work runs on this event loop. */
-export function createStreamEngine(): StreamRenderer & { sessions(): number } {
+export function createStreamEngine(): StreamRenderer & { sessions(): number; frames(): FrameCounts } {
   const open = new Set<Session>();
+  const counts: FrameCounts = { rendered: 0, dropped: 0 };
   return {
     name: 'local-engine',
     async open(req: StreamOpenRequest, sink: StreamMediaSink, onEvent: (e: StreamEvent) => void): Promise<StreamRenderSession> {
@@ -356,7 +367,7 @@ export function createStreamEngine(): StreamRenderer & { sessions(): number } {
       const { width, height } = face.image;
       const background = req.background ? await loadBackground(req.background, width, height) : undefined;
       const matte = background ? await matteOf(face) : undefined;
-      const s = new Session(face, background, matte, req.seed, sink, onEvent);
+      const s = new Session(face, background, matte, req.seed, sink, onEvent, counts);
       open.add(s);
       const close = s.close.bind(s);
       s.close = async () => { open.delete(s); await close(); };
@@ -366,5 +377,6 @@ export function createStreamEngine(): StreamRenderer & { sessions(): number } {
       await Promise.all([...open].map((s) => s.close()));
     },
     sessions: () => open.size,
+    frames: () => ({ ...counts }),
   };
 }

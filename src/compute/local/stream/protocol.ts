@@ -23,6 +23,8 @@ export interface StreamStats {
   ffmpeg: number;
   /** The render process's id (absent when it is not running). */
   pid?: number;
+  /** Frames rendered and dropped (late) since it started. */
+  frames?: { rendered: number; dropped: number };
 }
 
 export type StreamChildMessage =
