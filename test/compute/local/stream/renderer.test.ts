@@ -8,8 +8,7 @@ import { detectFaces } from '../../../../src/compute/local/faces.ts';
 import { createLocalStreamRenderer, type LocalStreamRenderer } from '../../../../src/compute/local/stream/index.ts';
 import type { StreamEvent, StreamOpenRequest, StreamRenderSession, StreamSpeech, VideoCodec } from '../../../../src/compute/stream.ts';
 import { RenderError } from '../../../../src/errors.ts';
-import { SAMPLE_PORTRAIT } from '../../../helpers/video.ts';
-import { renderError } from '../../../helpers/video.ts';
+import { SAMPLE_PORTRAIT, meanColour, renderError } from '../../../helpers/video.ts';
 import { toneSpeech } from '../../../helpers/tone-voice.ts';
 import { h264AnnexB, ivf, lastPicture, parseRtp, vp8Frames, type Rtp } from './rtp.ts';
 
@@ -152,6 +151,20 @@ describe('local stream renderer', () => {
       expect(r.events).toEqual([]);
       const { image } = await picture('h264', r.video, s.width, s.height, 'idle');
       expect((await detectFaces(image)).length).toBe(1);
+    });
+  });
+
+  it('shows the presenter on a background colour: the corners take the colour, the face keeps its own', async () => {
+    await withSession({ background: { kind: 'color', color: '#00b140' } }, async (s, r) => {
+      await s.start({ codec: 'h264', fluent: true, warmup: false });
+      await r.until(() => r.video.length > 30, 'video');
+      const { image } = await picture('h264', r.video, s.width, s.height, 'background');
+      const frame = Buffer.from(image.data);
+      const near = (got: number[], want: number[]) => got.every((v, i) => Math.abs(v - want[i]!) <= 16);
+      expect(near(meanColour(frame, 512, { x: 4, y: 4, w: 24, h: 24 }), [0, 177, 64])).toBe(true);
+      expect(near(meanColour(frame, 512, { x: 484, y: 4, w: 24, h: 24 }), [0, 177, 64])).toBe(true);
+      const face = meanColour(frame, 512, { x: 246, y: 236, w: 20, h: 20 });
+      expect(face[0]).toBeGreaterThan(face[1] + 20);
     });
   });
 
