@@ -20,7 +20,7 @@ import { animateFrame } from '../render.ts';
 import { speechMouth } from '../speech-driver.ts';
 import type { RgbImage } from '../warp.ts';
 import { AUDIO_FRAME, AUDIO_RATE, RtpEncoder, VIDEO_TICKS_PER_FRAME, audioArgs, videoArgs } from './encoders.ts';
-import { matteOf, preparedFace, type PreparedFace } from './prepare.ts';
+import { sameThreadPreparer, threadPreparer, type PreparedFace } from './prepare.ts';
 
 /** Frames rendered and frames dropped (late timer, or the encoder still busy with the one before), over all sessions of an engine. */
 export interface FrameCounts {
@@ -357,16 +357,23 @@ class Session implements StreamRenderSession {
 }
 
 /** The stream engine in this process (see the file's comment); heavy work runs on this event loop. */
-export function createStreamEngine(): StreamRenderer & { sessions(): number; frames(): FrameCounts } {
+export interface StreamEngineOptions {
+  /** Faces are prepared on a worker thread (default), so opening a stream never stalls the others' frames. */
+  prepareOnThread?: boolean;
+}
+
+export function createStreamEngine(opts: StreamEngineOptions = {}): StreamRenderer & { sessions(): number; frames(): FrameCounts } {
+  const preparer = opts.prepareOnThread === false ? sameThreadPreparer : threadPreparer();
   const open = new Set<Session>();
   const counts: FrameCounts = { rendered: 0, dropped: 0 };
   return {
     name: 'local-engine',
     async open(req: StreamOpenRequest, sink: StreamMediaSink, onEvent: (e: StreamEvent) => void): Promise<StreamRenderSession> {
-      const face = await preparedFace(req.sourcePath, req.face, req.stitch);
+      // A transparent background means nothing on a video track: the picture is streamed as it is.
+      const withBackground = req.background !== undefined && req.background.kind !== 'transparent';
+      const { face, matte } = await preparer.prepare(req.sourcePath, req.face, req.stitch, withBackground);
       const { width, height } = face.image;
-      const background = req.background ? await loadBackground(req.background, width, height) : undefined;
-      const matte = background ? await matteOf(face) : undefined;
+      const background = withBackground ? await loadBackground(req.background!, width, height) : undefined;
       const s = new Session(face, background, matte, req.seed, sink, onEvent, counts);
       open.add(s);
       const close = s.close.bind(s);
@@ -375,6 +382,7 @@ export function createStreamEngine(): StreamRenderer & { sessions(): number; fra
     },
     async close() {
       await Promise.all([...open].map((s) => s.close()));
+      await preparer.close();
     },
     sessions: () => open.size,
     frames: () => ({ ...counts }),

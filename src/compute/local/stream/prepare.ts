@@ -4,8 +4,11 @@
  * so a second stream of the same presenter opens without searching faces again.
  */
 import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { readFile } from 'node:fs/promises';
-import { RenderError } from '../../../errors.ts';
+import { RenderError, type RenderErrorKind } from '../../../errors.ts';
 import type { FaceRequest } from '../../interface.ts';
 import { detectFaces, downscale } from '../faces.ts';
 import { decodeImage, evenSize } from '../image.ts';
@@ -71,4 +74,84 @@ export async function preparedFace(path: string, face: FaceRequest | undefined, 
 export function matteOf(f: PreparedFace): Promise<Uint8Array> {
   f.matte ??= segmentPerson(f.image);
   return f.matte;
+}
+
+export interface PrepareRequest {
+  id: number;
+  path: string;
+  face?: FaceRequest;
+  stitch: boolean;
+  /** Also the person's matte (a stream with a background). */
+  matte: boolean;
+}
+
+export type PrepareReply =
+  | { id: number; ok: true; image: RgbImage; rig: Rig; matte?: Uint8Array }
+  | { id: number; ok: false; message: string; renderKind?: RenderErrorKind };
+
+export interface FacePreparer {
+  prepare(path: string, face: FaceRequest | undefined, stitch: boolean, matte: boolean): Promise<{ face: PreparedFace; matte?: Uint8Array }>;
+  close(): Promise<void>;
+}
+
+/** Prepares faces on this thread (a caller with nothing else to keep in time). */
+export const sameThreadPreparer: FacePreparer = {
+  async prepare(path, face, stitch, matte) {
+    const f = await preparedFace(path, face, stitch);
+    return { face: f, ...(matte ? { matte: await matteOf(f) } : {}) };
+  },
+  async close() {},
+};
+
+/** The preparation thread; from TypeScript sources (tsx, vitest) tsx's loader is registered in it first (threads do not inherit it). */
+function startThread(): Worker {
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./prepare-thread.js', import.meta.url));
+  // Node 20 does not carry module hooks into threads: tsx's require hook compiles the sources there.
+  const tsx = createRequire(import.meta.url).resolve('tsx/cjs');
+  const entry = fileURLToPath(new URL('./prepare-thread.ts', import.meta.url));
+  return new Worker(`require(${JSON.stringify(tsx)}); require(${JSON.stringify(entry)});`, { eval: true });
+}
+
+/**
+ * Prepares faces on a worker thread (started on first use, kept, unref'd while idle), so the
+ * face search never stalls the frames this thread renders. The cache lives in the thread.
+ */
+export function threadPreparer(): FacePreparer {
+  let worker: Worker | undefined;
+  let nextId = 1;
+  const pending = new Map<number, { resolve: (r: PrepareReply) => void; reject: (e: Error) => void }>();
+  const start = (): Worker => {
+    const w = startThread();
+    w.on('message', (r: PrepareReply) => {
+      const p = pending.get(r.id);
+      pending.delete(r.id);
+      if (pending.size === 0) w.unref();
+      p?.resolve(r);
+    });
+    const fail = (err: Error) => {
+      if (worker === w) worker = undefined;
+      for (const [id, p] of pending) { pending.delete(id); p.reject(err); }
+    };
+    w.on('error', fail);
+    w.on('exit', (code) => fail(new Error(`the face preparation thread exited (code ${code})`)));
+    return w;
+  };
+  return {
+    async prepare(path, face, stitch, matte) {
+      const w = (worker ??= start());
+      const id = nextId++;
+      const reply = await new Promise<PrepareReply>((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        w.ref();
+        w.postMessage({ id, path, ...(face ? { face } : {}), stitch, matte } satisfies PrepareRequest);
+      });
+      if (!reply.ok) throw reply.renderKind ? new RenderError(reply.renderKind, reply.message) : new Error(reply.message);
+      return { face: { image: reply.image, rig: reply.rig }, ...(reply.matte ? { matte: reply.matte } : {}) };
+    },
+    async close() {
+      const w = worker;
+      worker = undefined;
+      await w?.terminate();
+    },
+  };
 }
