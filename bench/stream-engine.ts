@@ -110,6 +110,16 @@ async function main(): Promise<void> {
     const long = toneSpeech(Array.from({ length: 30 }, (_, i) => `w${i}`).join(' '), 'x');
     for (const w of ws) w.session.speak({ videoId: 'long', pcm: long.pcm, sampleRate: long.sampleRate, cues: long.phonemes, last: true });
     await window('speaking', 6000);
+    // A new presenter opening while the streams play (its face searched on the preparation thread).
+    const before = (await renderer.stats()).frames!;
+    const other = fileURLToPath(new URL('../assets/presenters/mehmet.jpg', import.meta.url));
+    t = performance.now();
+    const d = await open(other, 'during');
+    const openMs = performance.now() - t;
+    await sleep(500);
+    const after = (await renderer.stats()).frames!;
+    console.log(`open() of another picture during playback ${openMs.toFixed(0)} ms; frames dropped meanwhile: ${after.dropped - before.dropped} of ${after.rendered - before.rendered + after.dropped - before.dropped}`);
+    await d.session.close();
     const { frames } = await renderer.stats();
     console.log(`frames since the render process started: ${frames!.rendered} rendered, ${frames!.dropped} dropped (late)`);
     for (const w of ws) await w.session.close();

@@ -70,7 +70,10 @@ async function handle(m: StreamParentMessage): Promise<void> {
   }
 }
 
-process.on('message', (raw) => void handle(raw as StreamParentMessage));
+process.on('message', (raw) => {
+  // A bad request (speech at an impossible rate) must not end the process and every stream in it.
+  handle(raw as StreamParentMessage).catch((err: unknown) => console.error('stream render process:', err instanceof Error ? err.message : err));
+});
 
 const stop = () => {
   for (const p of activeProcesses) p.kill('SIGKILL');

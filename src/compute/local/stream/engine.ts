@@ -325,6 +325,7 @@ class Session implements StreamRenderSession {
 
   speak(speech: StreamSpeech): void {
     if (this.closed) return;
+    if (!(speech.sampleRate >= 8000 && speech.sampleRate <= 192_000)) throw new Error(`speech at ${speech.sampleRate} Hz cannot be played`);
     if (!this.scripts.has(speech.videoId)) {
       this.scripts.set(speech.videoId, { videoId: speech.videoId, playedSamples: 0, lastQueued: false, startedSent: false, finished: false });
     }
@@ -347,6 +348,8 @@ class Session implements StreamRenderSession {
 
   async close(): Promise<void> {
     if (this.closed) return;
+    // What was being said ends as interrupted, so its spoken time is known (credits).
+    this.interrupt();
     this.closed = true;
     clearTimeout(this.timer);
     await Promise.allSettled([...this.starting]);

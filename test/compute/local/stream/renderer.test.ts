@@ -234,8 +234,10 @@ describe('local stream renderer', () => {
 
   it('frees every encoder when sessions close, and the render process on close', async () => {
     const sessions: StreamRenderSession[] = [];
+    let speaking: ReturnType<typeof receiver> | undefined;
     for (let i = 0; i < 12; i++) {
       const r = receiver();
+      if (i === 4) speaking = r;
       const s = await renderer.open(request({ streamId: `st_${i}` }), r.sink, r.onEvent);
       sessions.push(s);
       // Some started (fluent or not), some never started, one speaking when closed.
@@ -243,6 +245,8 @@ describe('local stream renderer', () => {
       if (i === 4) s.speak(speech('x', 'closing while speaking'));
       if (i % 2 === 0) await s.close();
     }
+    // Closing ends what was being said as interrupted (its spoken time is known), before close returns.
+    expect(speaking!.events.at(-1)).toMatchObject({ type: 'done', videoId: 'x', interrupted: true });
     expect((await renderer.stats()).sessions).toBe(6);
     expect((await renderer.stats()).ffmpeg).toBeGreaterThan(0);
     await Promise.all(sessions.map((s) => s.close()));
