@@ -18,7 +18,11 @@ const PACKET_SIZE = 1100;
 /** A keyframe at least this often, in frames (2 s). */
 const KEYFRAME_EVERY = 2 * STREAM_FPS;
 
-const input = ['-hide_banner', '-nostdin', '-loglevel', 'error', '-probesize', '32', '-analyzeduration', '0', '-fflags', 'nobuffer'];
+/**
+ * Raw input needs no probing. Not `-fflags nobuffer`: it throws away what the probe read, the
+ * first frame or block of sound, and every packet would then carry the unit after its own.
+ */
+const input = ['-hide_banner', '-nostdin', '-loglevel', 'error', '-probesize', '32', '-analyzeduration', '0'];
 
 const rtpOut = (payloadType: number, port: number) => [
   '-flush_packets', '1', '-f', 'rtp', '-rtpflags', 'skip_rtcp', '-payload_type', String(payloadType),

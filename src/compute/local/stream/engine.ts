@@ -103,8 +103,6 @@ class Session implements StreamRenderSession {
   private videoSeq = Math.floor(Math.random() * 0x10000);
   private audioSeq = Math.floor(Math.random() * 0x10000);
   private readySent = false;
-  /** A delivered frame is the last one ffmpeg was given (it holds it until the next). */
-  private unflushed = false;
   private readonly queue: Piece[] = [];
   private piece?: Piece;
   private script?: Script;
@@ -283,13 +281,8 @@ class Session implements StreamRenderSession {
   private writeFrame(slot: number): void {
     if (!this.live(slot)) {
       this.paused = true;
-      // ffmpeg sends a frame out once the next one comes in: after the last frame of a run,
-      // one more (never delivered) pushes it out.
-      if (this.unflushed) this.video!.write(Buffer.from(this.frame.data), { slot, deliver: false }, true);
-      this.unflushed = false;
       return;
     }
-    this.unflushed = true;
     if (this.paused && this.spare && this.video!.count > 0) this.swapVideo();
     this.paused = false;
     const t = (slot * SLOT_MS) / 1000;

@@ -31,8 +31,8 @@ export function parseRtp(p: Buffer): Rtp {
 }
 
 /** Whole frames (by marker bit) of VP8 payloads, the payload descriptor removed; `key` from the VP8 header. */
-export function vp8Frames(packets: Rtp[]): { key: boolean; data: Buffer }[] {
-  const frames: { key: boolean; data: Buffer }[] = [];
+export function vp8Frames(packets: Rtp[]): { key: boolean; data: Buffer; timestamp: number }[] {
+  const frames: { key: boolean; data: Buffer; timestamp: number }[] = [];
   let parts: Buffer[] = [];
   for (const r of packets) {
     const d = r.payload;
@@ -49,7 +49,7 @@ export function vp8Frames(packets: Rtp[]): { key: boolean; data: Buffer }[] {
     parts.push(d.subarray(i));
     if (r.marker) {
       const data = Buffer.concat(parts);
-      frames.push({ key: (data[0]! & 1) === 0, data });
+      frames.push({ key: (data[0]! & 1) === 0, data, timestamp: r.timestamp });
       parts = [];
     }
   }
@@ -109,14 +109,19 @@ export function h264AnnexB(packets: Rtp[]): { stream: Buffer; nalTypes: number[]
   return { stream: Buffer.concat(out), nalTypes };
 }
 
-/** The last picture ffmpeg decodes from `data` (a file of `format`), as rgb24. */
-export async function lastPicture(dir: string, name: string, data: Buffer, format: 'ivf' | 'h264', width: number, height: number): Promise<{ image: RgbImage; frames: number; errors: string }> {
+/** Every picture ffmpeg decodes from `data` (a file of `format`), rgb24, in order. */
+export async function pictures(dir: string, name: string, data: Buffer, format: 'ivf' | 'h264', width: number, height: number): Promise<{ frames: Buffer[]; errors: string }> {
   const path = join(dir, `${name}.${format}`);
   await writeFile(path, data);
   const r = await runFfmpeg(['-v', 'error', '-f', format, '-i', path, '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-']);
   const size = width * height * 3;
-  const frames = Math.floor(r.stdout.length / size);
-  if (frames === 0) throw new Error(`nothing decoded: ${r.stderr}`);
-  const last = r.stdout.subarray((frames - 1) * size, frames * size);
-  return { image: { width, height, data: new Uint8Array(last) }, frames, errors: r.stderr };
+  const frames = Array.from({ length: Math.floor(r.stdout.length / size) }, (_, i) => r.stdout.subarray(i * size, (i + 1) * size));
+  return { frames, errors: r.stderr };
+}
+
+/** The last picture ffmpeg decodes from `data` (a file of `format`), as rgb24. */
+export async function lastPicture(dir: string, name: string, data: Buffer, format: 'ivf' | 'h264', width: number, height: number): Promise<{ image: RgbImage; frames: number; errors: string }> {
+  const { frames, errors } = await pictures(dir, name, data, format, width, height);
+  if (frames.length === 0) throw new Error(`nothing decoded: ${errors}`);
+  return { image: { width, height, data: new Uint8Array(frames.at(-1)!) }, frames: frames.length, errors };
 }
