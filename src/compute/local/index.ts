@@ -22,12 +22,16 @@ export interface LocalBackendOptions {
 
 const abortError = (): DOMException => new DOMException('the render was aborted', 'AbortError');
 
-function childEntry(): { file: string; execArgv: string[] } {
-  const fromTs = import.meta.url.endsWith('.ts');
-  const file = fileURLToPath(new URL(fromTs ? './child.ts' : './child.js', import.meta.url));
-  if (!fromTs) return { file, execArgv: [] };
-  const tsx = createRequire(import.meta.url).resolve('tsx');
-  return { file, execArgv: ['--import', pathToFileURL(tsx).href] };
+/**
+ * Forks the render process module `name` beside the module `base` (a URL), IPC with advanced
+ * serialization (Buffers and typed arrays cross as they are). From TypeScript sources (tsx,
+ * vitest) it runs with tsx's loader; `execArgv` overrides.
+ */
+export function forkRenderProcess(base: string, name: string, execArgv?: string[]): ChildProcess {
+  const fromTs = base.endsWith('.ts');
+  const file = fileURLToPath(new URL(`./${name}.${fromTs ? 'ts' : 'js'}`, base));
+  const tsx = fromTs ? ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href] : [];
+  return fork(file, [], { execArgv: execArgv ?? tsx, stdio: ['ignore', 'ignore', 'inherit', 'ipc'], serialization: 'advanced' });
 }
 
 export function createLocalBackend(opts: LocalBackendOptions = {}): ComputeBackend {
@@ -37,12 +41,7 @@ export function createLocalBackend(opts: LocalBackendOptions = {}): ComputeBacke
   let closed = false;
 
   const spawnChild = (): ChildProcess => {
-    const entry = childEntry();
-    const c = fork(entry.file, [], {
-      execArgv: opts.execArgv ?? entry.execArgv,
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-      serialization: 'advanced',
-    });
+    const c = forkRenderProcess(import.meta.url, 'child', opts.execArgv);
     c.on('exit', () => {
       if (child === c) child = undefined;
     });

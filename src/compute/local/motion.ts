@@ -81,6 +81,32 @@ function pulse(t: number, start: number, hold: number, rise = 0.15, fall = 0.2):
   return 1 - smoothstep((u - rise - hold) / fall);
 }
 
+/** The slowly wandering head of a speaking (or idling) face, seeded. */
+function speakerHead(rnd: () => number) {
+  return {
+    yaw: wander(rnd, between(rnd, 2, 3.5), 0.08, 0.25),
+    pitch: wander(rnd, between(rnd, 1.2, 2.2), 0.1, 0.3),
+    roll: wander(rnd, between(rnd, 1, 2), 0.06, 0.2),
+  };
+}
+
+/** One frame of a speaking face at `t` s: head, blink, mouth, and loudness (nods and brows). */
+function speakingFrame(head: ReturnType<typeof speakerHead>, t: number, blink: number, mouth: number, round: number, loud: number): MotionFrame {
+  const k = fadeIn(t);
+  const { yaw, pitch, roll } = head;
+  return {
+    ...neutralFrame(),
+    // The head nods a little with the loudness, as speakers do on stressed syllables.
+    yaw: yaw(t) * k, pitch: (pitch(t) + 1.2 * loud) * k, roll: roll(t) * k,
+    tx: yaw(t) * 0.002 * k, ty: pitch(t) * 0.002 * k,
+    blinkL: blink, blinkR: blink,
+    mouth: Math.min(1, Math.max(0, mouth)),
+    round: Math.min(1, Math.max(0, round)),
+    brow: Math.min(1, 0.25 * loud),
+    smile: 0.12,
+  };
+}
+
 /**
  * A speaking face: the mouth from the speech (`mouth`, `round` per frame, see visemes.ts)
  * and idle motion around it, seeded: blinks every 2-5 s, a small wandering head, brows
@@ -89,26 +115,36 @@ function pulse(t: number, start: number, hold: number, rise = 0.15, fall = 0.2):
 export function speakingMotion(seed: string, fps: number, speech: { mouth: number[]; round: number[] }, loudness: readonly number[]): MotionFrame[] {
   const rnd = seededRandom(`speech:${seed}`);
   const duration = speech.mouth.length / fps;
-  const yaw = wander(rnd, between(rnd, 2, 3.5), 0.08, 0.25);
-  const pitch = wander(rnd, between(rnd, 1.2, 2.2), 0.1, 0.3);
-  const roll = wander(rnd, between(rnd, 1, 2), 0.06, 0.2);
+  const head = speakerHead(rnd);
   const blinks = blinkTimes(rnd, duration, 2, 5);
   return speech.mouth.map((mouth, i) => {
     const t = i / fps;
-    const k = fadeIn(t);
-    const loud = loudness[i] ?? 0;
-    return {
-      ...neutralFrame(),
-      // The head nods a little with the loudness, as speakers do on stressed syllables.
-      yaw: yaw(t) * k, pitch: (pitch(t) + 1.2 * loud) * k, roll: roll(t) * k,
-      tx: yaw(t) * 0.002 * k, ty: pitch(t) * 0.002 * k,
-      blinkL: blinkAt(blinks, t), blinkR: blinkAt(blinks, t),
-      mouth: Math.min(1, Math.max(0, mouth)),
-      round: Math.min(1, Math.max(0, speech.round[i] ?? 0)),
-      brow: Math.min(1, 0.25 * loud),
-      smile: 0.12,
-    };
+    return speakingFrame(head, t, blinkAt(blinks, t), mouth, speech.round[i] ?? 0, loudness[i] ?? 0);
   });
+}
+
+/** What speech does to a live face at one instant (all 0 while it is silent). */
+export interface SpeechPose {
+  mouth: number;
+  round: number;
+  loudness: number;
+}
+
+/**
+ * A face without an end (live streams): the motion of `speakingMotion` as a function of the
+ * time since the stream began, so idle and speech flow into each other with no jump. Blinks
+ * every 2-5 s are drawn as time goes on; `t` must not go backwards by more than a second.
+ */
+export function liveMotion(seed: string): (t: number, speech?: SpeechPose) => MotionFrame {
+  const rnd = seededRandom(`live:${seed}`);
+  const head = speakerHead(rnd);
+  const blinks: number[] = [];
+  let next = between(rnd, 0.6, 1.8);
+  return (t, speech) => {
+    while (next < t + 1) { blinks.push(next); next += between(rnd, 2, 5); }
+    while (blinks.length > 0 && blinks[0]! < t - 1) blinks.shift();
+    return speakingFrame(head, t, blinkAt(blinks, t), speech?.mouth ?? 0, speech?.round ?? 0, speech?.loudness ?? 0);
+  };
 }
 
 /** Fades motion in over the first half second so frame 0 is the source face. */

@@ -15,7 +15,7 @@ import { speechMotion } from './speech-driver.ts';
 import { finishEncoding, startEncoder, type EncoderOptions } from './ffmpeg.ts';
 import { chooseFace, detectFaces, type SourceFace } from './faces.ts';
 import { cropSquare, decodeImage, evenSize } from './image.ts';
-import { bankMotion, type MotionTrack } from './motion.ts';
+import { bankMotion, type MotionFrame, type MotionTrack } from './motion.ts';
 import { openOverlay, probeOverlay, type OverlayFrames } from './overlay.ts';
 import { buildRig, rigFrame, type Point3, type Rig } from './rig.ts';
 import { wavBytes } from './song.ts';
@@ -77,7 +77,7 @@ async function motionFor(job: RenderJob): Promise<{ track: MotionTrack; audioPat
 }
 
 /** The face to animate, or a FaceError that says why there is none. */
-function requestedFace(faces: SourceFace[], want: RenderJob['face']): SourceFace {
+export function requestedFace(faces: SourceFace[], want: RenderJob['face']): SourceFace {
   const chosen = chooseFace(faces, want);
   if (chosen) return chosen;
   if (faces.length === 0 || !want) throw new RenderError('FaceError', 'no face detected in the source image');
@@ -150,6 +150,15 @@ export async function renderJob(job: RenderJob, onProgress: (done: number, total
   };
 }
 
+/** Draws `image` posed as `motion` into `frame`, and the person's matte along into `matte.into`. */
+export function animateFrame(image: RgbImage, rig: Rig, motion: MotionFrame, frame: RgbImage, matte?: { from: Uint8Array; into: Uint8Array }): void {
+  frame.data.set(image.data);
+  matte?.into.set(matte.from);
+  const { dst, mouths } = rigFrame(rig, motion);
+  warpTriangles(image, frame, rig.tris, rig.src, dst, matte);
+  for (const m of mouths) fillMouth(frame, m.poly, m.depth);
+}
+
 interface FrameSources {
   image: RgbImage;
   rig: Rig;
@@ -181,11 +190,7 @@ async function encodeFrames(job: RenderJob, s: FrameSources, onProgress: (done: 
     const frame: RgbImage = { width: image.width, height: image.height, data: new Uint8Array(image.data.length) };
     const frameMatte = matte && { from: matte, into: new Uint8Array(matte.length) };
     for (let i = 0; i < total; i++) {
-      frame.data.set(image.data);
-      frameMatte?.into.set(matte!);
-      const { dst, mouths } = rigFrame(rig, track.frames[i]!);
-      warpTriangles(image, frame, rig.tris, rig.src, dst, frameMatte);
-      for (const m of mouths) fillMouth(frame, m.poly, m.depth);
+      animateFrame(image, rig, track.frames[i]!, frame, frameMatte);
       let out: Uint8Array;
       if (!frameMatte) {
         await composeLayers(frame, s.overlay, s.logo);

@@ -20,10 +20,16 @@ export async function decodeSpeech(audioPath: string): Promise<Pcm> {
   return { sampleRate: 16_000, samples };
 }
 
+/** Mouth shapes and loudness per frame at `fps` for speech `pcm` (the cues' visemes, or read from the sound). */
+export function speechMouth(pcm: Pcm, cues: readonly SpeechCue[], fps: number): { mouth: number[]; round: number[]; loudness: number[] } {
+  const loudness = mouthFromAudio(pcm, fps);
+  const speech = cues.length > 0 ? mouthFromCues(cues, loudness.length, fps, loudness) : mouthFromSpeech(pcm, loudness.length, fps);
+  return { ...speech, loudness };
+}
+
 export async function speechMotion(driver: { audioPath: string; cues: SpeechCue[]; seed: string }): Promise<MotionTrack> {
   const pcm = await decodeSpeech(driver.audioPath);
-  const loudness = mouthFromAudio(pcm, BANK_FPS);
+  const { loudness, ...speech } = speechMouth(pcm, driver.cues, BANK_FPS);
   if (loudness.length === 0) throw new RenderError('DriverError', 'the speech audio is shorter than one frame');
-  const speech = driver.cues.length > 0 ? mouthFromCues(driver.cues, loudness.length, BANK_FPS, loudness) : mouthFromSpeech(pcm, loudness.length, BANK_FPS);
   return { fps: BANK_FPS, frames: speakingMotion(driver.seed, BANK_FPS, speech, loudness) };
 }
