@@ -19,5 +19,6 @@ import { computeModule } from './compute/module.ts';
 import { usersModule } from './users/module.ts';
 import { vaultModule } from './vault/module.ts';
 import { agentsModule } from './agents/module.ts';
+import { streamsModule } from './streams/module.ts';
 
-export const MODULES = [usersModule, vaultModule, animationsModule, imagesModule, audiosModule, voicesModule, presentersModule, clipsModule, talksModule, mediaModule, webhooksModule, secretsModule, toolsModule, agentsModule, auditModule, computeModule] as const;
+export const MODULES = [usersModule, vaultModule, animationsModule, imagesModule, audiosModule, voicesModule, presentersModule, streamsModule, clipsModule, talksModule, mediaModule, webhooksModule, secretsModule, toolsModule, agentsModule, auditModule, computeModule] as const;
