@@ -6,6 +6,7 @@ import type { AgentDeps } from './service.ts';
 import { chatRoutes } from './chat/routes.ts';
 import type { ChatDeps } from './chat/service.ts';
 import { agentSettings } from './settings.ts';
+import { agentStreamVariant } from './streams.ts';
 
 /**
  * Agents: a presenter (a photo or a clip presenter, with a voice), a language model reached
@@ -39,6 +40,6 @@ export const agentsModule = defineModule({
       schemas: chatSchemas(),
       limits,
     };
-    return { deps, routes: [...agentRoutes(deps), ...chatRoutes(chat)] };
+    return { deps, routes: [...agentRoutes(deps), ...chatRoutes(chat), ...(p.streams?.streamRoutes(agentStreamVariant(deps)) ?? [])] };
   },
 });

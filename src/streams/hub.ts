@@ -175,6 +175,8 @@ export function createStreamService(deps: HubDeps) {
 
   function interrupt(s: LiveStream): void {
     s.generation++;
+    // The renderer empties its queue: only the script playing now hears a done (deleting it twice is harmless).
+    s.speaking.clear();
     s.session?.interrupt();
     // Pieces not yet handed over are dropped; scripts whose last piece never reached the renderer end here.
     armIdle(s);

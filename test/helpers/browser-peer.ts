@@ -16,6 +16,8 @@ export interface BrowserPeer {
   /** The video codec the answer chose (read from the answer's SDP). */
   answerSdp: string;
   candidates: object[];
+  /** Resolves when the JanusDataChannel is open (the server can send on it from then on). */
+  opened: Promise<void>;
   send(text: string): void;
   /** Resolves when a message starting with `prefix` arrives (after `from` messages already seen). */
   waitFor(prefix: string, opts?: { from?: number; timeoutMs?: number }): Promise<string>;
@@ -31,7 +33,7 @@ export async function answerOffer(offerSdp: string, opts: { preferCodec?: 'VP8' 
   const notify = () => waiters.splice(0).forEach((w) => w());
   const sinks: { stop(): void }[] = [];
   const peer: BrowserPeer = {
-    messages, frames: 0, sizes: new Set(), audioChunks: 0, answerSdp: '', candidates: [],
+    messages, frames: 0, sizes: new Set(), audioChunks: 0, answerSdp: '', candidates: [], opened: Promise.resolve(),
     send: (text) => dc.send(text),
     waitFor(prefix, { from = 0, timeoutMs = 30_000 } = {}) {
       return new Promise((resolve, reject) => {
@@ -68,6 +70,9 @@ export async function answerOffer(offerSdp: string, opts: { preferCodec?: 'VP8' 
     },
   };
   const dc = pc.createDataChannel('JanusDataChannel');
+  peer.opened = new Promise<void>((resolve) => {
+    dc.onopen = () => resolve();
+  });
   dc.onmessage = (e: { data: unknown }) => {
     messages.push(String(e.data));
     notify();
@@ -129,4 +134,55 @@ function onlyCodec(sdp: string, codec: 'VP8' | 'H264'): string {
     })
     .filter((l): l is string => l !== null)
     .join('\r\n');
+}
+
+/**
+ * A second kind of client for H.264, which the libwebrtc build of @roamhq/wrtc cannot decode:
+ * a werift answerer that counts complete video frames (RTP marker bits) of the negotiated
+ * codec and Opus packets, and opens its own `JanusDataChannel` like the demo client.
+ */
+export async function answerWithWerift(offerSdp: string): Promise<BrowserPeer & { codec: string; idrSeen: boolean }> {
+  const { RTCPeerConnection, useH264, useVP8, useOPUS } = await import('werift');
+  const pc = new RTCPeerConnection({ codecs: { video: [useH264(), useVP8()], audio: [useOPUS()] }, iceUseIpv6: false, iceAdditionalHostAddresses: ['127.0.0.1'], iceInterfaceAddresses: { udp4: '127.0.0.1' } });
+  const messages: string[] = [];
+  const dc = pc.createDataChannel('JanusDataChannel');
+  let openResolve!: () => void;
+  const opened = new Promise<void>((r) => (openResolve = r));
+  dc.stateChanged.subscribe((s) => s === 'open' && openResolve());
+  dc.onMessage.subscribe((m) => messages.push(String(m)));
+  const peer = {
+    messages, frames: 0, sizes: new Set<string>(), audioChunks: 0, answerSdp: '', candidates: [] as object[], opened, codec: '', idrSeen: false,
+    send: (text: string) => dc.send(text),
+    waitFor: (prefix: string, { from = 0, timeoutMs = 30_000 } = {}) => poll(() => messages.slice(from).find((m) => m.startsWith(prefix)), `"${prefix}"`, timeoutMs),
+    waitUntil: async (check: () => boolean, what: string, timeoutMs = 30_000) => void (await poll(() => (check() ? true : undefined), what, timeoutMs)),
+    close: () => void pc.close(),
+  };
+  pc.onTrack.subscribe((track) => {
+    track.onReceiveRtp.subscribe((rtp) => {
+      if (track.kind === 'audio') return void peer.audioChunks++;
+      peer.codec = track.codec?.mimeType ?? '';
+      const nal = rtp.payload[0]! & 0x1f;
+      // An IDR slice alone (5), or first in a STAP-A (24) or FU-A (28) packet.
+      if (nal === 5 || (nal === 24 && (rtp.payload[3]! & 0x1f) === 5) || (nal === 28 && (rtp.payload[1]! & 0x1f) === 5)) peer.idrSeen = true;
+      if (rtp.header.marker) peer.frames++;
+    });
+  });
+  await pc.setRemoteDescription({ type: 'offer', sdp: offerSdp });
+  await pc.setLocalDescription(await pc.createAnswer());
+  await new Promise<void>((r) => (pc.iceGatheringState === 'complete' ? r() : pc.iceGatheringStateChange.subscribe((s) => s === 'complete' && r())));
+  peer.answerSdp = pc.localDescription!.sdp;
+  return peer;
+}
+
+function poll<T>(get: () => T | undefined, what: string, timeoutMs: number): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const tick = () => {
+      const v = get();
+      if (v !== undefined) return resolve(v);
+      if (Date.now() - started > timeoutMs) return reject(new Error(`timed out waiting for ${what}`));
+      setTimeout(tick, 50);
+    };
+    tick();
+  });
 }
