@@ -58,6 +58,7 @@ export function createStreamPeer(opts: PeerOptions, events: PeerEvents): StreamP
   const pc = new RTCPeerConnection({
     iceServers: opts.iceServers.map((s) => ({ urls: s.urls, ...(s.username !== undefined ? { username: s.username } : {}), ...(s.credential !== undefined ? { credential: s.credential } : {}) })),
     codecs: { video: codecsFor(opts.compatibility), audio: [useOPUS()] },
+    bundlePolicy: 'max-bundle',
     iceUseIpv6: opts.iceAddress === undefined,
     ...(opts.iceAddress !== undefined ? { iceInterfaceAddresses: { udp4: opts.iceAddress }, iceAdditionalHostAddresses: [opts.iceAddress] } : {}),
   });
@@ -112,6 +113,10 @@ export function createStreamPeer(opts: PeerOptions, events: PeerEvents): StreamP
       return pc.localDescription!.sdp;
     },
     async answer(sdp) {
+      // What is plainly not an answer is refused before it reaches the connection (which it would break).
+      if (!/^v=0\r?\n/.test(sdp) || !/\r?\nm=video /.test(sdp) || !/\r?\na=fingerprint:/.test(sdp) || !/\r?\na=ice-ufrag:/.test(sdp)) {
+        throw new Error('not an SDP answer with video, a DTLS fingerprint and ICE credentials');
+      }
       await pc.setRemoteDescription({ type: 'answer', sdp });
       const mime = videoTx.sender.codec?.mimeType.toLowerCase();
       if (mime === 'video/vp8') return 'vp8';
