@@ -80,7 +80,12 @@ export function createStreamPeer(opts: PeerOptions, events: PeerEvents): StreamP
     });
   };
   // The server's own channel puts the m=application section in the offer; the browser's channel arrives here.
-  adopt(pc.createDataChannel('mimic'));
+  const own = pc.createDataChannel('mimic');
+  adopt(own);
+  // The association ends when the browser closes its connection: sooner than ICE notices (~30 s of silence).
+  own.stateChanged.subscribe((state) => {
+    if (state === 'closed' && !closed) events.failed();
+  });
   pc.onDataChannel.subscribe(adopt);
   pc.connectionStateChange.subscribe((state) => {
     if (!closed && (state === 'failed' || state === 'closed')) events.failed();

@@ -1,16 +1,12 @@
 /** The stream endpoints' validation, sessions, tenancy, limits and idle timeout, over the real HTTP app. */
-import { afterEach, describe, expect, it } from 'vitest';
-import { PRESENTER, SESSION_ERROR, connect, streamHarness, type StreamHarness } from './helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { PRESENTER, SESSION_ERROR, connect, streamSuite, type StreamHarness } from './helpers.ts';
 import { RenderError } from '../../src/errors.ts';
 import type { BrowserPeer } from '../helpers/browser-peer.ts';
 
+const suite = streamSuite();
 let t: StreamHarness | undefined;
-const peers: BrowserPeer[] = [];
-afterEach(async () => {
-  for (const p of peers.splice(0)) p.close();
-  await t?.h.close();
-  t = undefined;
-});
+const peers = { push: (p: BrowserPeer) => suite.keep({ peer: p }) };
 
 const fieldsOf = (body: { details?: { field: string }[] }) => (body.details ?? []).map((d) => d.field);
 
@@ -28,7 +24,7 @@ describe('creating a stream', () => {
     ['a stream_warmup that is not a boolean', { presenter_id: PRESENTER, stream_warmup: 'yes' }, 'stream_warmup'],
     ['a config.stitch that is not a boolean', { presenter_id: PRESENTER, config: { stitch: 1 } }, 'config.stitch'],
   ])('refuses %s with 400 naming the field', async (_, body, field) => {
-    t = streamHarness();
+    t = suite.make();
     const u = t.h.user();
     const res = await t.h.call('POST', '/clips/streams', { key: u.key, body });
     expect(res.status).toBe(400);
@@ -38,7 +34,7 @@ describe('creating a stream', () => {
   });
 
   it('refuses a presenter that does not exist, a talk photo not in the media store, and a photo without a face', async () => {
-    t = streamHarness();
+    t = suite.make();
     const u = t.h.user();
     const none = await t.h.call('POST', '/clips/streams', { key: u.key, body: { presenter_id: 'nobody' } });
     expect(none.status).toBe(400);
@@ -55,13 +51,13 @@ describe('creating a stream', () => {
   });
 
   it('needs an API key', async () => {
-    t = streamHarness();
+    t = suite.make();
     const res = await t.h.call('POST', '/talks/streams', { body: { source_url: 'https://img.test/a.jpg' } });
     expect(res.status).toBe(401);
   });
 
   it('stitch on a talk stream needs the stitch permission', async () => {
-    t = streamHarness();
+    t = suite.make();
     const u = t.h.user();
     const res = await t.h.call('POST', '/talks/streams', { key: u.key, body: { source_url: 'https://img.test/a.jpg', config: { stitch: true } } });
     expect(res.status).toBe(403);
@@ -70,7 +66,7 @@ describe('creating a stream', () => {
 
 describe('session_id and tenancy', () => {
   it('answers the exact SessionError for a missing or wrong session_id on every call, and 404 for an unknown stream', async () => {
-    t = streamHarness();
+    t = suite.make();
     const { h } = t;
     const u = h.user();
     const s = await open(u.key);
@@ -96,7 +92,7 @@ describe('session_id and tenancy', () => {
   });
 
   it('another user\'s stream is not found, even with its session_id; a closed stream is not found', async () => {
-    t = streamHarness();
+    t = suite.make();
     const { h } = t;
     const a = h.user();
     const b = h.user();
@@ -119,7 +115,7 @@ describe('session_id and tenancy', () => {
 
 describe('sdp, ice and speak bodies', () => {
   it('validates each body after the session, and refuses what is out of order', async () => {
-    t = streamHarness();
+    t = suite.make();
     const { h } = t;
     const u = h.user();
     const s = await open(u.key);
@@ -142,7 +138,7 @@ describe('sdp, ice and speak bodies', () => {
   });
 
   it('refuses a second answer, a script without anything to say, and a script with no voice to speak it', async () => {
-    t = streamHarness();
+    t = suite.make();
     const { h } = t;
     const u = h.user();
     const s = await connect(h, u.key, '/clips/streams', { presenter_id: PRESENTER });
@@ -167,7 +163,7 @@ describe('sdp, ice and speak bodies', () => {
 
 describe('limits', () => {
   it('holds each user to MIMIC_STREAMS_PER_USER and the process to MIMIC_STREAMS_MAX (429), and frees a place on DELETE', async () => {
-    t = streamHarness({ MIMIC_STREAMS_PER_USER: '2', MIMIC_STREAMS_MAX: '3' });
+    t = suite.make({ MIMIC_STREAMS_PER_USER: '2', MIMIC_STREAMS_MAX: '3' });
     const { h } = t;
     const a = h.user();
     const b = h.user();
@@ -186,7 +182,7 @@ describe('limits', () => {
   });
 
   it('two creates at once cannot both take the last place', async () => {
-    t = streamHarness({ MIMIC_STREAMS_PER_USER: '1' });
+    t = suite.make({ MIMIC_STREAMS_PER_USER: '1' });
     const u = t.h.user();
     const both = await Promise.all([0, 1].map(() => t!.h.call('POST', '/clips/streams', { key: u.key, body: { presenter_id: PRESENTER } })));
     expect(both.map((r) => r.status).sort()).toEqual([201, 429]);
@@ -195,7 +191,7 @@ describe('limits', () => {
 
 describe('timeouts and cleanup', () => {
   it('closes a stream after session_timeout seconds without activity, and its calls are then 404', async () => {
-    t = streamHarness();
+    t = suite.make();
     const { h } = t;
     const u = h.user();
     const s = await connect(h, u.key, '/clips/streams', { presenter_id: PRESENTER, session_timeout: 1, fluent: true });
@@ -207,7 +203,7 @@ describe('timeouts and cleanup', () => {
   });
 
   it('leaves no stream, timer, renderer session, process or UDP socket behind after 100 streams opened and closed', async () => {
-    t = streamHarness({ MIMIC_STREAMS_PER_USER: '100', MIMIC_STREAMS_MAX: '100' });
+    t = suite.make({ MIMIC_STREAMS_PER_USER: '100', MIMIC_STREAMS_MAX: '100' });
     const { h } = t;
     const u = h.user();
     const udp = () => process.getActiveResourcesInfo().filter((r) => r === 'UDPWrap').length;
@@ -236,7 +232,7 @@ describe('timeouts and cleanup', () => {
   });
 
   it('closes every stream when the module stops', async () => {
-    t = streamHarness();
+    t = suite.make();
     const u = t.h.user();
     await open(u.key);
     await open(u.key);

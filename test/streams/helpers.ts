@@ -1,4 +1,5 @@
 /** What the stream tests share: the real app with the stream renderer's test double, the tone voice, loopback ICE, and a libwebrtc browser. */
+import { afterEach } from 'vitest';
 import { harness, type Harness } from '../helpers/harness.ts';
 import { toneCatalogue, type ToneVoice } from '../helpers/tone-voice.ts';
 import { createFakeStreamRenderer, type FakeStreamRenderer } from '../helpers/stream-renderer.ts';
@@ -55,3 +56,23 @@ export function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise
 }
 
 export const credits = (h: Harness, id: string): number => (h.services.store.sqlite.prepare('SELECT credits FROM users WHERE id = ?').get(id) as { credits: number }).credits;
+
+/** One harness per test, closed after it with every browser the test opened. */
+export function streamSuite() {
+  const state: { t?: StreamHarness; peers: BrowserPeer[] } = { peers: [] };
+  afterEach(async () => {
+    for (const p of state.peers.splice(0)) p.close();
+    await state.t?.h.close();
+    delete state.t;
+  });
+  return {
+    make(env: Record<string, string> = {}): StreamHarness {
+      state.t = streamHarness(env);
+      return state.t;
+    },
+    keep<T extends { peer: BrowserPeer }>(c: T): T {
+      state.peers.push(c.peer);
+      return c;
+    },
+  };
+}

@@ -3,18 +3,14 @@
  * way the hosted demo client does, and receives the data channel events, decoded video frames
  * and audio. The renderer is the test double of test/helpers/stream-renderer.ts.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { PRESENTER, connect, credits, streamHarness, type StreamHarness } from './helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { PRESENTER, connect, credits, streamSuite, type StreamHarness } from './helpers.ts';
 import { uploadPhoto } from '../talks/helpers.ts';
 import type { BrowserPeer } from '../helpers/browser-peer.ts';
 
+const suite = streamSuite();
 let t: StreamHarness | undefined;
-const peers: BrowserPeer[] = [];
-afterEach(async () => {
-  for (const p of peers.splice(0)) p.close();
-  await t?.h.close();
-  t = undefined;
-});
+const peers = { push: (p: BrowserPeer) => suite.keep({ peer: p }) };
 
 const videoCodecs = (sdp: string): string[] => {
   const video = sdp.split(/\r\nm=/).find((s) => s.startsWith('m=video') || s.startsWith('video')) ?? '';
@@ -23,7 +19,7 @@ const videoCodecs = (sdp: string): string[] => {
 
 describe('a talk stream, as the demo client uses it', () => {
   it('warms up, says stream/ready, speaks a text sentence by sentence with stream/started and stream/done, and charges the streamed speech', async () => {
-    t = streamHarness();
+    t = suite.make();
     const { h, renderer, voice } = t;
     const u = h.user({ credits: 10 });
     const photo = await uploadPhoto(h, u.key);
@@ -63,7 +59,7 @@ describe('a talk stream, as the demo client uses it', () => {
 
 describe('video codecs', () => {
   it('compatibility_mode off offers H.264 only, and a fluent stream sends H.264 idle frames with key frames, and Opus', async () => {
-    t = streamHarness();
+    t = suite.make();
     const { h, renderer } = t;
     const u = h.user();
     // libwebrtc as @roamhq/wrtc builds it has no H.264: a werift client checks the packets are H.264 with key frames.
@@ -79,7 +75,7 @@ describe('video codecs', () => {
   });
 
   it('compatibility_mode on offers VP8 only; auto offers both and the answer decides (H.264 from a client that prefers it, VP8 from libwebrtc)', async () => {
-    t = streamHarness();
+    t = suite.make();
     const { h, renderer } = t;
     const u = h.user();
     const on = await h.call('POST', '/clips/streams', { key: u.key, body: { presenter_id: PRESENTER, compatibility_mode: 'on' } });
