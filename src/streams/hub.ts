@@ -294,7 +294,9 @@ export function createStreamService(deps: HubDeps) {
           offer: { type: 'offer' as const, sdp },
           jsep: { type: 'offer' as const, sdp },
           ice_servers: deps.settings.iceServers,
-          ...(opts.fluent ? { fluent: true, interrupt_enabled: true } : {}),
+          // Barge-in works on every stream (data channel and HTTP); the SDK sends its interrupt message when both are true.
+          fluent: opts.fluent,
+          interrupt_enabled: true,
         };
       } catch (err) {
         await Promise.allSettled([session?.close(), peer?.close()]);

@@ -25,7 +25,7 @@ describe('a talk stream, as the demo client uses it', () => {
     const photo = await uploadPhoto(h, u.key);
     const s = await connect(h, u.key, '/talks/streams', { source_url: photo, stream_warmup: true, end_user_data: { ignored: true } }, { preferCodec: 'VP8' });
     peers.push(s.peer);
-    expect(s.create).toMatchObject({ id: expect.stringMatching(/^strm_/), session_id: expect.any(String), offer: { type: 'offer' }, jsep: { type: 'offer' }, ice_servers: [] });
+    expect(s.create).toMatchObject({ id: expect.stringMatching(/^strm_/), session_id: expect.any(String), offer: { type: 'offer' }, jsep: { type: 'offer' }, ice_servers: [], fluent: false, interrupt_enabled: true });
     expect(s.create.offer.sdp).toBe(s.create.jsep.sdp);
     expect(s.create.offer.sdp).toMatch(/m=application \d+ UDP\/DTLS\/SCTP webrtc-datachannel/);
     expect(s.create.session_id.length).toBeGreaterThanOrEqual(32);
