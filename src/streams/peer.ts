@@ -115,7 +115,10 @@ export function createStreamPeer(opts: PeerOptions, events: PeerEvents): StreamP
           }
         });
       }
-      return pc.localDescription!.sdp;
+      const sdp = pc.localDescription!.sdp;
+      // Sockets are bound to iceAddress alone: host candidates of other interfaces could never answer.
+      if (opts.iceAddress === undefined) return sdp;
+      return sdp.split('\r\n').filter((l) => !l.startsWith('a=candidate:') || !/ typ host/.test(l) || l.split(' ')[4] === opts.iceAddress).join('\r\n');
     },
     async answer(sdp) {
       // What is plainly not an answer is refused before it reaches the connection (which it would break).

@@ -29,6 +29,10 @@ describe('a talk stream, as the demo client uses it', () => {
     expect(s.create.offer.sdp).toBe(s.create.jsep.sdp);
     expect(s.create.offer.sdp).toMatch(/m=application \d+ UDP\/DTLS\/SCTP webrtc-datachannel/);
     expect(s.create.session_id.length).toBeGreaterThanOrEqual(32);
+    // MIMIC_STREAM_ICE_ADDRESS=127.0.0.1: the only candidates offered are on loopback.
+    const candidates = s.create.offer.sdp.split('\r\n').filter((l: string) => l.startsWith('a=candidate:'));
+    expect(candidates.length).toBeGreaterThan(0);
+    expect(candidates.every((l: string) => l.split(' ')[4] === '127.0.0.1')).toBe(true);
     expect(renderer.opened[0]).toMatchObject({ streamId: s.id, stitch: false });
 
     await s.peer.waitFor('stream/ready');
