@@ -33,12 +33,13 @@ export interface Connected {
 }
 
 /** The demo client's sequence: create, answer with its own JanusDataChannel, each candidate, then `{session_id}` alone. */
-export async function connect(h: Harness, key: string, prefix: string, body: Record<string, unknown>, opts: { preferCodec?: 'VP8' | 'H264'; client?: 'libwebrtc' | 'werift' } = {}): Promise<Connected> {
+export async function connect(h: Harness, key: string, prefix: string, body: Record<string, unknown>, opts: { preferCodec?: 'VP8' | 'H264'; client?: 'libwebrtc' | 'werift'; answer?: (offerSdp: string) => Promise<BrowserPeer> } = {}): Promise<Connected> {
   const created = await h.call('POST', prefix, { key, body });
   if (created.status !== 201) throw new Error(`create answered ${created.status}: ${JSON.stringify(created.body)}`);
   const { id, session_id: sessionId } = created.body;
   const path = `${prefix}/${id}`;
-  const peer = opts.client === 'werift' ? await answerWithWerift(created.body.offer.sdp) : await answerOffer(created.body.offer.sdp, opts);
+  const offer = created.body.offer.sdp as string;
+  const peer = opts.answer ? await opts.answer(offer) : opts.client === 'werift' ? await answerWithWerift(offer) : await answerOffer(offer, opts);
   const sdp = await h.call('POST', `${path}/sdp`, { key, body: { answer: { type: 'answer', sdp: peer.answerSdp }, session_id: sessionId } });
   if (sdp.status !== 200) throw new Error(`sdp answered ${sdp.status}: ${JSON.stringify(sdp.body)}`);
   for (const c of peer.candidates) {
