@@ -5,6 +5,7 @@ import { toneCatalogue, type ToneVoice } from '../helpers/tone-voice.ts';
 import { createFakeStreamRenderer, type FakeStreamRenderer } from '../helpers/stream-renderer.ts';
 import { answerOffer, answerWithWerift, type BrowserPeer } from '../helpers/browser-peer.ts';
 import type { StreamService } from '../../src/streams/hub.ts';
+import type { VoiceCatalogue } from '../../src/voices/catalogue.ts';
 
 export const PRESENTER = 'eileen-Nc7kQ2rT5x';
 export const SESSION_ERROR = { kind: 'SessionError', description: 'missing or invalid session_id' };
@@ -16,10 +17,10 @@ export interface StreamHarness {
   service: StreamService;
 }
 
-export function streamHarness(env: Record<string, string> = {}): StreamHarness {
+export function streamHarness(env: Record<string, string> = {}, voices?: VoiceCatalogue): StreamHarness {
   const renderer = createFakeStreamRenderer();
   const tone = toneCatalogue();
-  const h = harness({ MIMIC_STREAM_ICE_ADDRESS: '127.0.0.1', ...env }, { voices: tone.catalogue, streamRenderer: renderer });
+  const h = harness({ MIMIC_STREAM_ICE_ADDRESS: '127.0.0.1', ...env }, { voices: voices ?? tone.catalogue, streamRenderer: renderer });
   const service = (h.services.modules as unknown as { streams: { service: StreamService } }).streams.service;
   return { h, renderer, voice: tone.voice, service };
 }
@@ -67,8 +68,8 @@ export function streamSuite() {
     delete state.t;
   });
   return {
-    make(env: Record<string, string> = {}): StreamHarness {
-      state.t = streamHarness(env);
+    make(env: Record<string, string> = {}, voices?: VoiceCatalogue): StreamHarness {
+      state.t = streamHarness(env, voices);
       return state.t;
     },
     keep<T extends { peer: BrowserPeer }>(c: T): T {

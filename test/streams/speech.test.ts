@@ -7,6 +7,10 @@ import { PRESENTER, SESSION_ERROR, connect, credits, streamSuite } from './helpe
 import { runFfmpeg } from '../../src/compute/local/ffmpeg.ts';
 import { ApiError } from '../../src/errors.ts';
 import { uploadPhoto } from '../talks/helpers.ts';
+import { sentences } from '../../src/streams/speech.ts';
+import { createToneVoice } from '../helpers/tone-voice.ts';
+import { createVoiceCatalogue } from '../../src/voices/catalogue.ts';
+import type { SpeechRequest } from '../../src/voices/interface.ts';
 
 const suite = streamSuite();
 const LONG = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
@@ -79,6 +83,43 @@ describe('scripts on a stream', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('streaming as it is synthesised', () => {
+  it('splits a text into sentences', () => {
+    expect(sentences('Hello there. How are you today?  Fine! And... you')).toEqual(['Hello there.', 'How are you today?', 'Fine!', 'And...', 'you']);
+    expect(sentences('no punctuation at all')).toEqual(['no punctuation at all']);
+    expect(sentences('... !!')).toEqual([]);
+  });
+
+  it('hands the first sentence to the renderer before the second is synthesised', async () => {
+    // A voice whose second sentence waits until the renderer has the first: a hub that synthesised the whole script first would never finish.
+    const tone = createToneVoice('flite');
+    let renderer: { speeches: unknown[] } | undefined;
+    const gated = {
+      ...tone,
+      async synthesize(req: SpeechRequest) {
+        if (tone.calls.length >= 1) {
+          const started = Date.now();
+          while (renderer!.speeches.length === 0) {
+            if (Date.now() - started > 20_000) throw new Error('the first sentence never reached the renderer');
+            await new Promise((r) => setTimeout(r, 20));
+          }
+        }
+        return tone.synthesize(req);
+      },
+    };
+    const t = suite.make({}, createVoiceCatalogue({ providers: [gated], fallback: 'local' }));
+    renderer = t.renderer;
+    const { h } = t;
+    const u = h.user();
+    const s = suite.keep(await connect(h, u.key, '/clips/streams', { presenter_id: PRESENTER }));
+    await h.call('POST', s.path, { key: u.key, body: { session_id: s.sessionId, script: { type: 'text', input: 'First sentence here. Second sentence here.' } } });
+    const done = await s.peer.waitFor('stream/done');
+    expect(done).not.toContain('interrupted');
+    expect(t.renderer.speeches.map((p) => p.last)).toEqual([false, true]);
+    expect(s.peer.messages.some((m) => m.startsWith('stream/error'))).toBe(false);
   });
 });
 
