@@ -66,6 +66,8 @@ interface LiveStream {
   chain: Promise<void>;
   /** Scripts handed to the renderer and not yet done. */
   speaking: Set<string>;
+  /** Scripts whose speech failed: their later pieces are dropped. */
+  failed: Set<string>;
   abort: AbortController;
 }
 
@@ -217,7 +219,7 @@ export function createStreamService(deps: HubDeps) {
 
   /** Hands a synthesised piece to the renderer unless an interrupt or close came first. */
   function hand(s: LiveStream, generation: number, videoId: string, piece: SpeechPiece, last: boolean): void {
-    if (s.state === 'closed' || generation !== s.generation || !s.session) return;
+    if (s.state === 'closed' || generation !== s.generation || !s.session || s.failed.has(videoId)) return;
     s.speaking.add(videoId);
     const speech: StreamSpeech = { videoId, pcm: piece.pcm, sampleRate: piece.sampleRate, cues: piece.cues, last };
     s.session.speak(speech);
@@ -225,13 +227,14 @@ export function createStreamService(deps: HubDeps) {
 
   /** Queues one piece of work on the stream's synthesis chain; a failure becomes stream/error (the stream goes on). */
   function enqueue(s: LiveStream, videoId: string, work: () => Promise<void>): void {
-    s.chain = s.chain.then(work).catch((err: unknown) => {
-      if (s.state === 'closed') return;
-      const failure = err instanceof ClipFailure || err instanceof ApiError ? { kind: err instanceof ApiError ? err.kind : err.kind, description: err.description } : { kind: 'TextToSpeechError', description: 'The speech could not be synthesised' };
-      if (!(err instanceof ClipFailure || err instanceof ApiError)) deps.log.error('stream speech failed', { stream_id: s.id, error: String(err) });
-      send(s, 'stream/error', { ...failure, metadata: { videoId } });
-      // The renderer hears the script end, so its stream/done follows what was already handed over.
-      hand(s, s.generation, videoId, { pcm: new Int16Array(0), sampleRate: 16_000, cues: [] }, true);
+    s.chain = s.chain.then(() => (s.failed.has(videoId) || s.state === 'closed' ? undefined : work())).catch((err: unknown) => {
+      if (s.state === 'closed' || s.failed.has(videoId)) return;
+      const known = err instanceof ClipFailure || err instanceof ApiError;
+      if (!known) deps.log.error('stream speech failed', { stream_id: s.id, error: String(err) });
+      send(s, 'stream/error', { kind: known ? err.kind : 'TextToSpeechError', description: known ? err.description : 'The speech could not be synthesised', metadata: { videoId } });
+      // A script the renderer has begun hears its end (its stream/done follows what played); the rest of it is dropped.
+      if (s.speaking.has(videoId)) hand(s, s.generation, videoId, { pcm: new Int16Array(0), sampleRate: 16_000, cues: [] }, true);
+      s.failed.add(videoId);
     });
   }
 
@@ -283,7 +286,7 @@ export function createStreamService(deps: HubDeps) {
         const sdp = await peer.offer();
         const s: LiveStream = {
           id, userId, sessionId, source: src, opts, peer, session, workDir, state: 'offered', idle: undefined,
-          generation: 0, chain: Promise.resolve(), speaking: new Set(), abort: new AbortController(),
+          generation: 0, chain: Promise.resolve(), speaking: new Set(), failed: new Set(), abort: new AbortController(),
         };
         holder.s = s;
         streams.set(id, s);

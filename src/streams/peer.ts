@@ -51,6 +51,16 @@ export interface PeerEvents {
   failed(): void;
 }
 
+const MAX_EARLY = 100;
+
+function trySend(dc: RTCDataChannel, text: string): void {
+  try {
+    dc.send(text);
+  } catch {
+    // A channel closing under us: the others still get it.
+  }
+}
+
 const codecsFor = (mode: CompatibilityMode) =>
   mode === 'on' ? [useVP8()] : mode === 'off' ? [useH264()] : [useH264(), useVP8()];
 
@@ -67,10 +77,18 @@ export function createStreamPeer(opts: PeerOptions, events: PeerEvents): StreamP
   const videoTx: RTCRtpTransceiver = pc.addTransceiver(video, { direction: 'sendonly' });
   pc.addTransceiver(audio, { direction: 'sendonly' });
   const channels = new Set<RTCDataChannel>();
+  /** Events sent before the browser's own channel was open: it gets them when it opens (a script may be posted the moment the client's side opens). */
+  const early: string[] = [];
   let closed = false;
+  const clientChannels = (): RTCDataChannel[] => [...channels].filter((dc) => dc !== own && dc.readyState === 'open');
 
   const adopt = (dc: RTCDataChannel): void => {
     channels.add(dc);
+    const flush = () => {
+      for (const text of early.splice(0)) trySend(dc, text);
+    };
+    if (dc.readyState === 'open') flush();
+    else dc.stateChanged.subscribe((state) => state === 'open' && flush());
     dc.onMessage.subscribe((data) => {
       if (typeof data === 'string') events.message(data);
       else events.message(Buffer.from(data).toString('utf8'));
@@ -80,8 +98,9 @@ export function createStreamPeer(opts: PeerOptions, events: PeerEvents): StreamP
     });
   };
   // The server's own channel puts the m=application section in the offer; the browser's channel arrives here.
-  const own = pc.createDataChannel('mimic');
-  adopt(own);
+  const own: RTCDataChannel = pc.createDataChannel('mimic');
+  channels.add(own);
+  own.onMessage.subscribe((data) => events.message(typeof data === 'string' ? data : Buffer.from(data).toString('utf8')));
   // The association ends when the browser closes its connection: sooner than ICE notices (~30 s of silence).
   own.stateChanged.subscribe((state) => {
     if (state === 'closed' && !closed) events.failed();
@@ -136,15 +155,12 @@ export function createStreamPeer(opts: PeerOptions, events: PeerEvents): StreamP
       await pc.addIceCandidate({ candidate: candidate.candidate, sdpMid: candidate.sdpMid ?? undefined, sdpMLineIndex: candidate.sdpMLineIndex ?? undefined });
     },
     send(text) {
-      for (const dc of channels) {
-        if (dc.readyState === 'open') {
-          try {
-            dc.send(text);
-          } catch {
-            // A channel closing under us: the others still get it.
-          }
-        }
-      }
+      const open = clientChannels();
+      for (const dc of open) trySend(dc, text);
+      if (open.length > 0) return;
+      // No channel of the browser's yet: kept for it, and sent on the server's own (a client may listen with ondatachannel instead).
+      if (early.length < MAX_EARLY) early.push(text);
+      if (own.readyState === 'open') trySend(own, text);
     },
     sink: {
       video: (packet) => write(video, packet),

@@ -10,7 +10,7 @@ import { uploadPhoto } from '../talks/helpers.ts';
 import { sentences } from '../../src/streams/speech.ts';
 import { createToneVoice } from '../helpers/tone-voice.ts';
 import { createVoiceCatalogue } from '../../src/voices/catalogue.ts';
-import type { SpeechRequest } from '../../src/voices/interface.ts';
+import { SpeechError, type SpeechRequest } from '../../src/voices/interface.ts';
 
 const suite = streamSuite();
 const LONG = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
@@ -120,6 +120,33 @@ describe('streaming as it is synthesised', () => {
     expect(done).not.toContain('interrupted');
     expect(t.renderer.speeches.map((p) => p.last)).toEqual([false, true]);
     expect(s.peer.messages.some((m) => m.startsWith('stream/error'))).toBe(false);
+  });
+});
+
+describe('a voice that fails', () => {
+  it('sends stream/error for the script, ends what already played with stream/done, drops the rest, and the stream goes on', async () => {
+    const tone = createToneVoice('flite');
+    const failing = {
+      ...tone,
+      async synthesize(req: SpeechRequest) {
+        if (req.text.startsWith('Broken')) throw new SpeechError('vendor', 'the vendor refused this sentence');
+        return tone.synthesize(req);
+      },
+    };
+    const t = suite.make({}, createVoiceCatalogue({ providers: [failing], fallback: 'local' }));
+    const { h } = t;
+    const u = h.user();
+    const s = suite.keep(await connect(h, u.key, '/clips/streams', { presenter_id: PRESENTER }));
+    const say = (input: string) => h.call('POST', s.path, { key: u.key, body: { session_id: s.sessionId, script: { type: 'text', input } } });
+    const first = await say('Fine sentence here. Broken sentence here. Never spoken here.');
+    const error = await s.peer.waitFor('stream/error');
+    expect(JSON.parse(error.slice('stream/error:'.length))).toEqual({ kind: 'TextToSpeechError', description: 'the vendor refused this sentence', metadata: { videoId: first.body.video_id } });
+    await s.peer.waitFor('stream/done');
+    const next = await say('Still speaking after that.');
+    await s.peer.waitUntil(() => s.peer.messages.filter((m) => m.startsWith('stream/done')).length === 2, 'the next script done');
+    expect(subjects(s.peer.messages).filter((m) => m !== 'stream/error')).toEqual(['stream/started', 'stream/done', 'stream/started', 'stream/done']);
+    expect(s.peer.messages.filter((m) => m.startsWith('stream/started')).map(videoIdOf)).toEqual([first.body.video_id, next.body.video_id]);
+    expect(tone.calls.map((c) => c.text)).not.toContain('Never spoken here.');
   });
 });
 
