@@ -21,6 +21,7 @@ import type { ClipVoice } from '../clips/kind.ts';
 import { SECONDS_PER_CREDIT, creditsForSeconds, estimateSpeechSeconds, spokenText } from '../clips/deps.ts';
 import { createStreamPeer, type CompatibilityMode, type IceCandidate, type StreamPeer } from './peer.ts';
 import type { StreamSettings } from './settings.ts';
+import { createStreamLimits } from './limits.ts';
 import type { StreamSource, StreamSpeaker } from './interface.ts';
 import { audioPiece, sentences, speakSentence, type SpeechPiece } from './speech.ts';
 import type { StreamScriptBody } from '../schemas/streams.ts';
@@ -82,28 +83,10 @@ export interface StreamStats {
 
 export function createStreamService(deps: HubDeps) {
   const streams = new Map<string, LiveStream>();
-  const reservedBy = new Map<string, number>();
-  let reserved = 0;
-  const countOf = (userId: string): number => [...streams.values()].filter((s) => s.userId === userId).length + (reservedBy.get(userId) ?? 0);
-
-  /** Claims a place under both limits before any await, so two creates at once cannot both pass. */
-  function reserve(userId: string): () => void {
-    if (streams.size + reserved >= deps.settings.total) throw new ApiError('TooManyRequestsError', `This server has ${deps.settings.total} live streams open, its limit: try again later`);
-    if (countOf(userId) >= deps.settings.perUser) {
-      throw new ApiError('TooManyRequestsError', `You have ${deps.settings.perUser} live streams open, the limit per user: delete one first (DELETE …/streams/{id})`);
-    }
-    reserved++;
-    reservedBy.set(userId, (reservedBy.get(userId) ?? 0) + 1);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      reserved--;
-      const n = (reservedBy.get(userId) ?? 1) - 1;
-      if (n > 0) reservedBy.set(userId, n);
-      else reservedBy.delete(userId);
-    };
-  }
+  const limits = createStreamLimits(deps.settings, {
+    open: () => streams.size,
+    openOf: (userId) => [...streams.values()].filter((s) => s.userId === userId).length,
+  });
 
   const send = (s: LiveStream, subject: string, payload?: unknown): void => {
     if (s.state === 'closed') return;
@@ -258,7 +241,7 @@ export function createStreamService(deps: HubDeps) {
     async create(userId: string, source: () => Promise<StreamSource>, opts: CreateOptions) {
       const renderer = deps.renderer;
       if (!renderer) throw new ApiError('ServiceUnavailableError', 'Live streams are not available on this server: it has no stream renderer');
-      const release = reserve(userId);
+      const release = limits.reserve(userId);
       let peer: StreamPeer | undefined;
       let session: StreamRenderSession | undefined;
       let workDir: string | undefined;
@@ -416,7 +399,7 @@ export function createStreamService(deps: HubDeps) {
 
     stats(): StreamStats {
       const all = [...streams.values()];
-      return { streams: all.length, timers: all.filter((s) => s.idle !== undefined).length, channels: all.reduce((n, s) => n + s.peer.channels, 0), reserved };
+      return { streams: all.length, timers: all.filter((s) => s.idle !== undefined).length, channels: all.reduce((n, s) => n + s.peer.channels, 0), reserved: limits.reserved() };
     },
 
     async stop(): Promise<void> {
