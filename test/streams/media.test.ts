@@ -23,7 +23,7 @@ describe('a talk stream, as the demo client uses it', () => {
     const { h, renderer, voice } = t;
     const u = h.user({ credits: 10 });
     const photo = await uploadPhoto(h, u.key);
-    const s = await connect(h, u.key, '/talks/streams', { source_url: photo, stream_warmup: true, end_user_data: { ignored: true } }, { preferCodec: 'VP8' });
+    const s = await connect(h, u.key, '/talks/streams', { source_url: photo, face: { size: 300, top_left: [40, 60] }, stream_warmup: true, end_user_data: { ignored: true } }, { preferCodec: 'VP8' });
     peers.push(s.peer);
     expect(s.create).toMatchObject({ id: expect.stringMatching(/^strm_/), session_id: expect.any(String), offer: { type: 'offer' }, jsep: { type: 'offer' }, ice_servers: [], fluent: false, interrupt_enabled: true });
     expect(s.create.offer.sdp).toBe(s.create.jsep.sdp);
@@ -33,7 +33,7 @@ describe('a talk stream, as the demo client uses it', () => {
     const candidates = s.create.offer.sdp.split('\r\n').filter((l: string) => l.startsWith('a=candidate:'));
     expect(candidates.length).toBeGreaterThan(0);
     expect(candidates.every((l: string) => l.split(' ')[4] === '127.0.0.1')).toBe(true);
-    expect(renderer.opened[0]).toMatchObject({ streamId: s.id, stitch: false });
+    expect(renderer.opened[0]).toMatchObject({ streamId: s.id, stitch: false, face: { size: 300, top_left: [40, 60] }, seed: s.id });
 
     await s.peer.waitFor('stream/ready');
     expect(renderer.started[0]).toEqual({ codec: 'vp8', fluent: false, warmup: true });

@@ -13,6 +13,7 @@ import { createVoiceCatalogue } from '../../src/voices/catalogue.ts';
 import { SpeechError, type SpeechRequest } from '../../src/voices/interface.ts';
 
 const suite = streamSuite();
+const agentBody = { preview_name: 'Emma', presenter: { type: 'clip', presenter_id: PRESENTER }, llm: { provider: 'openai', model: 'llama3.2', base_url: 'http://localhost:11434/v1', instructions: 'Be brief.' } };
 const LONG = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
 const subjects = (messages: string[]) => messages.map((m) => m.split(':')[0]);
 const videoIdOf = (message: string) => (JSON.parse(message.slice(message.indexOf(':') + 1)) as { metadata: { videoId: string } }).metadata.videoId;
@@ -168,7 +169,20 @@ describe('credits', () => {
 });
 
 describe('agent streams', () => {
-  const agentBody = { preview_name: 'Emma', presenter: { type: 'clip', presenter_id: PRESENTER }, llm: { provider: 'openai', model: 'llama3.2', base_url: 'http://localhost:11434/v1', instructions: 'Be brief.' } };
+  it('an agent with a photo (talk presenter) streams that photo, fetched from the media store', async () => {
+    const t = suite.make();
+    const { h, renderer } = t;
+    const u = h.user();
+    const photo = await uploadPhoto(h, u.key);
+    const agent = await h.call('POST', '/agents', { key: u.key, body: { ...agentBody, presenter: { type: 'talk', source_url: photo } } });
+    expect(agent.status).toBe(201);
+    const res = await h.call('POST', `/agents/${agent.body.id}/streams`, { key: u.key, body: { compatibility_mode: 'on' } });
+    expect(res.status).toBe(201);
+    const picture = readFileSync(renderer.opened[0]!.sourcePath);
+    expect([...picture.subarray(0, 2)]).toEqual([0xff, 0xd8]);
+    expect(renderer.opened[0]!.sourcePath).not.toContain('presenters');
+  });
+
 
   it('streams the agent\'s presenter; another user\'s agent is not found; agent chat speaks its answer sentence by sentence with the speaker', async () => {
     const t = suite.make();
