@@ -12,6 +12,8 @@ export const ERROR_STATUS = {
   InvalidAudioDurationError: 400,
   ConfigError: 400,
   InvalidFaceError: 400,
+  /** A live stream call without the stream's session_id, or with another (the agents SDK matches the exact description). */
+  SessionError: 400,
   AuthorizationError: 401,
   InsufficientCreditsError: 402,
   PermissionError: 403,

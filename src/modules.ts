@@ -20,5 +20,6 @@ import { usersModule } from './users/module.ts';
 import { vaultModule } from './vault/module.ts';
 import { agentsModule } from './agents/module.ts';
 import { examplesModule } from './examples/module.ts';
+import { streamsModule } from './streams/module.ts';
 
-export const MODULES = [usersModule, vaultModule, animationsModule, imagesModule, audiosModule, voicesModule, presentersModule, clipsModule, talksModule, mediaModule, webhooksModule, secretsModule, toolsModule, agentsModule, auditModule, computeModule, examplesModule] as const;
+export const MODULES = [usersModule, vaultModule, animationsModule, imagesModule, audiosModule, voicesModule, presentersModule, streamsModule, clipsModule, talksModule, mediaModule, webhooksModule, secretsModule, toolsModule, agentsModule, auditModule, computeModule, examplesModule] as const;

@@ -7,6 +7,7 @@ import { chatRoutes } from './chat/routes.ts';
 import type { ChatDeps } from './chat/service.ts';
 import { agentSettings } from './settings.ts';
 import { createNotifications } from './notifications.ts';
+import { agentStreamVariant } from './streams.ts';
 
 /**
  * Agents: a presenter (a photo or a clip presenter, with a voice), a language model reached
@@ -42,6 +43,6 @@ export const agentsModule = defineModule({
       schemas: chatSchemas(),
       limits,
     };
-    return { deps, routes: [...agentRoutes(deps), ...chatRoutes(chat)], sockets: [chat.notifications.socket] };
+    return { deps, routes: [...agentRoutes(deps), ...chatRoutes(chat), ...(p.streams?.streamRoutes(agentStreamVariant(deps)) ?? [])], sockets: [chat.notifications.socket] };
   },
 });

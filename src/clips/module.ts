@@ -6,6 +6,7 @@ import { CLIP_JOB, type ClipDeps } from './deps.ts';
 import { clipLifecycle } from './kind.ts';
 import { renderClip, type RenderDeps } from './render.ts';
 import { clipRoutes } from './routes.ts';
+import { clipStreamVariant } from './streams.ts';
 import { createPendingVideos } from './pending.ts';
 import { deriveKey } from '../keys.ts';
 import { PREVIEW_JOB, presentersWithoutPreview, renderPreview } from './preview.ts';
@@ -31,7 +32,7 @@ export const clipsModule = defineModule({
     return {
       deps,
       render,
-      routes: clipRoutes(deps),
+      routes: [...clipRoutes(deps), ...(p.streams?.streamRoutes(clipStreamVariant(deps)) ?? [])],
       jobs: [
         {
           kind: CLIP_JOB,

@@ -8,7 +8,8 @@ import type { JobQueue } from '../jobs/store.ts';
 import { makeKeyVerifier } from '../users/accounts.ts';
 import type { AuthUser } from '../users/auth-user.ts';
 import type { ComputeBackend } from '../compute/interface.ts';
-import { createComputeBackend } from '../compute/adapter.ts';
+import { createComputeBackend, createStreamRenderer } from '../compute/adapter.ts';
+import type { StreamRenderer } from '../compute/stream.ts';
 import type { ComputeTasks } from '../compute/remote/task-store.ts';
 import { createWorkerTokens, type WorkerTokens } from '../compute/remote/tokens.ts';
 import { createGuardedClient, type GuardedClient, type Resolver } from '../egress/client.ts';
@@ -29,6 +30,8 @@ export interface PlatformOptions {
   resolve?: Resolver;
   /** The voices that speak scripts, in place of the voices module's (tests pass a test double). */
   voices?: VoiceCatalogue;
+  /** The renderer of live streams, in place of the compute adapter's (tests pass a test double). */
+  streamRenderer?: StreamRenderer;
 }
 
 /**
@@ -69,6 +72,8 @@ export interface Platform extends ProvidedServices {
   verifyKey: (apiKey: string) => Promise<AuthUser | null>;
   /** Remote compute: the task table workers claim from, their tokens, the file-URL key. */
   compute: { tasks: ComputeTasks; workers: WorkerTokens; urlKey: Buffer };
+  /** What renders live streams (the compute adapter's, or the one PlatformOptions gave); undefined: no live streams here. */
+  streamRenderer: StreamRenderer | undefined;
 }
 
 export function createPlatform(config: Config, opts: PlatformOptions = {}): Platform {
@@ -128,6 +133,7 @@ export function createPlatform(config: Config, opts: PlatformOptions = {}): Plat
       workers: createWorkerTokens({ store: stores.workerTokens, clock, newId, hashKey: deriveKey(config.masterKey, 'worker-token-hash') }),
       urlKey: deriveKey(config.masterKey, 'compute-url'),
     },
+    streamRenderer: opts.streamRenderer ?? createStreamRenderer(config),
     ...(opts.voices ? { voices: opts.voices } : {}),
   };
 }

@@ -4,9 +4,9 @@
  * only how their stream's picture and voice are found; agent chat speaks its answers on an
  * agent stream with `speaker`.
  */
-import type { Context } from 'hono';
-import type { AppEnv } from '../http/env.ts';
+import type { TObject } from '@sinclair/typebox';
 import type { Route } from '../platform/module.ts';
+import type { AuthUser } from '../users/auth-user.ts';
 import type { BackgroundInput, FaceRequest } from '../compute/interface.ts';
 
 /** A voice a stream speaks with when a script names none (the provider's type and voice id). */
@@ -19,6 +19,8 @@ export interface StreamVoice {
 export interface StreamSource {
   /** The picture: an https URL or a stored image (`<scheme>://…`), fetched by the streams module. */
   sourceUrl: string;
+  /** A local file of the picture the variant already has (a built-in presenter's): used as it is, sourceUrl is not fetched. */
+  sourcePath?: string;
   face?: FaceRequest;
   stitch: boolean;
   background?: BackgroundInput;
@@ -32,8 +34,14 @@ export interface StreamVariant {
   prefix: string;
   /** The OpenAPI tag of its routes. */
   tag: string;
-  /** Reads the create body (already validated against the variant's schema) into a source; JsonError for what is wrong (404 for another user's agent). */
-  source(c: Context<AppEnv>, body: Record<string, unknown>): Promise<StreamSource>;
+  /** The create body's schema (src/schemas/streams.ts `streamCreateBody`: the variant's fields beside the shared options). */
+  body: TObject;
+  /**
+   * Reads the create body (already validated against `body`) into a source; JsonError for
+   * what is wrong (404 for another user's agent). `params` are the prefix's path parameters
+   * (e.g. `agentId`); the request context itself stays out of the domain (layers test).
+   */
+  source(req: { user: AuthUser; params: Record<string, string> }, body: Record<string, unknown>): Promise<StreamSource>;
 }
 
 /** Speaks one answer on a stream, sentence by sentence, as a model produces it. */

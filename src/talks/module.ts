@@ -6,6 +6,7 @@ import { deriveKey } from '../keys.ts';
 import { TALK_JOB, talkLifecycle, type TalkDeps } from './kind.ts';
 import { renderTalk, type TalkRenderDeps } from './render.ts';
 import { talkRoutes } from './routes.ts';
+import { talkStreamVariant } from './streams.ts';
 
 /**
  * Talks: POST /talks (a photo speaking a script), its render job (`talk.render`, a compute task
@@ -24,7 +25,7 @@ export const talksModule = defineModule({
     const render: TalkRenderDeps = { ...deps, backend, client, log };
     return {
       deps,
-      routes: talkRoutes(deps),
+      routes: [...talkRoutes(deps), ...(p.streams?.streamRoutes(talkStreamVariant(deps)) ?? [])],
       jobs: [
         {
           kind: TALK_JOB,

@@ -1,0 +1,42 @@
+import { join } from 'node:path';
+import { defineModule } from '../platform/module.ts';
+import type { StreamHub } from './interface.ts';
+import { createStreamService } from './hub.ts';
+import { streamRoutes } from './routes.ts';
+import { streamSettings } from './settings.ts';
+
+/**
+ * Live streams (docs/streams.md): WebRTC from the server (werift), a face rendered by the
+ * platform's `StreamRenderer`, speech from the voices. It has no routes of its own: talks,
+ * clips and agents add theirs with `platform.streams.streamRoutes`, and agent chat speaks on
+ * an agent's stream with `platform.streams.speaker`. Listed before them in src/modules.ts.
+ */
+export const streamsModule = defineModule({
+  name: 'streams',
+  config: streamSettings,
+  create(p, settings) {
+    const service = createStreamService({
+      settings,
+      renderer: p.streamRenderer,
+      voices: p.voices,
+      users: p.stores.users,
+      input: { client: p.client, media: p.media, config: p.config },
+      workRoot: join(p.config.dataDir, 'streams'),
+      clock: p.clock,
+      newId: p.newId,
+      log: p.log,
+    });
+    const hub: StreamHub = {
+      streamRoutes: (variant) => streamRoutes(service, variant),
+      speaker: (userId, streamId, sessionId, opts) => service.speaker(userId, streamId, sessionId, opts),
+    };
+    return {
+      service,
+      provides: { streams: hub },
+      async stop() {
+        await service.stop();
+        await p.streamRenderer?.close();
+      },
+    };
+  },
+});

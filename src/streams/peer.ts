@@ -1,0 +1,188 @@
+/**
+ * The server side of one stream's WebRTC connection (werift): the offerer with one sendonly
+ * video track (VP8 and/or H.264), one sendonly Opus track and an SCTP section, so the
+ * browser can open its own data channel (the demo's `JanusDataChannel`). It never renders:
+ * RTP packets come from a `StreamRenderer` through `sink`, events go out as text on every
+ * open data channel.
+ */
+import { MediaStreamTrack, RTCPeerConnection, useH264, useOPUS, useVP8, type RTCDataChannel, type RTCRtpTransceiver } from 'werift';
+import type { StreamMediaSink, VideoCodec } from '../compute/stream.ts';
+import type { IceServer } from './settings.ts';
+
+export type CompatibilityMode = 'on' | 'off' | 'auto';
+
+export interface PeerOptions {
+  iceServers: IceServer[];
+  /** Only this local IPv4 address gathers candidates (tests: 127.0.0.1); absent: every interface. */
+  iceAddress?: string;
+  /** `on`: VP8 only; `off`: H.264 only; `auto`: both, the browser's answer decides. */
+  compatibility: CompatibilityMode;
+  /** The longest the offer waits for the server's own candidates. */
+  gatherTimeoutMs: number;
+}
+
+/** A candidate as the client posts it (`RTCIceCandidate.toJSON()`). */
+export interface IceCandidate {
+  candidate: string;
+  sdpMid?: string | null;
+  sdpMLineIndex?: number | null;
+}
+
+export interface StreamPeer {
+  /** The offer with the server's candidates in it (gathered first, for at most gatherTimeoutMs). */
+  offer(): Promise<string>;
+  /** Applies the browser's answer; answers the video codec it chose. */
+  answer(sdp: string): Promise<VideoCodec>;
+  /** A trickled candidate of the browser (null: end of candidates). */
+  addCandidate(candidate: IceCandidate | null): Promise<void>;
+  /** Sends `text` on every open data channel. */
+  send(text: string): void;
+  /** Where the renderer's RTP packets go (dropped until the connection is up). */
+  readonly sink: StreamMediaSink;
+  /** The number of open data channels (introspection for tests). */
+  readonly channels: number;
+  close(): Promise<void>;
+}
+
+export interface PeerEvents {
+  /** A text message from the browser on any data channel. */
+  message(text: string): void;
+  /** The connection failed or was closed by the far side. */
+  failed(): void;
+}
+
+const MAX_EARLY = 100;
+
+function trySend(dc: RTCDataChannel, text: string): void {
+  try {
+    dc.send(text);
+  } catch {
+    // A channel closing under us: the others still get it.
+  }
+}
+
+const codecsFor = (mode: CompatibilityMode) =>
+  mode === 'on' ? [useVP8()] : mode === 'off' ? [useH264()] : [useH264(), useVP8()];
+
+export function createStreamPeer(opts: PeerOptions, events: PeerEvents): StreamPeer {
+  const pc = new RTCPeerConnection({
+    iceServers: opts.iceServers.map((s) => ({ urls: s.urls, ...(s.username !== undefined ? { username: s.username } : {}), ...(s.credential !== undefined ? { credential: s.credential } : {}) })),
+    codecs: { video: codecsFor(opts.compatibility), audio: [useOPUS()] },
+    bundlePolicy: 'max-bundle',
+    iceUseIpv6: opts.iceAddress === undefined,
+    ...(opts.iceAddress !== undefined ? { iceInterfaceAddresses: { udp4: opts.iceAddress }, iceAdditionalHostAddresses: [opts.iceAddress] } : {}),
+  });
+  const video = new MediaStreamTrack({ kind: 'video' });
+  const audio = new MediaStreamTrack({ kind: 'audio' });
+  const videoTx: RTCRtpTransceiver = pc.addTransceiver(video, { direction: 'sendonly' });
+  pc.addTransceiver(audio, { direction: 'sendonly' });
+  const channels = new Set<RTCDataChannel>();
+  /** Events sent before the browser's own channel was open: it gets them when it opens (a script may be posted the moment the client's side opens). */
+  const early: string[] = [];
+  let closed = false;
+  const clientChannels = (): RTCDataChannel[] => [...channels].filter((dc) => dc !== own && dc.readyState === 'open');
+
+  const adopt = (dc: RTCDataChannel): void => {
+    channels.add(dc);
+    const flush = () => {
+      for (const text of early.splice(0)) trySend(dc, text);
+    };
+    if (dc.readyState === 'open') flush();
+    else dc.stateChanged.subscribe((state) => state === 'open' && flush());
+    dc.onMessage.subscribe((data) => {
+      if (typeof data === 'string') events.message(data);
+      else events.message(Buffer.from(data).toString('utf8'));
+    });
+    dc.stateChanged.subscribe((state) => {
+      if (state === 'closed') channels.delete(dc);
+    });
+  };
+  // The server's own channel puts the m=application section in the offer; the browser's channel arrives here.
+  const own: RTCDataChannel = pc.createDataChannel('mimic');
+  channels.add(own);
+  own.onMessage.subscribe((data) => events.message(typeof data === 'string' ? data : Buffer.from(data).toString('utf8')));
+  // The association ends when the browser closes its connection: sooner than ICE notices (~30 s of silence).
+  own.stateChanged.subscribe((state) => {
+    if (state === 'closed' && !closed) events.failed();
+  });
+  pc.onDataChannel.subscribe(adopt);
+  pc.connectionStateChange.subscribe((state) => {
+    if (!closed && (state === 'failed' || state === 'closed')) events.failed();
+  });
+
+  const write = (track: MediaStreamTrack, packet: Buffer): void => {
+    if (closed || pc.connectionState !== 'connected') return;
+    try {
+      track.writeRtp(packet);
+    } catch {
+      // A malformed packet from the renderer is dropped: the stream goes on.
+    }
+  };
+
+  return {
+    async offer() {
+      const offer = await pc.createOffer();
+      await pc.setLocalDescription(offer);
+      if (pc.iceGatheringState !== 'complete') {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(done, opts.gatherTimeoutMs);
+          const sub = pc.iceGatheringStateChange.subscribe((s) => s === 'complete' && done());
+          function done() {
+            clearTimeout(timer);
+            sub.unSubscribe();
+            resolve();
+          }
+        });
+      }
+      const sdp = pc.localDescription!.sdp;
+      // Sockets are bound to iceAddress alone: host candidates of other interfaces could never answer.
+      if (opts.iceAddress === undefined) return sdp;
+      return sdp.split('\r\n').filter((l) => !l.startsWith('a=candidate:') || !/ typ host/.test(l) || l.split(' ')[4] === opts.iceAddress).join('\r\n');
+    },
+    async answer(sdp) {
+      // What is plainly not an answer is refused before it reaches the connection (which it would break).
+      if (!/^v=0\r?\n/.test(sdp) || !/\r?\nm=video /.test(sdp) || !/\r?\na=fingerprint:/.test(sdp) || !/\r?\na=ice-ufrag:/.test(sdp)) {
+        throw new Error('not an SDP answer with video, a DTLS fingerprint and ICE credentials');
+      }
+      await pc.setRemoteDescription({ type: 'answer', sdp });
+      const mime = videoTx.sender.codec?.mimeType.toLowerCase();
+      if (mime === 'video/vp8') return 'vp8';
+      if (mime === 'video/h264') return 'h264';
+      throw new Error(`the answer chose no video codec the server offered (${mime ?? 'none'})`);
+    },
+    async addCandidate(candidate) {
+      if (candidate === null || candidate.candidate === '') return;
+      await pc.addIceCandidate({ candidate: candidate.candidate, sdpMid: candidate.sdpMid ?? undefined, sdpMLineIndex: candidate.sdpMLineIndex ?? undefined });
+    },
+    send(text) {
+      const open = clientChannels();
+      for (const dc of open) trySend(dc, text);
+      if (open.length > 0) return;
+      // No channel of the browser's yet: kept for it, and sent on the server's own (a client may listen with ondatachannel instead).
+      if (early.length < MAX_EARLY) early.push(text);
+      if (own.readyState === 'open') trySend(own, text);
+    },
+    sink: {
+      video: (packet) => write(video, packet),
+      audio: (packet) => write(audio, packet),
+    },
+    get channels() {
+      return [...channels].filter((dc) => dc.readyState === 'open').length;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      for (const dc of channels) {
+        try {
+          dc.close();
+        } catch {
+          /* already closing */
+        }
+      }
+      channels.clear();
+      video.stop();
+      audio.stop();
+      await pc.close();
+    },
+  };
+}

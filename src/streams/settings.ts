@@ -1,0 +1,72 @@
+import { ConfigurationError, int } from '../config.ts';
+import type { ConfigSection } from '../platform/module.ts';
+
+/** One entry of `MIMIC_ICE_SERVERS`, handed to the server's peer and to the client as `ice_servers`. */
+export interface IceServer {
+  urls: string | string[];
+  username?: string;
+  credential?: string;
+}
+
+export interface StreamSettings {
+  iceServers: IceServer[];
+  /** Only this local IPv4 address gathers ICE candidates (`MIMIC_STREAM_ICE_ADDRESS`); absent: every interface. */
+  iceAddress?: string;
+  perUser: number;
+  total: number;
+  /** Longest wait for the server's own candidates before the offer is answered. */
+  gatherTimeoutMs: number;
+}
+
+const ICE_URL = /^(?:stun|stuns|turn|turns):[^\s]+$/;
+
+/** `MIMIC_ICE_SERVERS`: a JSON list of `{urls, username?, credential?}`. The error never repeats a value (it may hold a TURN credential). */
+export function parseIceServers(raw: string | undefined): IceServer[] {
+  if (raw === undefined || raw.trim() === '') return [];
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw new ConfigurationError('MIMIC_ICE_SERVERS must be a JSON list of {urls, username?, credential?}: it is not valid JSON');
+  }
+  if (!Array.isArray(value)) throw new ConfigurationError('MIMIC_ICE_SERVERS must be a JSON list of {urls, username?, credential?}');
+  return value.map((entry: unknown, i) => {
+    const where = `MIMIC_ICE_SERVERS[${i}]`;
+    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) throw new ConfigurationError(`${where} must be an object {urls, username?, credential?}`);
+    const { urls, username, credential, ...rest } = entry as Record<string, unknown>;
+    if (Object.keys(rest).length) throw new ConfigurationError(`${where} has unknown fields: ${Object.keys(rest).join(', ')}`);
+    const list = typeof urls === 'string' ? [urls] : urls;
+    if (!Array.isArray(list) || list.length === 0 || !list.every((u) => typeof u === 'string' && ICE_URL.test(u))) {
+      throw new ConfigurationError(`${where}.urls must be a stun:, stuns:, turn: or turns: URL, or a non-empty list of them`);
+    }
+    if (username !== undefined && typeof username !== 'string') throw new ConfigurationError(`${where}.username must be a string`);
+    if (credential !== undefined && typeof credential !== 'string') throw new ConfigurationError(`${where}.credential must be a string`);
+    const turn = list.some((u: string) => u.startsWith('turn'));
+    if (turn && (username === undefined || credential === undefined)) throw new ConfigurationError(`${where}: a TURN server needs username and credential`);
+    return { urls: urls as string | string[], ...(username !== undefined ? { username } : {}), ...(credential !== undefined ? { credential } : {}) };
+  });
+}
+
+const IPV4 = /^(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}$/;
+
+/** The streams module's section of the configuration (docs/streams.md, "Limits" and "ICE servers"). */
+export const streamSettings: ConfigSection<StreamSettings> = {
+  variables: [
+    { name: 'MIMIC_ICE_SERVERS', default: '[]', description: 'JSON list of ICE servers [{urls, username?, credential?}] for the server and the clients (STUN/TURN, e.g. a coturn beside mimic); credentials are never logged' },
+    { name: 'MIMIC_STREAM_ICE_ADDRESS', default: '', description: 'the one local IPv4 address WebRTC candidates are gathered on (e.g. 127.0.0.1 or the public interface); empty: every interface' },
+    { name: 'MIMIC_STREAMS_PER_USER', default: '3', description: 'open live streams one user may have at once (1 to 100)' },
+    { name: 'MIMIC_STREAMS_MAX', default: '20', description: 'open live streams of this API process, all users together (1 to 1000)' },
+    { name: 'MIMIC_STREAM_GATHER_MS', default: '1500', description: 'longest wait for the server\'s ICE candidates when a stream is created (100 to 10000)' },
+  ],
+  load(env) {
+    const address = env.MIMIC_STREAM_ICE_ADDRESS?.trim();
+    if (address && !IPV4.test(address)) throw new ConfigurationError(`MIMIC_STREAM_ICE_ADDRESS must be an IPv4 address, got "${address}"`);
+    return {
+      iceServers: parseIceServers(env.MIMIC_ICE_SERVERS),
+      ...(address ? { iceAddress: address } : {}),
+      perUser: int(env, 'MIMIC_STREAMS_PER_USER', 3, 1, 100),
+      total: int(env, 'MIMIC_STREAMS_MAX', 20, 1, 1000),
+      gatherTimeoutMs: int(env, 'MIMIC_STREAM_GATHER_MS', 1500, 100, 10_000),
+    };
+  },
+};

@@ -1,0 +1,69 @@
+/**
+ * A stream's speech: a text script synthesised sentence by sentence (the first sentence is
+ * handed to the renderer before the next is synthesised), or an audio script fetched and
+ * decoded to PCM. The voices are the clips' ones (src/voices/).
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { extname, join } from 'node:path';
+import { ApiError } from '../errors.ts';
+import { inputFile, type InputFileDeps } from '../resources/input-file.ts';
+import { runFfmpeg } from '../compute/local/ffmpeg.ts';
+import { AUDIO_LIMITS } from '../audios/upload.ts';
+import { rateOf, providerOf, ClipFailure } from '../clips/speech.ts';
+import type { ClipVoice } from '../clips/kind.ts';
+import type { VoiceCatalogue } from '../voices/catalogue.ts';
+import { SpeechError } from '../voices/interface.ts';
+import type { SpeechCue } from '../compute/interface.ts';
+
+export interface SpeechPiece {
+  pcm: Int16Array;
+  sampleRate: number;
+  cues: SpeechCue[];
+}
+
+/** Splits a text into sentences (each keeps its closing punctuation); a text with none is one sentence. */
+export function sentences(text: string): string[] {
+  const parts = text.replace(/\s+/g, ' ').trim().match(/[^.!?。！？]+(?:[.!?。！？]+["')\]]*|$)/g) ?? [];
+  return parts.map((s) => s.trim()).filter((s) => /[\p{L}\p{N}]/u.test(s));
+}
+
+/** One sentence spoken by `voice`; a refused synthesis is a ClipFailure (TextToSpeechError). */
+export async function speakSentence(voices: VoiceCatalogue | undefined, voice: ClipVoice, text: string, opts: { ssml: boolean; rate?: string; signal: AbortSignal }): Promise<SpeechPiece> {
+  const provider = providerOf(voices, voice.type);
+  const rate = rateOf(opts.rate);
+  try {
+    const speech = await provider.synthesize({ text, voiceId: voice.voiceId, ssml: opts.ssml, ...(rate !== undefined ? { rate } : {}), signal: opts.signal });
+    return {
+      pcm: speech.pcm,
+      sampleRate: speech.sampleRate,
+      cues: speech.phonemes.map((p) => ({ phoneme: p.phoneme, alphabet: p.alphabet, startMs: p.startMs, endMs: p.endMs })),
+    };
+  } catch (err) {
+    if (err instanceof SpeechError && err.reason !== 'aborted') throw new ClipFailure('TextToSpeechError', err.message);
+    throw err;
+  }
+}
+
+const DECODE_RATE = 24_000;
+
+/** An audio script: fetched (or found in the owner's media store), held to the upload limits, decoded to mono PCM. */
+export async function audioPiece(deps: InputFileDeps & { workDir: string }, userId: string, url: string): Promise<SpeechPiece> {
+  const dir = await mkdtemp(join(deps.workDir, 'audio-'));
+  try {
+    const ext = extname(new URL(url.replace(/^[^:]+:/, 'https:')).pathname).toLowerCase() || '.wav';
+    const path = await inputFile(deps, {
+      url, userId, workDir: dir, fileName: `audio${ext}`,
+      maxBytes: AUDIO_LIMITS.maxBytes, accept: (t) => t === '' || /^(?:audio\/|video\/mp4|application\/octet-stream)/i.test(t),
+      missing: () => new ApiError('BadRequestError', 'Invalid request body: script.audio_url names an object that does not exist in your media store'),
+      tooLarge: () => new ApiError('InvalidFileSizeError', `The audio is larger than the limit of ${AUDIO_LIMITS.maxBytes} bytes`),
+      failed: (message) => new ApiError('BadRequestError', `Could not load the audio: ${message}`),
+    });
+    const max = String(AUDIO_LIMITS.maxSeconds);
+    const { code, stdout } = await runFfmpeg(['-v', 'error', '-i', path, '-t', max, '-vn', '-ac', '1', '-ar', String(DECODE_RATE), '-f', 's16le', 'pipe:1'], { timeoutMs: 60_000 });
+    if (code !== 0 || stdout.length < 2) throw new ApiError('BadRequestError', 'Invalid request body: script.audio_url names a file with no audio stream that decodes');
+    const pcm = new Int16Array(stdout.buffer.slice(stdout.byteOffset, stdout.byteOffset + (stdout.length & ~1)));
+    return { pcm, sampleRate: DECODE_RATE, cues: [] };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,46 @@
+import { Type } from '@sinclair/typebox';
+import { animationSchemas } from '../schemas/animations.ts';
+import { streamCreateBody } from '../schemas/streams.ts';
+import { storedObject } from '../clips/create.ts';
+import { requirePermission } from '../users/permissions.ts';
+import { ApiError } from '../errors.ts';
+import type { StreamVariant, StreamVoice } from '../streams/interface.ts';
+import type { TalkDeps } from './kind.ts';
+import { defaultVoice } from './create.ts';
+
+/** The voice a talk stream speaks with when a script names none (a talk's default); none when no voice is configured (audio scripts still play). */
+export async function talkStreamVoice(deps: Pick<TalkDeps, 'voices'>): Promise<StreamVoice | undefined> {
+  try {
+    const v = await defaultVoice(deps);
+    return { type: v.type, voiceId: v.voice_id };
+  } catch (err) {
+    if (err instanceof ApiError && err.kind === 'ServiceUnavailableError') return undefined;
+    throw err;
+  }
+}
+
+/** `/talks/streams`: a photo (`source_url`, optional `face`, `config.stitch`) streamed live. */
+export function talkStreamVariant(deps: Pick<TalkDeps, 'config' | 'media' | 'voices'>): StreamVariant {
+  const animation = animationSchemas(deps.config.storageScheme).CreateAnimation.properties;
+  return {
+    prefix: '/talks/streams',
+    tag: 'Talk streams',
+    body: streamCreateBody('CreateTalkStream', {
+      source_url: Type.String({ pattern: animation.source_url.pattern, description: `the photo that speaks: ${animation.source_url.description}` }),
+      face: animation.face,
+    }),
+    async source({ user }, raw) {
+      const body = raw as { source_url: string; face?: { size: number; top_left: [number, number] }; config?: { stitch?: boolean } };
+      const stitch = body.config?.stitch === true;
+      if (stitch) requirePermission(user, 'stitch', 'config.stitch');
+      storedObject(deps, user.id, 'source_url', body.source_url);
+      const voice = await talkStreamVoice(deps);
+      return {
+        sourceUrl: body.source_url,
+        stitch,
+        ...(body.face ? { face: { size: body.face.size, top_left: body.face.top_left } } : {}),
+        ...(voice ? { voice } : {}),
+      };
+    },
+  };
+}
