@@ -1,6 +1,10 @@
 import type { Config } from '../config.ts';
 import type { ComputeBackend } from './interface.ts';
 import type { StreamRenderer } from './stream.ts';
+import type { Clock } from '../clock.ts';
+import type { Logger } from '../log.ts';
+import { createLocalStreamRenderer } from './local/stream/index.ts';
+import { createRemoteStreamRenderer } from './remote/stream.ts';
 import { createLocalBackend } from './local/index.ts';
 import { createRemoteBackend } from './remote/backend.ts';
 import type { ComputeTasks } from './remote/task-store.ts';
@@ -26,13 +30,25 @@ export function createComputeBackend(config: Config, deps: ComputeDeps): Compute
   }
 }
 
+/** What a remote stream renderer needs of the platform. */
+export interface StreamRendererDeps {
+  tasks: ComputeTasks;
+  /** deriveKey(master, 'compute-url'): stream sockets are signed like task files. */
+  urlKey: Buffer;
+  clock: Clock;
+  log: Logger;
+}
+
 /**
- * The renderer of live streams (src/compute/stream.ts) the configuration names.
- * MERGE: the local CPU renderer (src/compute/local/stream/, branch `engine`) is wired here:
- * `return createLocalStreamRenderer(...)`. Until then this build has none, and creating a
- * stream answers 503 (the streams module says so); tests pass their own renderer through
- * PlatformOptions.streamRenderer.
+ * The renderer of live streams (src/compute/stream.ts) the configuration names: the local
+ * CPU engine (its render process starts with the first stream), or `stream.render` tasks for
+ * remote workers (docs/compute-protocol.md, "Live streams").
  */
-export function createStreamRenderer(_config: Config): StreamRenderer | undefined {
-  return undefined;
+export function createStreamRenderer(config: Config, deps: StreamRendererDeps): StreamRenderer {
+  switch (config.computeBackend) {
+    case 'local':
+      return createLocalStreamRenderer();
+    case 'remote':
+      return createRemoteStreamRenderer({ ...deps, waitMs: config.compute.streamWaitMs });
+  }
 }

@@ -1,6 +1,8 @@
 import { defineModule } from '../platform/module.ts';
 import { computeRoutes } from './routes.ts';
 import { WORKER_COMMANDS } from './remote/cli.ts';
+import { isRemoteStreamRenderer } from './remote/stream.ts';
+import type { SocketRoute } from '../platform/module.ts';
 
 /** The compute worker protocol (/compute/v1), served when renders go to remote workers. */
 export const computeModule = defineModule({
@@ -20,6 +22,8 @@ export const computeModule = defineModule({
         pollMs: config.compute.pollMs,
         clock,
       }),
+      // Workers stream live media back over their stream socket (docs/compute-protocol.md, "Live streams").
+      ...(isRemoteStreamRenderer(p.streamRenderer) ? { sockets: [p.streamRenderer.socket as SocketRoute<unknown>] } : {}),
       // Waiting claims answer 204 at shutdown instead of holding the close.
       async stop() {
         compute.tasks.stopClaims();

@@ -73,7 +73,7 @@ export interface Platform extends ProvidedServices {
   /** Remote compute: the task table workers claim from, their tokens, the file-URL key. */
   compute: { tasks: ComputeTasks; workers: WorkerTokens; urlKey: Buffer };
   /** What renders live streams (the compute adapter's, or the one PlatformOptions gave); undefined: no live streams here. */
-  streamRenderer: StreamRenderer | undefined;
+  streamRenderer: StreamRenderer;
 }
 
 export function createPlatform(config: Config, opts: PlatformOptions = {}): Platform {
@@ -94,6 +94,7 @@ export function createPlatform(config: Config, opts: PlatformOptions = {}): Plat
   // The resource store queues a new resource's job inside its transaction, through `queue` (late-bound: tests replace it).
   const stores = createSqliteStores(store, { clock, newId, compute: config.compute, enqueueJob: (input) => queue.enqueue(input) });
   const computeTasks = stores.computeTasks;
+  const computeUrlKey = deriveKey(config.masterKey, 'compute-url');
   // Deleting a resource cancels its remote task at once, so its worker hears of it at its next heartbeat.
   const queue: JobQueue = {
     ...stores.jobs,
@@ -131,9 +132,9 @@ export function createPlatform(config: Config, opts: PlatformOptions = {}): Plat
     compute: {
       tasks: computeTasks,
       workers: createWorkerTokens({ store: stores.workerTokens, clock, newId, hashKey: deriveKey(config.masterKey, 'worker-token-hash') }),
-      urlKey: deriveKey(config.masterKey, 'compute-url'),
+      urlKey: computeUrlKey,
     },
-    streamRenderer: opts.streamRenderer ?? createStreamRenderer(config),
+    streamRenderer: opts.streamRenderer ?? createStreamRenderer(config, { tasks: computeTasks, urlKey: computeUrlKey, clock, log }),
     ...(opts.voices ? { voices: opts.voices } : {}),
   };
 }

@@ -7,6 +7,7 @@ import { checkMasterKey } from '../../vault/key-check.ts';
 import { valueOf } from '../../cli/values.ts';
 import { createSqliteVaultStore } from '../../vault/store.ts';
 import { createLocalBackend } from '../local/index.ts';
+import { createLocalStreamRenderer } from '../local/stream/index.ts';
 import { createWorkerTokens, type WorkerTokens } from './tokens.ts';
 import { createWorkerTokenStore } from './token-store.ts';
 import { parseServerUrl, runRemoteWorker, WorkerAuthError } from './worker.ts';
@@ -53,9 +54,10 @@ export const WORKER_COMMANDS: Record<string, Command> = {
       process.once('SIGTERM', onSignal);
       process.once('SIGINT', onSignal);
       const backend = createLocalBackend();
+      const streams = createLocalStreamRenderer();
       try {
         log.info('worker started', { server: new URL(server).origin, name: name ?? null });
-        const summary = await runRemoteWorker({ server, token, backend, log, signal: stop.signal, ...(name ? { name } : {}), ...(v.once ? { once: true } : {}) });
+        const summary = await runRemoteWorker({ server, token, backend, streams, log, signal: stop.signal, ...(name ? { name } : {}), ...(v.once ? { once: true } : {}) });
         log.info('worker stopped', { ...summary });
         return 0;
       } catch (e) {
@@ -63,7 +65,7 @@ export const WORKER_COMMANDS: Record<string, Command> = {
         ctx.err((e as Error).message);
         return 1;
       } finally {
-        await backend.close();
+        await Promise.all([backend.close(), streams.close()]);
         // A claim still waiting on the server must not keep a stopped worker alive for its long poll.
         if (stop.signal.aborted) setTimeout(() => process.exit(), 200).unref();
       }

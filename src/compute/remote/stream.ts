@@ -77,6 +77,8 @@ function parse(text: string): WorkerMessage | null {
   }
 }
 
+export const isRemoteStreamRenderer = (r: StreamRenderer | undefined): r is RemoteStreamRenderer => r?.name === 'remote' && 'socket' in r;
+
 export function createRemoteStreamRenderer(opts: RemoteStreamOptions): RemoteStreamRenderer {
   const { tasks, log } = opts;
   /** By task id. */
