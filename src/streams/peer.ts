@@ -67,7 +67,7 @@ const codecsFor = (mode: CompatibilityMode) =>
 export function createStreamPeer(opts: PeerOptions, events: PeerEvents): StreamPeer {
   const pc = new RTCPeerConnection({
     iceServers: opts.iceServers.map((s) => ({ urls: s.urls, ...(s.username !== undefined ? { username: s.username } : {}), ...(s.credential !== undefined ? { credential: s.credential } : {}) })),
-    codecs: { video: codecsFor(opts.compatibility), audio: [useOPUS()] },
+    codecs: { video: codecsFor(opts.compatibility), audio: [useOPUS({ mimeType: 'audio/opus' })] },
     bundlePolicy: 'max-bundle',
     iceUseIpv6: opts.iceAddress === undefined,
     ...(opts.iceAddress !== undefined ? { iceInterfaceAddresses: { udp4: opts.iceAddress }, iceAdditionalHostAddresses: [opts.iceAddress] } : {}),

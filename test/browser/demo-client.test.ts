@@ -13,8 +13,7 @@ import { expectSpoken, startWorld, type World } from './world.ts';
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 const label = (id: string) => `document.getElementById('${id}').innerText`;
 
-// enable after merging streams
-describe.skip('the public demo client, unmodified apart from base URL and key', () => {
+describe('the public demo client, unmodified apart from base URL and key', () => {
   const chromium = useChromium();
   let w: World;
   beforeAll(async () => {

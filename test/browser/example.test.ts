@@ -13,8 +13,7 @@ import { FORECAST, QUESTION, expectSpoken, expectToolRanAndNoCredentialLeaked, s
 const logLines = (page: Page) => page.$$eval('#log li', (items) => items.map((li) => (li.textContent ?? '').replace(/^\S+\s/, ''))) as Promise<string[]>;
 const streamIdIn = (lines: string[]) => /^stream (\S+) created$/.exec(lines.find((l) => /^stream \S+ created$/.test(l)) ?? '')?.[1];
 
-// enable after merging streams
-describe.skip('examples/stream/ in a browser', () => {
+describe('examples/stream/ in a browser', () => {
   const chromium = useChromium();
   let w: World;
   beforeAll(async () => {
