@@ -209,10 +209,14 @@ class Session implements StreamRenderSession {
     this.schedule();
   }
 
-  /** Whether media of `slot` goes out: always when fluent, during the warm-up, and while a script plays. */
+  /**
+   * Whether media of `slot` goes out: always when fluent, while a script plays, and during the
+   * warm-up (until its last frame went to the encoder: a late timer may skip the frame due at
+   * its end, and the warm-up then ends with the next one).
+   */
   private live(slot: number): boolean {
     const o = this.opts!;
-    return o.fluent || this.script !== undefined || (o.warmup && slot < WARMUP_SLOTS);
+    return o.fluent || this.script !== undefined || (o.warmup && (slot < WARMUP_SLOTS || !this.readySent));
   }
 
   /** The next piece to play: the current script's next piece, or (the script done) the next script's first. */

@@ -13,7 +13,6 @@ import type {
 import { forkRenderProcess, type LocalBackendOptions } from '../index.ts';
 import type { StreamChildMessage, StreamParentMessage, StreamStats } from './protocol.ts';
 
-export { createStreamEngine } from './engine.ts';
 
 export interface LocalStreamRenderer extends StreamRenderer {
   /** Sessions and ffmpeg processes in the render process (zeros when it is not running). */

@@ -10,7 +10,7 @@ import type { StreamEvent, StreamOpenRequest, StreamRenderSession, StreamSpeech,
 import { RenderError } from '../../../../src/errors.ts';
 import { SAMPLE_PORTRAIT, meanColour, renderError } from '../../../helpers/video.ts';
 import { toneSpeech } from '../../../helpers/tone-voice.ts';
-import { h264AnnexB, ivf, lastPicture, parseRtp, vp8Frames, type Rtp } from './rtp.ts';
+import { decodeOpus, h264AnnexB, ivf, lastPicture, parseRtp, vp8Frames, type Rtp } from './rtp.ts';
 
 let dir: string;
 let renderer: LocalStreamRenderer;
@@ -112,6 +112,13 @@ describe('local stream renderer', () => {
         expect(steps.filter((d) => d !== 960)).toEqual([]);
         // Video and sound are on one clock: they start at the same time (in seconds of their clocks).
         expect(Math.abs(r.video[0]!.timestamp / 90_000 - r.audio[0]!.timestamp / 48_000)).toBeLessThan(0.05);
+
+        // The Opus packets decode to the speech: as long, and as loud (the tone voice's vowels are at 0.8 of full scale).
+        const sound = await decodeOpus(dir, `speech-${codec}`, r.audio.map((p) => p.payload));
+        expect(sound.errors).toBe('');
+        expect(Math.abs(sound.samples.length / 16 - (done as { spokenMs: number }).spokenMs)).toBeLessThan(100);
+        const rms = Math.sqrt(sound.samples.reduce((a, v) => a + v * v, 0) / sound.samples.length);
+        expect(rms).toBeGreaterThan(0.15);
 
         const { image, errors } = await picture(codec, r.video, s.width, s.height, `speech-${codec}`);
         expect(errors).toBe('');

@@ -125,3 +125,59 @@ export async function lastPicture(dir: string, name: string, data: Buffer, forma
   if (frames.length === 0) throw new Error(`nothing decoded: ${errors}`);
   return { image: { width, height, data: new Uint8Array(frames.at(-1)!) }, frames: frames.length, errors };
 }
+
+const OGG_CRC = (() => {
+  const t = new Uint32Array(256);
+  for (let i = 0; i < 256; i++) {
+    let r = i << 24;
+    for (let k = 0; k < 8; k++) r = r & 0x80000000 ? (r << 1) ^ 0x04c11db7 : r << 1;
+    t[i] = r >>> 0;
+  }
+  return t;
+})();
+
+function oggPage(data: Buffer, granule: bigint, seq: number, flags: number): Buffer {
+  const lacing: number[] = [];
+  let n = data.length;
+  while (n >= 255) { lacing.push(255); n -= 255; }
+  lacing.push(n);
+  const head = Buffer.alloc(27 + lacing.length);
+  head.write('OggS', 0, 'latin1');
+  head[5] = flags;
+  head.writeBigInt64LE(granule, 6);
+  head.writeUInt32LE(1, 14);
+  head.writeUInt32LE(seq, 18);
+  head[26] = lacing.length;
+  lacing.forEach((l, i) => (head[27 + i] = l));
+  const page = Buffer.concat([head, data]);
+  let crc = 0;
+  for (const b of page) crc = ((crc << 8) ^ OGG_CRC[((crc >>> 24) ^ b) & 0xff]!) >>> 0;
+  page.writeUInt32LE(crc, 22);
+  return page;
+}
+
+/** An Ogg Opus file of mono 20 ms Opus packets (RTP payloads), one packet a page, for ffmpeg to decode. */
+export function oggOpus(packets: Buffer[]): Buffer {
+  const head = Buffer.alloc(19);
+  head.write('OpusHead', 0, 'latin1');
+  head[8] = 1;
+  head[9] = 1;
+  head.writeUInt16LE(312, 10);
+  head.writeUInt32LE(48_000, 12);
+  const vendor = 'mimic-test';
+  const tags = Buffer.alloc(8 + 4 + vendor.length + 4);
+  tags.write('OpusTags', 0, 'latin1');
+  tags.writeUInt32LE(vendor.length, 8);
+  tags.write(vendor, 12, 'latin1');
+  const pages = [oggPage(head, 0n, 0, 2), oggPage(tags, 0n, 1, 0)];
+  packets.forEach((p, i) => pages.push(oggPage(p, BigInt((i + 1) * 960), i + 2, i === packets.length - 1 ? 4 : 0)));
+  return Buffer.concat(pages);
+}
+
+/** Opus RTP payloads decoded by ffmpeg: mono 16 kHz samples in -1..1. */
+export async function decodeOpus(dir: string, name: string, packets: Buffer[]): Promise<{ samples: Float32Array; errors: string }> {
+  const path = join(dir, `${name}.ogg`);
+  await writeFile(path, oggOpus(packets));
+  const r = await runFfmpeg(['-v', 'error', '-i', path, '-ac', '1', '-ar', '16000', '-f', 'f32le', '-']);
+  return { samples: new Float32Array(r.stdout.buffer.slice(r.stdout.byteOffset, r.stdout.byteOffset + r.stdout.length - (r.stdout.length % 4))), errors: r.stderr };
+}
