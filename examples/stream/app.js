@@ -36,7 +36,11 @@ for (const [name, value] of new URLSearchParams(location.hash.slice(1))) {
 
 function log(text, cls) {
   const li = document.createElement('li');
-  li.textContent = `${new Date().toLocaleTimeString()} ${text}`;
+  const time = document.createElement('time');
+  time.textContent = new Date().toLocaleTimeString();
+  const line = document.createElement('span');
+  line.textContent = text;
+  li.append(time, ' ', line);
   if (cls) li.className = cls;
   if (cls === 'error') console.error(text);
   logList.append(li);
@@ -123,12 +127,14 @@ async function openStream(prefix, createBody) {
 async function closeStream(stream) {
   if (!stream || stream.closed) return;
   stream.closed = true;
-  stream.pc.close();
+  // DELETE first: once the peer connection closes, the service ends the stream on its own.
   try {
     await api('DELETE', stream.path, { session_id: stream.sessionId });
     log(`stream ${stream.id} closed`);
   } catch (err) {
     log(err.message, 'error');
+  } finally {
+    stream.pc.close();
   }
 }
 

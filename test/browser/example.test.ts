@@ -10,7 +10,7 @@ import { channelLog, mediaStats, useChromium, waitForPage } from '../helpers/bro
 import { FORECAST, QUESTION, expectSpoken, expectToolRanAndNoCredentialLeaked, startWorld, weatherAgent, type World } from './world.ts';
 
 /** The page's event log, one line per entry (without the time stamps). */
-const logLines = (page: Page) => page.$$eval('#log li', (items) => items.map((li) => (li.textContent ?? '').replace(/^\S+\s/, ''))) as Promise<string[]>;
+const logLines = (page: Page) => page.$$eval('#log li', (items) => items.map((li) => li.querySelector('span')?.textContent ?? '')) as Promise<string[]>;
 const streamIdIn = (lines: string[]) => /^stream (\S+) created$/.exec(lines.find((l) => /^stream \S+ created$/.test(l)) ?? '')?.[1];
 
 describe('examples/stream/ in a browser', () => {
