@@ -203,6 +203,14 @@ describe('agent streams', () => {
     expect(() => service.speaker(a.id, s.id, 'sess_wrong', { agentId: agent.body.id })).toThrow(expect.objectContaining(SESSION_ERROR));
     expect(() => service.speaker(a.id, s.id, s.sessionId, { agentId: other.body.id })).toThrow(ApiError);
     expect(() => service.speaker(b.id, s.id, s.sessionId)).toThrow(expect.objectContaining({ kind: 'NotFoundError' }));
+    // The same refusals over HTTP, before any model is called: the exact SessionError the SDK matches, and 404 across agents.
+    const chat = await h.call('POST', `/agents/${agent.body.id}/chat`, { key: a.key, body: {} });
+    const ask = (agentId: string, chatId: string, sessionId: string) =>
+      h.call('POST', `/agents/${agentId}/chat/${chatId}`, { key: a.key, body: { messages: [{ role: 'user', content: 'Hello?' }], streamId: s.id, sessionId } });
+    const wrong = await ask(agent.body.id, chat.body.id, 'sess_wrong');
+    expect([wrong.status, wrong.body]).toEqual([400, SESSION_ERROR]);
+    const otherChat = await h.call('POST', `/agents/${other.body.id}/chat`, { key: a.key, body: {} });
+    expect((await ask(other.body.id, otherChat.body.id, s.sessionId)).status).toBe(404);
     const speaker = service.speaker(a.id, s.id, s.sessionId, { agentId: agent.body.id });
     speaker.send('chat/answer', encodeURIComponent('Hi there. Fine.'));
     speaker.say('Hi there.');

@@ -60,7 +60,7 @@ export function chatRoutes(deps: ChatDeps): Route[] {
       method: 'post', path: '/agents/{agentId}/chat/{chatId}', summary: 'Ask the agent: the whole conversation in, the answer out (its server tools run on the way)', tag: 'Agents',
       params: [agentId, chatId, streamParam], body: ChatBody,
       ok: { status: 200, schema: ChatAnswer, description: 'the answer; toolCalls lists client tools to run and post back; result is "" when the text went out on a notifications socket' },
-      errors: ['BadRequestError', 'AuthorizationError', 'NotFoundError', 'ConflictError', 'ConfigError', 'PayloadTooLargeError', 'BadGatewayError', 'ServiceUnavailableError', 'GatewayTimeoutError'],
+      errors: ['BadRequestError', 'SessionError', 'AuthorizationError', 'NotFoundError', 'ConflictError', 'ConfigError', 'PayloadTooLargeError', 'BadGatewayError', 'ServiceUnavailableError', 'GatewayTimeoutError'],
       handler: async (c) => {
         const connectionId = connectionIdFromAuthorization(requestHeader(c, 'authorization'));
         const prepared = await prepareAnswer(deps, c.var.user.id, c.req.param('agentId')!, c.req.param('chatId')!, await jsonBody(c), connectionId ? { connectionId } : {});
