@@ -305,7 +305,11 @@ export function createStreamService(deps: HubDeps) {
       if ((s.state as LiveStream['state']) === 'closed') throw new ApiError('NotFoundError', 'stream not found');
       s.state = 'connected';
       armIdle(s);
-      s.session!.start({ codec, fluent: s.opts.fluent, warmup: s.opts.warmup }).catch((err: unknown) => {
+      // The renderer starts when media can flow (its first keyframe must not be dropped); scripts posted meanwhile queue.
+      void s.peer.connected().then((up) => {
+        if (!up || s.state !== 'connected') return;
+        return s.session!.start({ codec, fluent: s.opts.fluent, warmup: s.opts.warmup });
+      }).catch((err: unknown) => {
         deps.log.error('stream did not start', { stream_id: s.id, error: String(err) });
         send(s, 'stream/error', { kind: 'UnknownError', description: 'The stream could not start' });
         void close(s, 'start failed');

@@ -35,6 +35,12 @@ export interface StreamPeer {
   answer(sdp: string): Promise<VideoCodec>;
   /** A trickled candidate of the browser (null: end of candidates). */
   addCandidate(candidate: IceCandidate | null): Promise<void>;
+  /**
+   * Resolves true once ICE and DTLS are up (media can flow), false if the connection fails or
+   * closes first. Media written before then is dropped, so the renderer starts here: its first
+   * keyframe must reach the browser, or the picture waits for the next one (2 s).
+   */
+  connected(): Promise<boolean>;
   /** Sends `text` on every open data channel. */
   send(text: string): void;
   /** Where the renderer's RTP packets go (dropped until the connection is up). */
@@ -109,6 +115,14 @@ export function createStreamPeer(opts: PeerOptions, events: PeerEvents): StreamP
   pc.connectionStateChange.subscribe((state) => {
     if (!closed && (state === 'failed' || state === 'closed')) events.failed();
   });
+  const connected = new Promise<boolean>((resolve) => {
+    if (pc.connectionState === 'connected') return resolve(true);
+    const sub = pc.connectionStateChange.subscribe((state) => {
+      if (state !== 'connected' && state !== 'failed' && state !== 'closed') return;
+      sub.unSubscribe();
+      resolve(state === 'connected');
+    });
+  });
 
   const write = (track: MediaStreamTrack, packet: Buffer): void => {
     if (closed || pc.connectionState !== 'connected') return;
@@ -150,6 +164,7 @@ export function createStreamPeer(opts: PeerOptions, events: PeerEvents): StreamP
       if (mime === 'video/h264') return 'h264';
       throw new Error(`the answer chose no video codec the server offered (${mime ?? 'none'})`);
     },
+    connected: () => (closed ? Promise.resolve(false) : connected),
     async addCandidate(candidate) {
       if (candidate === null || candidate.candidate === '') return;
       await pc.addIceCandidate({ candidate: candidate.candidate, sdpMid: candidate.sdpMid ?? undefined, sdpMLineIndex: candidate.sdpMLineIndex ?? undefined });
