@@ -90,7 +90,10 @@ export interface StreamRenderSession {
   speak(speech: StreamSpeech): void;
   /** Barge-in: the current speech stops at once (its `done` says `interrupted`), the queue is emptied. */
   interrupt(): void;
-  /** Stops everything and frees its processes; safe to call twice. */
+  /**
+   * Stops everything and frees its processes; safe to call twice. A script still playing ends
+   * first with its `done` (interrupted, `spokenMs` what was heard), so it is charged.
+   */
   close(): Promise<void>;
 }
 

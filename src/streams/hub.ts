@@ -70,6 +70,9 @@ interface LiveStream {
   /** Scripts whose speech failed: their later pieces are dropped. */
   failed: Set<string>;
   abort: AbortController;
+  /** Speech heard on this stream so far, and the credits charged for it (one per started SECONDS_PER_CREDIT s of the total). */
+  spokenMs: number;
+  charged: number;
 }
 
 export const SESSION_ERROR = 'missing or invalid session_id';
@@ -118,15 +121,24 @@ export function createStreamService(deps: HubDeps) {
     await rm(s.workDir, { recursive: true, force: true });
   }
 
-  /** Charges the speech the client heard: one credit per started SECONDS_PER_CREDIT s (the clips' rule); a short balance gives what is left. */
+  /**
+   * Charges the speech the client heard, per streamed second: the stream's heard time adds up,
+   * and a credit is taken as each started SECONDS_PER_CREDIT s of it begins (the clips' rate; two
+   * 3 s scripts cost one credit). A short balance gives what is left.
+   */
   async function charge(s: LiveStream, spokenMs: number): Promise<void> {
     if (spokenMs <= 0) return;
-    const credits = creditsForSeconds(spokenMs / 1000);
+    s.spokenMs += spokenMs;
+    const credits = creditsForSeconds(s.spokenMs / 1000) - s.charged;
+    if (credits <= 0) return;
+    s.charged += credits;
     const change = await deps.users.addCredits(s.userId, -credits);
     if (change.status === 'insufficient' && change.credits > 0) await deps.users.addCredits(s.userId, -change.credits);
   }
 
   function onEvent(s: LiveStream, e: StreamEvent): void {
+    // Speech heard is paid for even when the stream was closed under it (DELETE, timeout, the peer leaving).
+    if (e.type === 'done') charge(s, e.spokenMs).catch((err) => deps.log.error('stream credits not charged', { stream_id: s.id, error: String(err) }));
     if (s.state === 'closed') return;
     switch (e.type) {
       case 'ready':
@@ -139,7 +151,6 @@ export function createStreamService(deps: HubDeps) {
         s.speaking.delete(e.videoId);
         send(s, 'stream/done', { metadata: { videoId: e.videoId }, ...(e.interrupted ? { interrupted: true } : {}) });
         armIdle(s);
-        charge(s, e.spokenMs).catch((err) => deps.log.error('stream credits not charged', { stream_id: s.id, error: String(err) }));
         return;
       case 'error':
         send(s, 'stream/error', { kind: e.kind, description: e.description, ...(e.videoId ? { metadata: { videoId: e.videoId } } : {}) });
@@ -268,7 +279,7 @@ export function createStreamService(deps: HubDeps) {
         }
         const sdp = await peer.offer();
         const s: LiveStream = {
-          id, userId, sessionId, source: src, opts, peer, session, workDir, state: 'offered', idle: undefined,
+          id, userId, sessionId, source: src, opts, peer, session, workDir, state: 'offered', idle: undefined, spokenMs: 0, charged: 0,
           generation: 0, chain: Promise.resolve(), speaking: new Set(), failed: new Set(), abort: new AbortController(),
         };
         holder.s = s;

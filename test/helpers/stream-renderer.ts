@@ -193,6 +193,8 @@ function openSession(
     },
     async close() {
       if (closed) return;
+      // As the contract says: a script still playing ends with its done (interrupted), so what was heard is charged.
+      this.interrupt();
       closed = true;
       for (const t of timers) clearTimeout(t);
       timers.clear();

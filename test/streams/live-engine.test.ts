@@ -80,6 +80,15 @@ describe('live streams on the real engines', () => {
       await Promise.all([backend.close(), streams.close()]);
     });
     await speaksOnce(live, 'VP8');
+    // Closed mid-speech: the worker is told to stop, and the time heard comes back and is charged.
+    const l = live;
+    const credits = async () => (await l.running.services.stores.users.get(l.userId))!.credits;
+    const before = await credits();
+    const s = await connect(l, '/clips/streams', { presenter_id: PRESENTER }, 'VP8');
+    expect((await l.api('POST', s.path, { script: { type: 'text', input: 'This is cut off. Nobody hears this part.' }, session_id: s.sessionId })).status).toBe(200);
+    await s.peer.waitFor('stream/started', { timeoutMs: 60_000 });
+    expect((await l.api('DELETE', s.path, { session_id: s.sessionId })).status).toBe(200);
+    await expect.poll(credits, { timeout: 20_000 }).toBe(before - 1);
     // The stream's task was cancelled when it ended, and the worker let its session go.
     await expect.poll(async () => (await streams.stats()).sessions, { timeout: 20_000 }).toBe(0);
   });

@@ -87,9 +87,12 @@ describe('video codecs', () => {
     const s = await connect(h, u.key, '/clips/streams', { presenter_id: PRESENTER, fluent: true }, { client: 'werift' });
     peers.push(s.peer);
     expect(videoCodecs(s.create.offer.sdp).sort()).toEqual(['H264', 'VP8']);
+    // The renderer starts once the connection is up (its first keyframe must not be dropped).
+    await s.peer.waitUntil(() => renderer.started.length === 1, 'the renderer started');
     expect(renderer.started[0]!.codec).toBe('h264');
     const v = await connect(h, u.key, '/clips/streams', { presenter_id: PRESENTER, fluent: true });
     peers.push(v.peer);
+    await v.peer.waitUntil(() => renderer.started.length === 2, 'the second renderer started');
     expect(renderer.started[1]!.codec).toBe('vp8');
     await v.peer.waitUntil(() => v.peer.frames > 3, 'VP8 frames decoded');
   });

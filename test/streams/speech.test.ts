@@ -168,6 +168,28 @@ describe('credits', () => {
   });
 });
 
+describe('credits per streamed second', () => {
+  it('adds the stream\'s heard time up (two short scripts cost one credit), and charges speech cut off by DELETE', async () => {
+    const { h } = suite.make();
+    const u = h.user({ credits: 5 });
+    const s = suite.keep(await connect(h, u.key, '/clips/streams', { presenter_id: PRESENTER }));
+    for (const input of ['One short line.', 'And another one.']) {
+      const from = s.peer.messages.length;
+      expect((await h.call('POST', s.path, { key: u.key, body: { session_id: s.sessionId, script: { type: 'text', input } } })).status).toBe(200);
+      await s.peer.waitFor('stream/done', { from });
+    }
+    await s.peer.waitUntil(() => credits(h, u.id) === 4, 'one credit for both scripts');
+    expect(credits(h, u.id)).toBe(4);
+
+    const v = h.user({ credits: 5 });
+    const t2 = suite.keep(await connect(h, v.key, '/clips/streams', { presenter_id: PRESENTER }));
+    expect((await h.call('POST', t2.path, { key: v.key, body: { session_id: t2.sessionId, script: { type: 'text', input: 'A sentence that is cut off. And more that is never heard.' } } })).status).toBe(200);
+    await t2.peer.waitFor('stream/started');
+    expect((await h.call('DELETE', t2.path, { key: v.key, body: { session_id: t2.sessionId } })).status).toBe(200);
+    await t2.peer.waitUntil(() => credits(h, v.id) === 4, 'the heard part charged');
+  });
+});
+
 describe('agent streams', () => {
   it('an agent with a photo (talk presenter) streams that photo, fetched from the media store', async () => {
     const t = suite.make();

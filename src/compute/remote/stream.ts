@@ -23,6 +23,8 @@ export const PACKET_VIDEO = 1;
 export const PACKET_AUDIO = 2;
 /** The largest message a worker may send: one RTP packet and its byte, or an event. */
 const MAX_WORKER_MESSAGE = 64 * 1024;
+/** How long closing a stream waits for the worker's done of a script it interrupted. */
+const CLOSE_DONE_WAIT_MS = 2000;
 /** Commands queued for a slow worker beyond this many bytes: the stream is failing, not waiting. */
 const MAX_BUFFERED = 8 * 1024 * 1024;
 
@@ -58,10 +60,14 @@ type WorkerMessage =
   | { type: 'done'; video_id: string; spoken_ms: number; interrupted: boolean };
 
 interface Pending {
+  /** Scripts started and not done: closing waits briefly for their done (what was heard is charged). */
+  playing: Set<string>;
   sink: StreamMediaSink;
   onEvent: (e: StreamEvent) => void;
   socket?: ClientSocket;
   opened?: (size: { width: number; height: number }) => void;
+  /** Called on each done while close() waits for the scripts in play. */
+  settled?: () => void;
   failed?: (err: Error) => void;
   closed: boolean;
 }
@@ -99,9 +105,14 @@ export function createRemoteStreamRenderer(opts: RemoteStreamOptions): RemoteStr
       case 'ready':
         return p.onEvent({ type: 'ready' });
       case 'started':
-        if (typeof m.video_id === 'string') p.onEvent({ type: 'started', videoId: m.video_id });
+        if (typeof m.video_id === 'string') {
+          p.playing.add(m.video_id);
+          p.onEvent({ type: 'started', videoId: m.video_id });
+        }
         return;
       case 'done':
+        if (typeof m.video_id === 'string') p.playing.delete(m.video_id);
+        p.settled?.();
         if (typeof m.video_id === 'string') p.onEvent({ type: 'done', videoId: m.video_id, spokenMs: Math.max(0, Number(m.spoken_ms) || 0), interrupted: m.interrupted === true });
         return;
     }
@@ -155,7 +166,7 @@ export function createRemoteStreamRenderer(opts: RemoteStreamOptions): RemoteStr
         stitch: req.stitch, maxAnimatedFaces: 1, logo: { kind: 'none' }, overlayPath: null, background: req.background ?? null,
       },
     });
-    const p: Pending = { sink, onEvent, closed: false };
+    const p: Pending = { playing: new Set(), sink, onEvent, closed: false };
     streams.set(task.id, p);
     const end = async (reason: string) => {
       if (p.closed) return;
@@ -201,6 +212,14 @@ export function createRemoteStreamRenderer(opts: RemoteStreamOptions): RemoteStr
         command({ type: 'interrupt' });
       },
       async close() {
+        // A script in play is interrupted first, and its done (the time heard) awaited a moment.
+        if (p.playing.size > 0 && p.socket && !p.closed) {
+          command({ type: 'interrupt' });
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, CLOSE_DONE_WAIT_MS);
+            p.settled = () => p.playing.size === 0 && (clearTimeout(timer), resolve());
+          });
+        }
         command({ type: 'close' });
         await end('the stream ended');
       },
