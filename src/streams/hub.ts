@@ -208,6 +208,15 @@ export function createStreamService(deps: HubDeps) {
     s.session.speak(speech);
   }
 
+  /**
+   * `hand`, once media can flow: speech posted after the SDP answer but before ICE and DTLS are
+   * up is held (synthesised meanwhile), not rendered into a connection that drops its packets.
+   */
+  async function handWhenUp(s: LiveStream, generation: number, videoId: string, piece: SpeechPiece, last: boolean): Promise<void> {
+    await s.peer.connected();
+    hand(s, generation, videoId, piece, last);
+  }
+
   /** Queues one piece of work on the stream's synthesis chain; a failure becomes stream/error (the stream goes on). */
   function enqueue(s: LiveStream, videoId: string, work: () => Promise<void>): void {
     s.chain = s.chain.then(() => (s.failed.has(videoId) || s.state === 'closed' ? undefined : work())).catch((err: unknown) => {
@@ -345,13 +354,13 @@ export function createStreamService(deps: HubDeps) {
           enqueue(s, videoId, async () => {
             if (generation !== s.generation) return;
             const piece = await speakSentence(deps.voices, voice, text, { ssml, rate: script.provider?.voice_config?.rate, signal: s.abort.signal });
-            hand(s, generation, videoId, piece, i === pieces.length - 1);
+            await handWhenUp(s, generation, videoId, piece, i === pieces.length - 1);
           }),
         );
       } else {
         const piece = await audioPiece({ ...deps.input, workDir: s.workDir }, userId, script.audio_url);
         duration = Math.round((piece.pcm.length / piece.sampleRate) * 1000) / 1000;
-        enqueue(s, videoId, async () => hand(s, generation, videoId, piece, true));
+        enqueue(s, videoId, () => handWhenUp(s, generation, videoId, piece, true));
       }
       return { status: 'started' as const, duration, session_id: s.sessionId, video_id: videoId };
     },
@@ -381,14 +390,14 @@ export function createStreamService(deps: HubDeps) {
             if (generation !== s.generation) return;
             const voice = await voiceFor(s, { type: 'text', input: sentence });
             const piece = await speakSentence(deps.voices, voice, sentence, { ssml: false, signal: s.abort.signal });
-            hand(s, generation, videoId, piece, false);
+            await handWhenUp(s, generation, videoId, piece, false);
           });
         },
         end() {
           if (ended) return;
           ended = true;
           // The last piece is empty: the sentences went out as they came, and the renderer ends the answer after them.
-          if (said > 0) enqueue(s, videoId, async () => hand(s, generation, videoId, { pcm: new Int16Array(0), sampleRate: 16_000, cues: [] }, true));
+          if (said > 0) enqueue(s, videoId, () => handWhenUp(s, generation, videoId, { pcm: new Int16Array(0), sampleRate: 16_000, cues: [] }, true));
         },
         send(subject, payload) {
           if (s.state === 'closed') return;

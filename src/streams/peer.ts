@@ -37,6 +37,8 @@ export interface StreamPeer {
   addCandidate(candidate: IceCandidate | null): Promise<void>;
   /** Sends `text` on every open data channel. */
   send(text: string): void;
+  /** Resolves true once media can flow (the connection is up), false if it fails or closes first. */
+  connected(): Promise<boolean>;
   /** Where the renderer's RTP packets go (dropped until the connection is up). */
   readonly sink: StreamMediaSink;
   /** The number of open data channels (introspection for tests). */
@@ -106,7 +108,13 @@ export function createStreamPeer(opts: PeerOptions, events: PeerEvents): StreamP
     if (state === 'closed' && !closed) events.failed();
   });
   pc.onDataChannel.subscribe(adopt);
+  let settleUp: (up: boolean) => void = () => {};
+  const up = new Promise<boolean>((resolve) => {
+    settleUp = resolve;
+  });
   pc.connectionStateChange.subscribe((state) => {
+    if (state === 'connected') settleUp(true);
+    if (state === 'failed' || state === 'closed') settleUp(false);
     if (!closed && (state === 'failed' || state === 'closed')) events.failed();
   });
 
@@ -162,6 +170,7 @@ export function createStreamPeer(opts: PeerOptions, events: PeerEvents): StreamP
       if (early.length < MAX_EARLY) early.push(text);
       if (own.readyState === 'open') trySend(own, text);
     },
+    connected: () => (pc.connectionState === 'connected' ? Promise.resolve(true) : up),
     sink: {
       video: (packet) => write(video, packet),
       audio: (packet) => write(audio, packet),
@@ -172,6 +181,7 @@ export function createStreamPeer(opts: PeerOptions, events: PeerEvents): StreamP
     async close() {
       if (closed) return;
       closed = true;
+      settleUp(false);
       for (const dc of channels) {
         try {
           dc.close();
