@@ -60,6 +60,8 @@ interface LiveStream {
   session: StreamRenderSession | undefined;
   workDir: string;
   state: 'offered' | 'connected' | 'closed';
+  /** Settles when the SDP answer being applied is done (whether it worked or not). */
+  answering: Promise<void> | undefined;
   idle: NodeJS.Timeout | undefined;
   /** Bumped by an interrupt: sentences synthesised for an older generation are dropped. */
   generation: number;
@@ -230,6 +232,25 @@ export function createStreamService(deps: HubDeps) {
     });
   }
 
+  /** Applies the browser's SDP answer and starts the session's media. */
+  async function applyAnswer(s: LiveStream, sdp: string): Promise<{ status: 'success' }> {
+    let codec;
+    try {
+      codec = await s.peer.answer(sdp);
+    } catch {
+      throw new ApiError('BadRequestError', 'Invalid request body: answer.sdp is not an SDP answer to this stream\'s offer', [{ field: 'answer.sdp', message: 'is not an answer to the offer' }]);
+    }
+    if ((s.state as LiveStream['state']) === 'closed') throw new ApiError('NotFoundError', 'stream not found');
+    s.state = 'connected';
+    armIdle(s);
+    s.session!.start({ codec, fluent: s.opts.fluent, warmup: s.opts.warmup }).catch((err: unknown) => {
+      deps.log.error('stream did not start', { stream_id: s.id, error: String(err) });
+      send(s, 'stream/error', { kind: 'UnknownError', description: 'The stream could not start' });
+      void close(s, 'start failed');
+    });
+    return { status: 'success' as const };
+  }
+
   async function voiceFor(s: LiveStream, script: Extract<StreamScriptBody, { type: 'text' }>): Promise<ClipVoice> {
     const asked = script.provider ? { type: script.provider.type, voice_id: script.provider.voice_id } : s.source.voice ? { type: s.source.voice.type, voice_id: s.source.voice.voiceId } : undefined;
     if (!asked) throw new ApiError('BadRequestError', 'Invalid request body: script.provider is required (this stream has no voice of its own)', [{ field: 'script.provider', message: 'is required' }]);
@@ -277,7 +298,7 @@ export function createStreamService(deps: HubDeps) {
         }
         const sdp = await peer.offer();
         const s: LiveStream = {
-          id, userId, sessionId, source: src, opts, peer, session, workDir, state: 'offered', idle: undefined,
+          id, userId, sessionId, source: src, opts, peer, session, workDir, state: 'offered', answering: undefined, idle: undefined,
           generation: 0, chain: Promise.resolve(), speaking: new Set(), failed: new Set(), abort: new AbortController(),
         };
         holder.s = s;
@@ -305,21 +326,12 @@ export function createStreamService(deps: HubDeps) {
     async answer(userId: string, streamId: string, sessionId: unknown, sdp: string, agentId?: string) {
       const s = withSession(userId, streamId, sessionId, agentId);
       if (s.state !== 'offered') throw new ApiError('ConflictError', 'This stream already has its answer');
-      let codec;
-      try {
-        codec = await s.peer.answer(sdp);
-      } catch {
-        throw new ApiError('BadRequestError', 'Invalid request body: answer.sdp is not an SDP answer to this stream\'s offer', [{ field: 'answer.sdp', message: 'is not an answer to the offer' }]);
-      }
-      if ((s.state as LiveStream['state']) === 'closed') throw new ApiError('NotFoundError', 'stream not found');
-      s.state = 'connected';
-      armIdle(s);
-      s.session!.start({ codec, fluent: s.opts.fluent, warmup: s.opts.warmup }).catch((err: unknown) => {
-        deps.log.error('stream did not start', { stream_id: s.id, error: String(err) });
-        send(s, 'stream/error', { kind: 'UnknownError', description: 'The stream could not start' });
-        void close(s, 'start failed');
-      });
-      return { status: 'success' as const };
+      const applied = applyAnswer(s, sdp);
+      s.answering = applied.then(
+        () => undefined,
+        () => undefined,
+      );
+      return applied;
     },
 
     async ice(userId: string, streamId: string, sessionId: unknown, candidate: IceCandidate | null, agentId?: string) {
@@ -335,6 +347,8 @@ export function createStreamService(deps: HubDeps) {
 
     async speak(userId: string, streamId: string, sessionId: unknown, script: StreamScriptBody, agentId?: string) {
       const s = withSession(userId, streamId, sessionId, agentId);
+      // A script racing the client's own SDP answer (both in flight) waits for the answer.
+      if (s.state === 'offered' && s.answering) await s.answering;
       if (s.state !== 'connected') throw new ApiError('ConflictError', 'This stream is not connected yet: post the SDP answer first (…/sdp)');
       await requireCredits(userId);
       armIdle(s);

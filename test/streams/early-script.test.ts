@@ -46,4 +46,35 @@ describe('a script posted before the peer is connected', () => {
     expect(peer.audioChunks).toBeGreaterThan(0);
     expect((await h.call('DELETE', path, { key: u.key, body: { session_id: sessionId } })).status).toBe(200);
   }, 120_000);
+
+  it('sent while the SDP answer is still being applied, waits for it instead of a ConflictError', async () => {
+    const { h } = suite.make();
+    const u = h.user({ credits: 10 });
+    const photo = await uploadPhoto(h, u.key);
+    const created = await h.call('POST', '/talks/streams', { key: u.key, body: { source_url: photo } });
+    const { id, session_id: sessionId } = created.body as { id: string; session_id: string };
+    const path = `/talks/streams/${id}`;
+    const peer = suite.keep({ peer: await answerOffer(created.body.offer.sdp) }).peer;
+    // Both in flight at once, the script sent after the answer (the demo's fetches race like this).
+    const answering = h.call('POST', `${path}/sdp`, { key: u.key, body: { answer: { type: 'answer', sdp: peer.answerSdp }, session_id: sessionId } });
+    const speaking = h.call('POST', path, { key: u.key, body: { script: { type: 'text', input: 'Right on time.' }, session_id: sessionId } });
+    const [sdp, spoken] = await Promise.all([answering, speaking]);
+    expect(sdp.status).toBe(200);
+    expect(spoken.status, JSON.stringify(spoken.body)).toBe(200);
+    for (const c of peer.candidates) expect((await h.call('POST', `${path}/ice`, { key: u.key, body: { ...c, session_id: sessionId } })).status).toBe(200);
+    await peer.waitFor('stream/started', { timeoutMs: 60_000 });
+    await peer.waitFor('stream/done', { timeoutMs: 60_000 });
+    expect(peer.frames).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('sent before any SDP answer, is still a ConflictError', async () => {
+    const { h } = suite.make();
+    const u = h.user({ credits: 10 });
+    const photo = await uploadPhoto(h, u.key);
+    const created = await h.call('POST', '/talks/streams', { key: u.key, body: { source_url: photo } });
+    const { id, session_id: sessionId } = created.body as { id: string; session_id: string };
+    const spoken = await h.call('POST', `/talks/streams/${id}`, { key: u.key, body: { script: { type: 'text', input: 'Too soon.' }, session_id: sessionId } });
+    expect(spoken.status).toBe(409);
+    expect(spoken.body).toMatchObject({ kind: 'ConflictError' });
+  }, 60_000);
 });
