@@ -124,4 +124,28 @@ describe('the public demo client, unmodified apart from base URL and key', () =>
     expect(again.status).toBe(404);
     expect(t.blocked).toEqual([]);
   }, 300_000);
+
+  it('talks with stream_warmup off: speaks as soon as the page allows it (signaling stable), no stream/ready', async () => {
+    const t = await chromium.newPage();
+    const calls = recordCalls(t, w.mimic.base);
+    await t.page.route('**/api.json', (route) => route.fulfill({ json: { key: w.mimic.key, url: w.mimic.base, service: 'talks' } }));
+    await t.page.addInitScript(`window.DEMO_MEDIA = ${JSON.stringify({ source_url: `${w.media.url}/face.jpg`, audio_url: `${w.media.url}/speech.wav`, stream_warmup: false })};`);
+    await t.page.goto(`${w.pageOrigin}/`);
+
+    await t.page.click('#connect-button');
+    // The demo's own gate: a stable signaling state is enough, the SDP answer may still be on its way.
+    await waitForPage(t, (p) => p.evaluate(label('signaling-status-label')), (s) => s === 'stable', 'the answer set locally');
+    await t.page.click('#audio-button');
+    const create = await answered(t, calls, 'the stream created', (c) => c.method === 'POST' && c.path === '/talks/streams');
+    expect(create.request).toMatchObject({ stream_warmup: false });
+    const play = await answered(t, calls, 'the audio script posted', (c) => c.method === 'POST' && c.path === `/talks/streams/${create.response.id}`);
+    expect(play.status, JSON.stringify(play.response)).toBe(200);
+    await expectSpoken(t, undefined, 'the audio script seen and heard');
+    await waitForPage(t, (p) => p.evaluate(label('stream-event-label')), (s) => s === 'done', 'stream/done', 90_000);
+    expect((await channelLog(t.page)).filter((m) => m.direction === 'in').map((m) => m.data.split(':')[0])).toEqual(['stream/started', 'stream/done']);
+
+    await t.page.click('#destroy-button');
+    expect((await answered(t, calls, 'the stream deleted', (c) => c.method === 'DELETE')).status).toBe(200);
+    expect(calls.filter((c) => c.status === undefined || c.status >= 300).map((c) => `${c.method} ${c.path} ${c.status}`)).toEqual([]);
+  }, 300_000);
 });
