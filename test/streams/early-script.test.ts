@@ -11,17 +11,22 @@ import { uploadPhoto } from '../talks/helpers.ts';
 import { answerOffer } from '../helpers/browser-peer.ts';
 
 const suite = streamSuite();
+/** A talk stream created (not answered yet) by a user with credits. */
+async function talkStream() {
+  const { h, renderer } = suite.make();
+  const u = h.user({ credits: 10 });
+  const photo = await uploadPhoto(h, u.key);
+  const created = await h.call('POST', '/talks/streams', { key: u.key, body: { source_url: photo } });
+  expect(created.status).toBe(201);
+  const { id, session_id: sessionId } = created.body as { id: string; session_id: string };
+  return { h, renderer, u, created, sessionId, path: `/talks/streams/${id}` };
+}
+
 const withoutCandidates = (sdp: string) => sdp.split('\r\n').filter((l) => !l.startsWith('a=candidate:')).join('\r\n');
 
 describe('a script posted before the peer is connected', () => {
   it('is held until the connection is up, then played whole with stream/started and stream/done', async () => {
-    const { h, renderer } = suite.make();
-    const u = h.user({ credits: 10 });
-    const photo = await uploadPhoto(h, u.key);
-    const created = await h.call('POST', '/talks/streams', { key: u.key, body: { source_url: photo } });
-    expect(created.status).toBe(201);
-    const { id, session_id: sessionId } = created.body as { id: string; session_id: string };
-    const path = `/talks/streams/${id}`;
+    const { h, renderer, u, created, sessionId, path } = await talkStream();
     // Neither side learns the other's addresses until the test trickles the browser's: no
     // connectivity check can start before that.
     const peer = suite.keep({ peer: await answerOffer(withoutCandidates(created.body.offer.sdp)) }).peer;
@@ -48,12 +53,7 @@ describe('a script posted before the peer is connected', () => {
   }, 120_000);
 
   it('sent while the SDP answer is still being applied, waits for it instead of a ConflictError', async () => {
-    const { h } = suite.make();
-    const u = h.user({ credits: 10 });
-    const photo = await uploadPhoto(h, u.key);
-    const created = await h.call('POST', '/talks/streams', { key: u.key, body: { source_url: photo } });
-    const { id, session_id: sessionId } = created.body as { id: string; session_id: string };
-    const path = `/talks/streams/${id}`;
+    const { h, u, created, sessionId, path } = await talkStream();
     const peer = suite.keep({ peer: await answerOffer(created.body.offer.sdp) }).peer;
     // Both in flight at once, the script sent after the answer (the demo's fetches race like this).
     const answering = h.call('POST', `${path}/sdp`, { key: u.key, body: { answer: { type: 'answer', sdp: peer.answerSdp }, session_id: sessionId } });
@@ -68,12 +68,8 @@ describe('a script posted before the peer is connected', () => {
   }, 120_000);
 
   it('sent before any SDP answer, is still a ConflictError', async () => {
-    const { h } = suite.make();
-    const u = h.user({ credits: 10 });
-    const photo = await uploadPhoto(h, u.key);
-    const created = await h.call('POST', '/talks/streams', { key: u.key, body: { source_url: photo } });
-    const { id, session_id: sessionId } = created.body as { id: string; session_id: string };
-    const spoken = await h.call('POST', `/talks/streams/${id}`, { key: u.key, body: { script: { type: 'text', input: 'Too soon.' }, session_id: sessionId } });
+    const { h, u, sessionId, path } = await talkStream();
+    const spoken = await h.call('POST', path, { key: u.key, body: { script: { type: 'text', input: 'Too soon.' }, session_id: sessionId } });
     expect(spoken.status).toBe(409);
     expect(spoken.body).toMatchObject({ kind: 'ConflictError' });
   }, 60_000);
