@@ -60,6 +60,8 @@ interface LiveStream {
   session: StreamRenderSession | undefined;
   workDir: string;
   state: 'offered' | 'connected' | 'closed';
+  /** Settles when the SDP answer being applied is done (whether it worked or not). */
+  answering: Promise<void> | undefined;
   idle: NodeJS.Timeout | undefined;
   /** Bumped by an interrupt: sentences synthesised for an older generation are dropped. */
   generation: number;
@@ -219,6 +221,15 @@ export function createStreamService(deps: HubDeps) {
     s.session.speak(speech);
   }
 
+  /**
+   * `hand`, once media can flow: speech posted after the SDP answer but before ICE and DTLS are
+   * up is held (synthesised meanwhile), not rendered into a connection that drops its packets.
+   */
+  async function handWhenUp(s: LiveStream, generation: number, videoId: string, piece: SpeechPiece, last: boolean): Promise<void> {
+    await s.peer.connected();
+    hand(s, generation, videoId, piece, last);
+  }
+
   /** Queues one piece of work on the stream's synthesis chain; a failure becomes stream/error (the stream goes on). */
   function enqueue(s: LiveStream, videoId: string, work: () => Promise<void>): void {
     s.chain = s.chain.then(() => (s.failed.has(videoId) || s.state === 'closed' ? undefined : work())).catch((err: unknown) => {
@@ -230,6 +241,29 @@ export function createStreamService(deps: HubDeps) {
       if (s.speaking.has(videoId)) hand(s, s.generation, videoId, { pcm: new Int16Array(0), sampleRate: 16_000, cues: [] }, true);
       s.failed.add(videoId);
     });
+  }
+
+  /** Applies the browser's SDP answer and starts the session's media. */
+  async function applyAnswer(s: LiveStream, sdp: string): Promise<{ status: 'success' }> {
+    let codec;
+    try {
+      codec = await s.peer.answer(sdp);
+    } catch {
+      throw new ApiError('BadRequestError', 'Invalid request body: answer.sdp is not an SDP answer to this stream\'s offer', [{ field: 'answer.sdp', message: 'is not an answer to the offer' }]);
+    }
+    if ((s.state as LiveStream['state']) === 'closed') throw new ApiError('NotFoundError', 'stream not found');
+    s.state = 'connected';
+    armIdle(s);
+    // The renderer starts when media can flow: its first keyframe must not be dropped (the picture would wait 2 s for the next).
+    void s.peer.connected().then((up) => {
+      if (!up || s.state !== 'connected') return;
+      return s.session!.start({ codec, fluent: s.opts.fluent, warmup: s.opts.warmup });
+    }).catch((err: unknown) => {
+      deps.log.error('stream did not start', { stream_id: s.id, error: String(err) });
+      send(s, 'stream/error', { kind: 'UnknownError', description: 'The stream could not start' });
+      void close(s, 'start failed');
+    });
+    return { status: 'success' as const };
   }
 
   async function voiceFor(s: LiveStream, script: Extract<StreamScriptBody, { type: 'text' }>): Promise<ClipVoice> {
@@ -279,7 +313,7 @@ export function createStreamService(deps: HubDeps) {
         }
         const sdp = await peer.offer();
         const s: LiveStream = {
-          id, userId, sessionId, source: src, opts, peer, session, workDir, state: 'offered', idle: undefined, spokenMs: 0, charged: 0,
+          id, userId, sessionId, source: src, opts, peer, session, workDir, state: 'offered', answering: undefined, idle: undefined, spokenMs: 0, charged: 0,
           generation: 0, chain: Promise.resolve(), speaking: new Set(), failed: new Set(), abort: new AbortController(),
         };
         holder.s = s;
@@ -307,25 +341,12 @@ export function createStreamService(deps: HubDeps) {
     async answer(userId: string, streamId: string, sessionId: unknown, sdp: string, agentId?: string) {
       const s = withSession(userId, streamId, sessionId, agentId);
       if (s.state !== 'offered') throw new ApiError('ConflictError', 'This stream already has its answer');
-      let codec;
-      try {
-        codec = await s.peer.answer(sdp);
-      } catch {
-        throw new ApiError('BadRequestError', 'Invalid request body: answer.sdp is not an SDP answer to this stream\'s offer', [{ field: 'answer.sdp', message: 'is not an answer to the offer' }]);
-      }
-      if ((s.state as LiveStream['state']) === 'closed') throw new ApiError('NotFoundError', 'stream not found');
-      s.state = 'connected';
-      armIdle(s);
-      // The renderer starts when media can flow (its first keyframe must not be dropped); scripts posted meanwhile queue.
-      void s.peer.connected().then((up) => {
-        if (!up || s.state !== 'connected') return;
-        return s.session!.start({ codec, fluent: s.opts.fluent, warmup: s.opts.warmup });
-      }).catch((err: unknown) => {
-        deps.log.error('stream did not start', { stream_id: s.id, error: String(err) });
-        send(s, 'stream/error', { kind: 'UnknownError', description: 'The stream could not start' });
-        void close(s, 'start failed');
-      });
-      return { status: 'success' as const };
+      const applied = applyAnswer(s, sdp);
+      s.answering = applied.then(
+        () => undefined,
+        () => undefined,
+      );
+      return applied;
     },
 
     async ice(userId: string, streamId: string, sessionId: unknown, candidate: IceCandidate | null, agentId?: string) {
@@ -341,6 +362,8 @@ export function createStreamService(deps: HubDeps) {
 
     async speak(userId: string, streamId: string, sessionId: unknown, script: StreamScriptBody, agentId?: string) {
       const s = withSession(userId, streamId, sessionId, agentId);
+      // A script racing the client's own SDP answer (both in flight) waits for the answer.
+      if (s.state === 'offered' && s.answering) await s.answering;
       if (s.state !== 'connected') throw new ApiError('ConflictError', 'This stream is not connected yet: post the SDP answer first (…/sdp)');
       await requireCredits(userId);
       armIdle(s);
@@ -360,13 +383,13 @@ export function createStreamService(deps: HubDeps) {
           enqueue(s, videoId, async () => {
             if (generation !== s.generation) return;
             const piece = await speakSentence(deps.voices, voice, text, { ssml, rate: script.provider?.voice_config?.rate, signal: s.abort.signal });
-            hand(s, generation, videoId, piece, i === pieces.length - 1);
+            await handWhenUp(s, generation, videoId, piece, i === pieces.length - 1);
           }),
         );
       } else {
         const piece = await audioPiece({ ...deps.input, workDir: s.workDir }, userId, script.audio_url);
         duration = Math.round((piece.pcm.length / piece.sampleRate) * 1000) / 1000;
-        enqueue(s, videoId, async () => hand(s, generation, videoId, piece, true));
+        enqueue(s, videoId, () => handWhenUp(s, generation, videoId, piece, true));
       }
       return { status: 'started' as const, duration, session_id: s.sessionId, video_id: videoId };
     },
@@ -396,14 +419,14 @@ export function createStreamService(deps: HubDeps) {
             if (generation !== s.generation) return;
             const voice = await voiceFor(s, { type: 'text', input: sentence });
             const piece = await speakSentence(deps.voices, voice, sentence, { ssml: false, signal: s.abort.signal });
-            hand(s, generation, videoId, piece, false);
+            await handWhenUp(s, generation, videoId, piece, false);
           });
         },
         end() {
           if (ended) return;
           ended = true;
           // The last piece is empty: the sentences went out as they came, and the renderer ends the answer after them.
-          if (said > 0) enqueue(s, videoId, async () => hand(s, generation, videoId, { pcm: new Int16Array(0), sampleRate: 16_000, cues: [] }, true));
+          if (said > 0) enqueue(s, videoId, () => handWhenUp(s, generation, videoId, { pcm: new Int16Array(0), sampleRate: 16_000, cues: [] }, true));
         },
         send(subject, payload) {
           if (s.state === 'closed') return;

@@ -112,18 +112,15 @@ export function createStreamPeer(opts: PeerOptions, events: PeerEvents): StreamP
     if (state === 'closed' && !closed) events.failed();
   });
   pc.onDataChannel.subscribe(adopt);
+  let settleUp: (up: boolean) => void = () => {};
+  const up = new Promise<boolean>((resolve) => {
+    settleUp = resolve;
+  });
   pc.connectionStateChange.subscribe((state) => {
+    if (state === 'connected') settleUp(true);
+    if (state === 'failed' || state === 'closed') settleUp(false);
     if (!closed && (state === 'failed' || state === 'closed')) events.failed();
   });
-  const connected = new Promise<boolean>((resolve) => {
-    if (pc.connectionState === 'connected') return resolve(true);
-    const sub = pc.connectionStateChange.subscribe((state) => {
-      if (state !== 'connected' && state !== 'failed' && state !== 'closed') return;
-      sub.unSubscribe();
-      resolve(state === 'connected');
-    });
-  });
-
   const write = (track: MediaStreamTrack, packet: Buffer): void => {
     if (closed || pc.connectionState !== 'connected') return;
     try {
@@ -164,7 +161,6 @@ export function createStreamPeer(opts: PeerOptions, events: PeerEvents): StreamP
       if (mime === 'video/h264') return 'h264';
       throw new Error(`the answer chose no video codec the server offered (${mime ?? 'none'})`);
     },
-    connected: () => (closed ? Promise.resolve(false) : connected),
     async addCandidate(candidate) {
       if (candidate === null || candidate.candidate === '') return;
       await pc.addIceCandidate({ candidate: candidate.candidate, sdpMid: candidate.sdpMid ?? undefined, sdpMLineIndex: candidate.sdpMLineIndex ?? undefined });
@@ -177,6 +173,7 @@ export function createStreamPeer(opts: PeerOptions, events: PeerEvents): StreamP
       if (early.length < MAX_EARLY) early.push(text);
       if (own.readyState === 'open') trySend(own, text);
     },
+    connected: () => (pc.connectionState === 'connected' ? Promise.resolve(true) : up),
     sink: {
       video: (packet) => write(video, packet),
       audio: (packet) => write(audio, packet),
@@ -187,6 +184,7 @@ export function createStreamPeer(opts: PeerOptions, events: PeerEvents): StreamP
     async close() {
       if (closed) return;
       closed = true;
+      settleUp(false);
       for (const dc of channels) {
         try {
           dc.close();
