@@ -67,6 +67,31 @@ function trySend(dc: RTCDataChannel, text: string): void {
   }
 }
 
+/** NTP time now (RFC 3550: seconds since 1900 in the high 32 bits, the fraction of a second in the low 32). */
+export function ntpNow(ms = performance.timeOrigin + performance.now()): bigint {
+  const since1900 = ms + 2_208_988_800_000;
+  const seconds = Math.floor(since1900 / 1000);
+  const fraction = Math.floor(((since1900 - seconds * 1000) / 1000) * 2 ** 32);
+  return (BigInt(seconds) << 32n) | BigInt(fraction);
+}
+
+/**
+ * werift 0.24's `ntpTime()` reads the decimal digits after the point as the NTP fraction
+ * (12:00:00.5 becomes 12:00:00 plus 5/2^32), so its RTCP sender reports, which receivers map
+ * RTP time to wall-clock time with (lip sync), are off by up to a second, differently for each
+ * track and each report. Each packet's NTP time, which the sender reports are built from, is
+ * set right after werift sets it.
+ */
+function fixSenderReports(sender: RTCRtpTransceiver['sender']): void {
+  const s = sender as unknown as { sendRtp(rtp: unknown): Promise<void>; ntpTimestamp: bigint };
+  const send = s.sendRtp.bind(sender);
+  s.sendRtp = (rtp) => {
+    const sent = send(rtp);
+    s.ntpTimestamp = ntpNow();
+    return sent;
+  };
+}
+
 const codecsFor = (mode: CompatibilityMode) =>
   mode === 'on' ? [useVP8()] : mode === 'off' ? [useH264()] : [useH264(), useVP8()];
 
@@ -81,7 +106,8 @@ export function createStreamPeer(opts: PeerOptions, events: PeerEvents): StreamP
   const video = new MediaStreamTrack({ kind: 'video' });
   const audio = new MediaStreamTrack({ kind: 'audio' });
   const videoTx: RTCRtpTransceiver = pc.addTransceiver(video, { direction: 'sendonly' });
-  pc.addTransceiver(audio, { direction: 'sendonly' });
+  const audioTx: RTCRtpTransceiver = pc.addTransceiver(audio, { direction: 'sendonly' });
+  for (const tx of [videoTx, audioTx]) fixSenderReports(tx.sender);
   const channels = new Set<RTCDataChannel>();
   /** Events sent before the browser's own channel was open: it gets them when it opens (a script may be posted the moment the client's side opens). */
   const early: string[] = [];
