@@ -110,8 +110,14 @@ describe('local stream renderer', () => {
         // Speech without pauses between pieces: one packet per 20 ms slot.
         const steps = r.audio.slice(1).map((p, i) => p.timestamp - r.audio[i]!.timestamp);
         expect(steps.filter((d) => d !== 960)).toEqual([]);
-        // Video and sound are on one clock: they start at the same time (in seconds of their clocks).
-        expect(Math.abs(r.video[0]!.timestamp / 90_000 - r.audio[0]!.timestamp / 48_000)).toBeLessThan(0.05);
+        // Video and sound are on one clock: every frame's time (in seconds of its clock) lies within the sound's, the
+        // first no earlier than the sound's start. (Not "at the same time": on a loaded machine the first frames may be
+        // dropped as late, and the picture then starts a few slots after the sound; the lip-sync test checks alignment.)
+        const audioFrom = r.audio[0]!.timestamp / 48_000, audioTo = r.audio.at(-1)!.timestamp / 48_000 + 0.02;
+        for (const p of r.video) {
+          expect(p.timestamp / 90_000).toBeGreaterThan(audioFrom - 0.05);
+          expect(p.timestamp / 90_000).toBeLessThan(audioTo + 0.05);
+        }
 
         // The Opus packets decode to the speech: as long, and as loud (the tone voice's vowels are at 0.8 of full scale).
         const sound = await decodeOpus(dir, `speech-${codec}`, r.audio.map((p) => p.payload));
