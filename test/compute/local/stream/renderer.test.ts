@@ -160,7 +160,7 @@ describe('local stream renderer', () => {
   it('idles with video and sound between scripts when fluent', async () => {
     await withSession({}, async (s, r) => {
       await s.start({ codec: 'h264', fluent: true, warmup: false });
-      await r.until(() => r.video.length > 50 && r.audio.length > 50, 'idle media');
+      await r.until(() => r.video.length > 50 && r.audio.length > 50 && h264AnnexB(r.video).nalTypes.includes(5), 'idle media');
       expect(r.events).toEqual([]);
       const { image } = await picture('h264', r.video, s.width, s.height, 'idle');
       expect((await detectFaces(image)).length).toBe(1);
@@ -170,7 +170,7 @@ describe('local stream renderer', () => {
   it('shows the presenter on a background colour: the corners take the colour, the face keeps its own', async () => {
     await withSession({ background: { kind: 'color', color: '#00b140' } }, async (s, r) => {
       await s.start({ codec: 'h264', fluent: true, warmup: false });
-      await r.until(() => r.video.length > 30, 'video');
+      await r.until(() => r.video.length > 30 && h264AnnexB(r.video).nalTypes.includes(5), 'video');
       const { image } = await picture('h264', r.video, s.width, s.height, 'background');
       const frame = Buffer.from(image.data);
       const near = (got: number[], want: number[]) => got.every((v, i) => Math.abs(v - want[i]!) <= 16);
@@ -228,7 +228,8 @@ describe('local stream renderer', () => {
       expect(s.height % 2).toBe(0);
       expect(s.height).toBe(Math.round((1101 * 1280) / 1702) & ~1);
       await s.start({ codec: 'h264', fluent: true, warmup: false });
-      await r.until(() => r.video.length > 20, 'video');
+      // A 1280-wide keyframe spans many packets: wait for a whole IDR slice, not a packet count.
+      await r.until(() => r.video.length > 20 && h264AnnexB(r.video).nalTypes.includes(5), 'a whole keyframe');
       const { image } = await picture('h264', r.video, s.width, s.height, 'stitch');
       expect((await detectFaces(image)).length).toBe(1);
     });
