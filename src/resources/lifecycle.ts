@@ -1,7 +1,7 @@
 import type { Clock, IdFactory } from '../clock.ts';
 import { notFound } from '../errors.ts';
 import { byCreation, toPage, type PageCursor } from '../pagination.ts';
-import type { ResourceRow, ResourceStore } from './store.ts';
+import type { Claim, ResourceRow, ResourceStore } from './store.ts';
 import { checkWebhookUrl } from './webhook-url.ts';
 
 /**
@@ -56,6 +56,19 @@ export interface Lifecycle<View> {
   newId(newId: IdFactory): string;
   /** Charges, stores and queues; the stored row, or null when the user's credits are short. */
   create(input: CreateInput): Promise<ResourceRow | null>;
+  /**
+   * As `create`, using up another resource of the user (`claim`, e.g. an avatar's consent) in
+   * the same transaction; the claim is given back when this one fails or is deleted unfinished.
+   */
+  createClaiming(input: CreateInput, claim: Claim): Promise<{ row: ResourceRow } | { refused: 'credits' | 'claimed' }>;
+  /**
+   * Moves an unfinished resource from `from` to `to` (an active state), replacing its details
+   * and webhook and queueing the kind's job, in one transaction (a consent's upload); the row,
+   * or undefined when it was not in `from` any more.
+   */
+  advance(id: string, step: { from: string; to: string; details: unknown; webhookUrl?: string | undefined; maxAttempts: number }): Promise<ResourceRow | undefined>;
+  /** Replaces the result of the user's `done` resource (a presenter renamed); the row, or NotFoundError naming `label`. */
+  amendResult(userId: string, id: string, result: unknown, label: string): Promise<ResourceRow>;
   /** The user's record, or NotFoundError naming `label`. */
   fetch(userId: string, id: string, label: string): Promise<ResourceRow>;
   page(userId: string, limit: number, cursor: PageCursor | null): Promise<{ items: ResourceRow[]; token?: string }>;
@@ -89,34 +102,61 @@ export function webhookBodyBuilders(lifecycles: readonly Pick<Lifecycle<unknown>
 export function resourceLifecycle<View>(kind: ResourceKind<View>, deps: LifecycleDeps): Lifecycle<View> {
   const { resources, clock } = deps;
   const refunds = (status: string) => status === 'error' || (kind.extraStates?.refundOn?.includes(status) ?? false);
+  /** A new row of this kind (status created), its webhook checked. */
+  function newRow(input: CreateInput): { row: ResourceRow; now: number } {
+    checkWebhookUrl(input.webhookUrl);
+    const now = clock.now();
+    const row: ResourceRow = {
+      id: input.id,
+      kind: kind.name,
+      userId: input.userId,
+      status: 'created',
+      request: JSON.stringify(input.request),
+      details: JSON.stringify(input.details),
+      result: null,
+      error: null,
+      webhookUrl: input.webhookUrl || null,
+      credits: input.credits ?? kind.cost,
+      progressDone: null,
+      progressTotal: null,
+      createdAt: now,
+      startedAt: null,
+      modifiedAt: now,
+      finishedAt: null,
+      claimedBy: null,
+    };
+    return { row, now };
+  }
+
   return {
     kind,
     newId: (newId) => newId(kind.idPrefix),
 
     async create(input) {
-      checkWebhookUrl(input.webhookUrl);
-      const now = clock.now();
-      const row: ResourceRow = {
-        id: input.id,
-        kind: kind.name,
-        userId: input.userId,
-        status: 'created',
-        request: JSON.stringify(input.request),
-        details: JSON.stringify(input.details),
-        result: null,
-        error: null,
-        webhookUrl: input.webhookUrl || null,
-        credits: input.credits ?? kind.cost,
-        progressDone: null,
-        progressTotal: null,
-        createdAt: now,
-        startedAt: null,
-        modifiedAt: now,
-        finishedAt: null,
-      };
+      const { row, now } = newRow(input);
       const job = kind.jobKind ? { kind: kind.jobKind, maxAttempts: input.maxAttempts } : null;
       const ok = await resources.create({ ...row, now }, job);
       return ok ? row : null;
+    },
+
+    async createClaiming(input, claim) {
+      const { row, now } = newRow(input);
+      const job = kind.jobKind ? { kind: kind.jobKind, maxAttempts: input.maxAttempts } : null;
+      const outcome = await resources.createClaiming({ ...row, now }, job, claim);
+      return outcome === 'created' ? { row } : { refused: outcome };
+    },
+
+    async advance(id, step) {
+      checkWebhookUrl(step.webhookUrl);
+      if (!isActiveStatus(kind, step.to) || step.to === 'created') throw new Error(`${kind.name}: '${step.to}' is not a state it can move to`);
+      const job = kind.jobKind ? { kind: kind.jobKind, maxAttempts: step.maxAttempts } : null;
+      return resources.advance(id, { from: step.from, to: step.to, details: JSON.stringify(step.details), webhookUrl: step.webhookUrl || null, job, now: clock.now() });
+    },
+
+    async amendResult(userId, id, result, label) {
+      const row = await resources.amendResult(userId, kind.name, id, JSON.stringify(result), clock.now());
+      if (!row) throw notFound(label);
+      return row;
     },
 
     async fetch(userId, id, label) {

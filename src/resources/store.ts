@@ -27,6 +27,23 @@ export interface NewResource {
   now: number;
 }
 
+/** A move of an unfinished resource from one state to another, with new working fields, webhook and job (e.g. a consent's upload). */
+export interface Advance {
+  from: string;
+  to: string;
+  details: string;
+  webhookUrl: string | null;
+  job: JobToQueue | null;
+  now: number;
+}
+
+/** Another resource of the same user that a new one uses up (an avatar's consent): it must be of `kind`, in `status`, and not claimed yet. */
+export interface Claim {
+  id: string;
+  kind: string;
+  status: string;
+}
+
 /** How a resource ends: its final status, and whether its credits come back. */
 export interface Ending {
   status: string;
@@ -45,6 +62,16 @@ export interface Ending {
 export interface ResourceStore {
   /** Charges `credits`, inserts the row and queues its job, all or nothing; false when the balance is short. */
   create(row: NewResource, job: JobToQueue | null): Promise<boolean>;
+  /**
+   * As `create`, and in the same transaction claims another resource of the user: 'claimed'
+   * when that one is missing, in another state or already claimed (nothing is written),
+   * 'credits' when the balance is short (nothing is written).
+   */
+  createClaiming(row: NewResource, job: JobToQueue | null, claim: Claim): Promise<'created' | 'credits' | 'claimed'>;
+  /** Moves an unfinished resource from `from` to `to` with its new details and webhook, and queues its job, in one transaction; the row, or undefined when it was not in `from`. */
+  advance(id: string, step: Advance): Promise<ResourceRow | undefined>;
+  /** Replaces the result of the user's resource that ended `done` (a presenter renamed); the row, or undefined. */
+  amendResult(userId: string, kind: string, id: string, result: string, now: number): Promise<ResourceRow | undefined>;
   /** The user's resource of that kind, or undefined. */
   get(userId: string, kind: string, id: string): Promise<ResourceRow | undefined>;
   getById(id: string): Promise<ResourceRow | undefined>;
@@ -140,6 +167,24 @@ export function createSqliteResourceStore(handle: Store, enqueueJob: EnqueueJob)
     .where(unfinished())
     .returning()
     .prepare();
+  const advance = db
+    .update(r)
+    .set({ status: v('to'), details: v('details'), webhookUrl: v('webhookUrl'), modifiedAt: v('now') })
+    .where(and(eq(r.id, p('id')), eq(r.status, p('from')), isNull(r.finishedAt)))
+    .returning()
+    .prepare();
+  const amend = db
+    .update(r)
+    .set({ result: v('result'), modifiedAt: v('now') })
+    .where(and(eq(r.id, p('id')), eq(r.userId, p('userId')), eq(r.kind, p('kind')), eq(r.status, 'done')))
+    .returning()
+    .prepare();
+  const claim = db
+    .update(r)
+    .set({ claimedBy: v('by') })
+    .where(and(eq(r.id, p('id')), eq(r.userId, p('userId')), eq(r.kind, p('kind')), eq(r.status, p('status')), isNull(r.claimedBy)))
+    .prepare();
+  const release = db.update(r).set({ claimedBy: null }).where(eq(r.claimedBy, p('by'))).prepare();
   const remove = db.delete(r).where(and(eq(r.id, p('id')), eq(r.userId, p('userId')), eq(r.kind, p('kind')))).returning().prepare();
 
   // IMMEDIATE: the write lock is taken at BEGIN, so a second process waits (busy_timeout) instead of failing mid-way.
@@ -149,9 +194,23 @@ export function createSqliteResourceStore(handle: Store, enqueueJob: EnqueueJob)
     if (job) enqueueJob({ kind: job.kind, resourceId: row.id, userId: row.userId, maxAttempts: job.maxAttempts });
     return true;
   });
+  /** Thrown inside a transaction to roll it back. */
+  const rollback = Symbol('rollback');
+  const createClaimingTx = sqlite.transaction((row: NewResource, job: JobToQueue | null, c: Claim): 'created' | 'credits' | 'claimed' => {
+    if (claim.run({ id: c.id, userId: row.userId, kind: c.kind, status: c.status, by: row.id }).changes === 0) return 'claimed';
+    if (!createTx(row, job)) throw rollback;
+    return 'created';
+  });
+  const advanceTx = sqlite.transaction((id: string, step: Advance): ResourceRow | undefined => {
+    const row = advance.get({ id, from: step.from, to: step.to, details: step.details, webhookUrl: step.webhookUrl, now: step.now });
+    if (row && step.job) enqueueJob({ kind: step.job.kind, resourceId: row.id, userId: row.userId, maxAttempts: step.job.maxAttempts });
+    return row;
+  });
   const finishTx = sqlite.transaction((id: string, e: Ending): ResourceRow | undefined => {
     const row = end.get({ id, status: e.status, result: e.result ?? null, error: e.error ?? null, now: e.now });
     if (!row) return undefined;
+    // A resource that failed gives back what it claimed (its consent may be used again).
+    if (e.refund) release.run({ by: row.id });
     if (e.refund && row.credits > 0) refund.run({ userId: row.userId, credits: row.credits });
     if (row.webhookUrl) {
       enqueueWebhook(db, { userId: row.userId, event: `${row.kind}.${row.status}`, resourceId: row.id, url: row.webhookUrl, now: e.now });
@@ -161,11 +220,22 @@ export function createSqliteResourceStore(handle: Store, enqueueJob: EnqueueJob)
   const removeTx = sqlite.transaction((userId: string, kind: string, id: string): ResourceRow | undefined => {
     const row = remove.get({ id, userId, kind });
     if (row && row.finishedAt === null && row.credits > 0) refund.run({ userId, credits: row.credits });
+    if (row && (row.finishedAt === null || row.status !== 'done')) release.run({ by: row.id });
     return row;
   });
 
   return {
     create: async (row, job) => createTx.immediate(row, job),
+    async createClaiming(row, job, c) {
+      try {
+        return createClaimingTx.immediate(row, job, c);
+      } catch (err) {
+        if (err === rollback) return 'credits';
+        throw err;
+      }
+    },
+    advance: async (id, step) => advanceTx.immediate(id, step),
+    amendResult: async (userId, kind, id, result, now) => amend.get({ id, userId, kind, result, now }),
     get: async (userId, kind, id) => owned.get(id, userId, kind),
     getById: async (id) => byId.get(id),
     list: async (userId, kind, limit, cursor) =>

@@ -64,6 +64,12 @@ export const resources = sqliteTable(
     modifiedAt: integer('modified_at').notNull(),
     /** When it reached a final state; null while it may still change. */
     finishedAt: integer('finished_at'),
+    /**
+     * The resource that used this one up (an avatar that used a consent), set once in the
+     * claiming resource's creating transaction and cleared when that one fails or is deleted
+     * before it finishes; null while it is free.
+     */
+    claimedBy: text('claimed_by'),
   },
   (t) => [index('resources_user_kind_created_idx').on(t.userId, t.kind, t.createdAt, t.id)],
 );

@@ -141,4 +141,63 @@ export function contract(dialect: Dialect): void {
     expect(await creditsOf(u)).toBe(8);
     expect(await a.stores.resources.getById('thg_2')).toBeUndefined();
   });
+
+  it('claims another resource once: of two creations racing for one consent, one wins; a short balance or a failed claim writes nothing', async () => {
+    const u = (await newUser(10)), other = (await newUser(10));
+    await a.stores.resources.create(row(u, 'cns_1', { kind: 'consent', credits: 0 }), null);
+    const claim = { id: 'cns_1', kind: 'consent', status: 'done' };
+    // Not done yet: refused, nothing charged.
+    expect(await a.stores.resources.createClaiming(row(u, 'avt_0', { kind: 'avatar' }), null, claim)).toBe('claimed');
+    await a.stores.resources.finish('cns_1', ending('done', false));
+    // Another user's consent is never claimed.
+    expect(await a.stores.resources.createClaiming(row(other, 'avt_x', { kind: 'avatar' }), null, claim)).toBe('claimed');
+    expect(await creditsOf(other)).toBe(10);
+    const both = await Promise.all([
+      a.stores.resources.createClaiming(row(u, 'avt_1', { kind: 'avatar' }), { kind: 'avatar.work', maxAttempts: 2 }, claim),
+      b.stores.resources.createClaiming(row(u, 'avt_2', { kind: 'avatar' }), { kind: 'avatar.work', maxAttempts: 2 }, claim),
+    ]);
+    expect(both.sort()).toEqual(['claimed', 'created']);
+    const winner = both[0] === 'created' ? 'avt_1' : 'avt_2';
+    expect(await creditsOf(u)).toBe(8);
+    expect((await a.stores.resources.getById('cns_1'))?.claimedBy).toBeTruthy();
+    expect(count('jobs', 'avt_1') + count('jobs', 'avt_2')).toBe(1);
+
+    // The winner fails: the consent is free again; a short balance then rolls the claim back.
+    await b.stores.resources.finish((await a.stores.resources.getById('cns_1'))!.claimedBy!, ending('error', true));
+    expect((await a.stores.resources.getById('cns_1'))?.claimedBy).toBeNull();
+    expect(await a.stores.resources.createClaiming(row(u, 'avt_3', { kind: 'avatar', credits: 50 }), null, claim)).toBe('credits');
+    expect((await a.stores.resources.getById('cns_1'))?.claimedBy).toBeNull();
+    expect(await a.stores.resources.getById('avt_3')).toBeUndefined();
+    expect(winner).toMatch(/^avt_/);
+
+    // Deleting an unfinished claimant frees it; a done one keeps it used even when deleted.
+    expect(await a.stores.resources.createClaiming(row(u, 'avt_4', { kind: 'avatar' }), null, claim)).toBe('created');
+    await a.stores.resources.remove(u, 'avatar', 'avt_4');
+    expect((await a.stores.resources.getById('cns_1'))?.claimedBy).toBeNull();
+    expect(await a.stores.resources.createClaiming(row(u, 'avt_5', { kind: 'avatar' }), null, claim)).toBe('created');
+    await a.stores.resources.finish('avt_5', ending('done', false));
+    await a.stores.resources.remove(u, 'avatar', 'avt_5');
+    expect((await a.stores.resources.getById('cns_1'))?.claimedBy).toBe('avt_5');
+  });
+
+  it('advances an unfinished resource from one state once, with its details, webhook and job', async () => {
+    const u = (await newUser(5));
+    await a.stores.resources.create(row(u, 'cns_1', { webhookUrl: null, credits: 0 }), null);
+    const step = (now: number) => ({ from: 'created', to: 'validating', details: '{"name":"A"}', webhookUrl: 'https://example.com/h', job: { kind: 'consent.verify', maxAttempts: 2 }, now });
+    const both = await Promise.all([a.stores.resources.advance('cns_1', step(2_000)), b.stores.resources.advance('cns_1', step(2_001))]);
+    expect(both.filter(Boolean)).toHaveLength(1);
+    expect(count('jobs', 'cns_1')).toBe(1);
+    expect(await a.stores.resources.getById('cns_1')).toMatchObject({ status: 'validating', details: '{"name":"A"}', webhookUrl: 'https://example.com/h' });
+    await a.stores.resources.finish('cns_1', ending('done', false));
+    expect(await a.stores.resources.advance('cns_1', { ...step(3_000), from: 'done' })).toBeUndefined();
+  });
+
+  it('amends the result of a done resource only, and only for its owner', async () => {
+    const u = (await newUser(5)), other = (await newUser(5));
+    await a.stores.resources.create(row(u, 'avt_1', { webhookUrl: null }), null);
+    expect(await a.stores.resources.amendResult(u, 'thing', 'avt_1', '{"name":"B"}', 2_000)).toBeUndefined();
+    await a.stores.resources.finish('avt_1', ending('done', false));
+    expect(await a.stores.resources.amendResult(other, 'thing', 'avt_1', '{"name":"B"}', 6_000)).toBeUndefined();
+    expect(await b.stores.resources.amendResult(u, 'thing', 'avt_1', '{"name":"B"}', 6_000)).toMatchObject({ result: '{"name":"B"}', modifiedAt: 6_000, status: 'done' });
+  });
 }

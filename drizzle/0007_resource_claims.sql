@@ -1,0 +1,1 @@
+ALTER TABLE `resources` ADD `claimed_by` text;
