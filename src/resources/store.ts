@@ -77,6 +77,8 @@ export interface ResourceStore {
   getById(id: string): Promise<ResourceRow | undefined>;
   /** Up to `limit` of the user's resources of a kind, newest first, after `cursor`. */
   list(userId: string, kind: string, limit: number, cursor: PageCursor | null): Promise<ResourceRow[]>;
+  /** Up to `limit` resources of a kind in a state, of every user, oldest first (an operator's review queue). */
+  listInState(kind: string, status: string, limit: number): Promise<ResourceRow[]>;
   /** Marks an unfinished resource `started` (keeping the first start time); undefined when it is finished or gone. */
   start(id: string, now: number): Promise<ResourceRow | undefined>;
   /** Moves an unfinished resource to another unfinished state a kind declares (e.g. `validating`). */
@@ -142,6 +144,7 @@ export function createSqliteResourceStore(handle: Store, enqueueJob: EnqueueJob)
       .orderBy(desc(r.createdAt), desc(r.id))
       .limit(p('limit'))
       .prepare();
+  const inState = db.select().from(r).where(and(eq(r.kind, p('kind')), eq(r.status, p('status')), isNull(r.finishedAt))).orderBy(r.createdAt, r.id).limit(p('limit')).prepare();
   const firstPage = page(false);
   const nextPage = page(true);
   const start = db
@@ -240,6 +243,7 @@ export function createSqliteResourceStore(handle: Store, enqueueJob: EnqueueJob)
     getById: async (id) => byId.get(id),
     list: async (userId, kind, limit, cursor) =>
       cursor ? nextPage.all({ userId, kind, limit, at: cursor.createdAt, after: cursor.id }) : firstPage.all({ userId, kind, limit }),
+    listInState: async (kind, status, limit) => inState.all({ kind, status, limit }),
     start: async (id, now) => start.get({ id, now }),
     setStatus: async (id, status, now) => setStatus.run({ id, status, now }).changes > 0,
     progress: async (id, done, total, now) => void progress.run({ id, done, total, now }),

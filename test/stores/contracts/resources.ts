@@ -200,4 +200,16 @@ export function contract(dialect: Dialect): void {
     expect(await a.stores.resources.amendResult(other, 'thing', 'avt_1', '{"name":"B"}', 6_000)).toBeUndefined();
     expect(await b.stores.resources.amendResult(u, 'thing', 'avt_1', '{"name":"B"}', 6_000)).toMatchObject({ result: '{"name":"B"}', modifiedAt: 6_000, status: 'done' });
   });
+
+  it('lists the unfinished resources of a kind in a state, of every user, oldest first', async () => {
+    const u = (await newUser(10)), v = (await newUser(10));
+    await a.stores.resources.create(row(u, 'cns_1', { kind: 'consent', credits: 0, now: 3_000 }), null);
+    await a.stores.resources.create(row(v, 'cns_2', { kind: 'consent', credits: 0, now: 2_000 }), null);
+    await a.stores.resources.create(row(v, 'cns_3', { kind: 'consent', credits: 0, now: 1_000 }), null);
+    for (const id of ['cns_1', 'cns_2', 'cns_3']) await a.stores.resources.setStatus(id, 'validating', 4_000);
+    await a.stores.resources.finish('cns_3', ending('done', false));
+    expect((await b.stores.resources.listInState('consent', 'validating', 10)).map((r) => r.id)).toEqual(['cns_2', 'cns_1']);
+    expect((await b.stores.resources.listInState('consent', 'validating', 1)).map((r) => r.id)).toEqual(['cns_2']);
+    expect(await b.stores.resources.listInState('thing', 'validating', 10)).toEqual([]);
+  });
 }
