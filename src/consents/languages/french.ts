@@ -13,7 +13,7 @@ export const french: ConsentLanguage = {
     'I am recording this video of my full will (of my own free will). My secret code is {passcode}.',
   reviewNote:
     "Written in French and back-translated word by word, then compared with the English master clause by clause; 'à mon image' (in my likeness) is how French says 'of me' here, 'de mon plein gré' is the set phrase for 'of my own free will', and 'avatar' is the loan word French uses. " +
-    'Passcode words were screened for French homophones (e.g. vert kept, verre/ver left out; chêne and chaîne both left out) and for the statement’s own words.',
+    'Passcode words were screened for French homophones (e.g. vert kept, verre/ver left out; chêne and chaîne both left out) and for the statement’s own words. Checked by the author only: no native speaker has reviewed the text or the words yet.',
   words: [
     'chat', 'chien', 'cheval', 'vache', 'mouton', 'cochon', 'lapin', 'canard', 'poule', 'poussin',
     'oiseau', 'pigeon', 'moineau', 'corbeau', 'hibou', 'chouette', 'aigle', 'girafe', 'lion', 'tigre',

@@ -13,7 +13,7 @@ export const indonesian: ConsentLanguage = {
     'I record this video of my own will. My passcode is {passcode}.',
   reviewNote:
     "Written in Indonesian and back-translated, then compared with the English master clause by clause; 'atas kemauan saya sendiri' is the usual phrase for 'of my own free will', 'kode sandi' is the usual word for a passcode, and 'akun' and 'avatar' are the loan words Indonesian uses. " +
-    'Passcode words leave out words spelled as in English (e.g. tulip, tuna, motor, musik) and everyday words used as swear words or slang (e.g. anjing, babi, monyet, burung, susu, terong).',
+    'Passcode words leave out words spelled as in English (e.g. tulip, tuna, motor, musik) and everyday words used as swear words or slang (e.g. anjing, babi, monyet, burung, susu, terong). Checked by the author only: no native speaker has reviewed the text or the words yet.',
   words: [
     'kucing', 'kuda', 'sapi', 'kambing', 'domba', 'kelinci', 'bebek', 'ayam', 'merpati', 'pipit',
     'gagak', 'elang', 'jerapah', 'singa', 'harimau', 'gajah', 'beruang', 'serigala', 'rubah', 'rusa',

@@ -13,7 +13,7 @@ export const italian: ConsentLanguage = {
     'I record this video of my spontaneous will (of my own free will). My access code is {passcode}.',
   reviewNote:
     "Written in Italian and back-translated, then compared with the English master clause by clause; 'di mia spontanea volontà' is the set phrase for 'of my own free will', 'un mio avatar' is how Italian says 'an avatar of me', and 'account' and 'avatar' are the loan words Italian uses. " +
-    'Passcode words avoid pairs that differ only by a double consonant (e.g. palla and pala not both), and words with a vulgar second sense (e.g. uccello, pisello, scopa, vacca).',
+    'Passcode words avoid pairs that differ only by a double consonant (e.g. palla and pala not both), and words with a vulgar second sense (e.g. uccello, pisello, scopa, vacca). Checked by the author only: no native speaker has reviewed the text or the words yet.',
   words: [
     'gatto', 'cane', 'cavallo', 'mucca', 'pecora', 'maiale', 'coniglio', 'anatra', 'gallina', 'pulcino',
     'piccione', 'corvo', 'gufo', 'civetta', 'aquila', 'giraffa', 'leone', 'tigre', 'zebra', 'elefante',

@@ -13,7 +13,7 @@ export const portuguese: ConsentLanguage = {
     'I record this video of my free will. My access code is {passcode}.',
   reviewNote:
     "Written in Portuguese readable in both Brazil and Portugal and back-translated, then compared with the English master clause by clause; 'por minha livre vontade' is the usual phrase for 'of my own free will', and 'avatar' is the loan word Portuguese uses. " +
-    'Passcode words avoid words that differ between Brazil and Portugal (trem/comboio, suco/sumo, xícara/chávena), pairs that sound alike (s/ç/ss, x/ch), and words with a vulgar second sense in either country (e.g. pau, pinto, veado, broche, rapariga).',
+    'Passcode words avoid words that differ between Brazil and Portugal (trem/comboio, suco/sumo, xícara/chávena), pairs that sound alike (s/ç/ss, x/ch), and words with a vulgar second sense in either country (e.g. pau, pinto, veado, broche, rapariga). Checked by the author only: no native speaker has reviewed the text or the words yet.',
   words: [
     'gato', 'cão', 'cavalo', 'vaca', 'ovelha', 'porco', 'coelho', 'pato', 'galinha', 'pombo',
     'pardal', 'coruja', 'águia', 'girafa', 'leão', 'tigre', 'zebra', 'elefante', 'macaco', 'urso',

@@ -13,7 +13,7 @@ export const romanian: ConsentLanguage = {
     'I record this video of my own will. My access code is {passcode}.',
   reviewNote:
     "Written in Romanian and back-translated, then compared with the English master clause by clause; 'chipul' is the usual word for a person's face and likeness, 'din proprie voință' is the set phrase for 'of my own free will', and 'avatar' is the loan word Romanian uses. " +
-    'Written with the comma-below letters ș and ț (not the cedilla forms); passcode words are nouns and adjectives in their dictionary form, without words with a vulgar second sense.',
+    'Written with the comma-below letters ș and ț (not the cedilla forms); passcode words are nouns and adjectives in their dictionary form, without words with a vulgar second sense. Checked by the author only: no native speaker has reviewed the text or the words yet.',
   words: [
     'pisică', 'câine', 'cal', 'vacă', 'oaie', 'purcel', 'iepure', 'rață', 'găină', 'pui',
     'porumbel', 'vrabie', 'cioară', 'bufniță', 'vultur', 'girafă', 'leu', 'tigru', 'zebră', 'elefant',

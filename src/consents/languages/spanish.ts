@@ -13,7 +13,7 @@ export const spanish: ConsentLanguage = {
     'I record this video by my own will. My access code is {passcode}.',
   reviewNote:
     "Written in Spanish and back-translated, then compared with the English master clause by clause; 'por mi propia voluntad' is the usual phrase for 'of my own free will', 'video' is spelled without the accent as in most of Latin America (Spain also writes 'vídeo'), and 'avatar' is the loan word Spanish uses. " +
-    'Passcode words avoid pairs that merge in common accents (b/v, ll/y, s/z/c, silent h), words with a rude sense in some countries (e.g. conejo, huevo, chaqueta), and words that differ between Spain and Latin America (zumo/jugo, patata/papa).',
+    'Passcode words avoid pairs that merge in common accents (b/v, ll/y, s/z/c, silent h), words with a rude sense in some countries (e.g. conejo, huevo, chaqueta), and words that differ between Spain and Latin America (zumo/jugo, patata/papa). Checked by the author only: no native speaker has reviewed the text or the words yet.',
   words: [
     'gato', 'perro', 'caballo', 'vaca', 'oveja', 'cerdo', 'pato', 'gallina', 'pollito', 'paloma',
     'gorrión', 'búho', 'lechuza', 'águila', 'jirafa', 'león', 'tigre', 'cebra', 'elefante', 'mono',
