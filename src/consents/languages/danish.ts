@@ -10,7 +10,7 @@ export const danish: ConsentLanguage = {
   backTranslation:
     'I, [user name], give consent that the owner of this account may use my face and my voice to create a digital avatar of me with mimic. I am recording this video of my own free will. My access code is {passcode}.',
   reviewNote:
-    "Back-translated and compared with the English master sentence by sentence; 'giver samtykke til' is the usual Danish for consenting/agreeing, 'avatar' is the loan word Danish uses, and 'adgangskode' (access code, also the everyday word for password) stands for passcode.",
+    "Back-translated and compared with the English master sentence by sentence; 'giver samtykke til' is the usual Danish for consenting/agreeing, 'avatar' is the loan word Danish uses, and 'adgangskode' (access code, also the everyday word for password) stands for passcode. The text and the words were written and checked by a model, not yet read by a native speaker.",
   words: [
     'æble', 'pære', 'kirsebær', 'blomme', 'drue', 'citron', 'banan', 'melon', 'jordbær', 'hindbær',
     'brombær', 'appelsin', 'fersken', 'abrikos', 'ananas', 'kokosnød', 'figen', 'daddel', 'mandel', 'valnød',
@@ -59,12 +59,12 @@ export const danish: ConsentLanguage = {
     'kompas', 'globus', 'kikkert', 'lup', 'passer', 'lineal', 'mappe', 'frø', 'tudse', 'firben',
     'skildpadde', 'krokodille', 'næsehorn', 'flodhest', 'panda', 'koala', 'kænguru', 'lama', 'alpaka', 'dromedar',
     'gorilla', 'panter', 'leopard', 'jaguar', 'væsel', 'trane', 'hejre', 'flamingo', 'pelikan', 'skarv',
-    'undulat', 'struds', 'hamster', 'marsvin', 'æsel', 'føl', 'kalv', 'lam', 'killing', 'kantarel',
-    'agern', 'kogle', 'harpiks', 'drivhus', 'havebænk', 'sneemand', 'kælk', 'skøjte', 'handske', 'sandal',
-    'hjemmesko', 'vest', 'kasket', 'krave', 'rygsæk', 'avis', 'kuvert', 'puslespil', 'domino', 'trekant',
-    'harmonika', 'obo', 'orgel', 'klarinet', 'mandolin', 'tamburin', 'xylofon', 'dørklokke', 'piskeris', 'kagerulle',
-    'tragt', 'lysestage', 'altan', 'dørtrin', 'flise', 'tagsten', 'tagrende', 'postkasse', 'haletudse', 'åkande',
-    'narcis', 'krokus', 'hyacint', 'lavendel', 'rosmarin', 'timian', 'salvie', 'kommen', 'safran', 'æblemos',
-    'perlehøne', 'kvæg', 'vædder', 'hingst', 'hoppe', 'kalkun', 'fasan', 'agerhøne',
+    'undulat', 'struds', 'hamster', 'marsvin', 'føl', 'kalv', 'lam', 'killing', 'kantarel', 'agern',
+    'kogle', 'harpiks', 'drivhus', 'havebænk', 'sneemand', 'kælk', 'skøjte', 'handske', 'sandal', 'hjemmesko',
+    'vest', 'kasket', 'krave', 'rygsæk', 'avis', 'kuvert', 'puslespil', 'domino', 'trekant', 'harmonika',
+    'obo', 'orgel', 'klarinet', 'mandolin', 'tamburin', 'xylofon', 'dørklokke', 'piskeris', 'kagerulle', 'tragt',
+    'lysestage', 'altan', 'dørtrin', 'flise', 'tagsten', 'tagrende', 'postkasse', 'haletudse', 'åkande', 'narcis',
+    'krokus', 'hyacint', 'lavendel', 'rosmarin', 'timian', 'salvie', 'kommen', 'safran', 'æblemos', 'perlehøne',
+    'kvæg', 'vædder', 'hingst', 'hoppe', 'kalkun', 'fasan', 'agerhøne',
   ],
 };
