@@ -5,6 +5,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { detectRaw, downscale, humanConfig, loadHuman, posesOf } from '../compute/local/faces.ts';
+import type { RgbImage } from '../compute/local/warp.ts';
 import type { FaceObservation } from './faces.ts';
 
 export interface FrameRequest { id: number; width: number; height: number; rgb: Uint8Array }
@@ -29,13 +30,28 @@ function mouthOpening(mesh: Point[]): number {
   return height > 0 ? dist(mesh[13], mesh[14]) / height : 0;
 }
 
+/**
+ * The frame on a black square, at its top-left corner (so boxes keep their coordinates).
+ * On a wide or tall frame human's detector returns stretched boxes and its descriptors lose
+ * their identity (a 16:9 frame of a face scored 0.41 against the same face in a square one;
+ * padded, 1.00: docs/face-identity.md).
+ */
+function squared(img: RgbImage): RgbImage {
+  if (img.width === img.height) return img;
+  const side = Math.max(img.width, img.height);
+  const data = new Uint8Array(side * side * 3);
+  const row = img.width * 3;
+  for (let y = 0; y < img.height; y++) data.set(img.data.subarray(y * row, (y + 1) * row), y * side * 3);
+  return { width: side, height: side, data };
+}
+
 const round = (n: number, d = 3) => Math.round(n * 10 ** d) / 10 ** d;
 
 async function analyse(req: FrameRequest): Promise<FaceObservation[]> {
   const human = await loadHuman();
   const scale = Math.min(1, MAX_SIDE / Math.max(req.width, req.height));
   const full = { width: req.width, height: req.height, data: req.rgb };
-  const img = scale < 1 ? await downscale(full, scale) : full;
+  const img = squared(scale < 1 ? await downscale(full, scale) : full);
   const raw = await detectRaw(human, img, CONFIG);
   const faces = raw
     .map((f) => {
