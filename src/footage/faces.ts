@@ -11,8 +11,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ffmpegRun, FootageError, seekArgs } from './probe.ts';
-import { probe } from '../compute/local/ffmpeg.ts';
+import { ffmpegRun, probeVideo, seekArgs } from './probe.ts';
 import type { FrameAnswer, FrameRequest } from './faces-worker.ts';
 
 export interface FaceObservation {
@@ -36,6 +35,7 @@ export interface FaceAnalyzer {
    * is the middle of its share), each with every face found, largest first (score above the
    * library's own minimum, faces under 5% of the frame height ignored). A time that yields
    * no picture (past the end) is left out, so fewer than `count` frames can come back.
+   * Without `toSec` the file is probed first (FootageError when it is not a decodable video).
    */
   sample(path: string, opts: { count: number; fromSec?: number; toSec?: number; signal?: AbortSignal }): Promise<FrameFaces[]>;
   close(): Promise<void>;
@@ -92,6 +92,8 @@ export function createFaceAnalyzer(): FaceAnalyzer {
     w.on('message', (m: FrameAnswer) => {
       const p = pending.get(m.id);
       pending.delete(m.id);
+      // An idle thread does not keep the process alive (a CLI command that forgot close() still exits).
+      if (pending.size === 0) w.unref();
       p?.resolve(m);
     });
     w.on('error', (e) => { if (worker === w) worker = undefined; failAll(e); });
@@ -107,6 +109,7 @@ export function createFaceAnalyzer(): FaceAnalyzer {
     const rgb = new Uint8Array(frame.rgb);
     return new Promise((resolve, reject) => {
       pending.set(id, { resolve, reject });
+      w.ref();
       w.postMessage({ id, width: frame.width, height: frame.height, rgb } satisfies FrameRequest, [rgb.buffer]);
     });
   };
@@ -116,11 +119,7 @@ export function createFaceAnalyzer(): FaceAnalyzer {
     if (!Number.isInteger(opts.count) || opts.count < 1) throw new RangeError('count must be a positive integer');
     const from = Math.max(0, opts.fromSec ?? 0);
     let to = opts.toSec;
-    if (to === undefined) {
-      const info = await probe(path);
-      if (!info.video) throw new FootageError('no-video', 'the file has no video stream');
-      to = info.durationSec ?? 0;
-    }
+    to ??= (await probeVideo(path, signal)).durationSec;
     const span = to - from;
     if (!(span > 0)) throw new RangeError(`the range [${from}, ${to}) is empty`);
     const frames: FrameFaces[] = [];

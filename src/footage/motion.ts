@@ -16,14 +16,16 @@ export function percentile(values: number[], p: number): number {
 export async function motionEnergy(path: string, opts: { fromSec: number; toSec: number; signal?: AbortSignal }): Promise<{ mean: number; p95: number; frames: number }> {
   const span = opts.toSec - opts.fromSec;
   if (!(span > 0)) throw new RangeError(`the range [${opts.fromSec}, ${opts.toSec}) is empty`);
+  // The per-frame values go to stdout (collected whole); stderr keeps only errors. The colon of
+  // `pipe:1` is escaped twice: once for the filter graph, once for the filter's options.
   const r = await ffmpegRun([
-    ...seekArgs(path, opts.fromSec), '-t', span.toFixed(3), '-map', '0:v:0', '-an',
-    '-vf', 'format=gray,tblend=all_mode=difference,signalstats,metadata=print:key=lavfi.signalstats.YAVG',
+    '-v', 'error', ...seekArgs(path, opts.fromSec), '-t', span.toFixed(3), '-map', '0:v:0', '-an',
+    '-vf', 'format=gray,tblend=all_mode=difference,signalstats,metadata=print:key=lavfi.signalstats.YAVG:file=pipe\\\\:1',
     '-f', 'null', '-',
   ], opts.signal);
   if (opts.signal?.aborted) throw abortError();
-  if (r.code !== 0) throw new Error(`ffmpeg could not measure motion (exit ${r.code})`);
-  const values = [...r.stderr.matchAll(/lavfi\.signalstats\.YAVG=([\d.]+)/g)].map((m) => Number(m[1]));
+  if (r.code !== 0) throw new Error(`ffmpeg could not measure motion (exit ${r.code}): ${r.stderr.trim().split('\n').at(-1) ?? ''}`);
+  const values = [...r.stdout.toString('latin1').matchAll(/lavfi\.signalstats\.YAVG=([\d.]+)/g)].map((m) => Number(m[1]));
   const mean = values.length ? values.reduce((s, v) => s + v, 0) / values.length : 0;
   const round = (n: number) => Math.round(n * 1000) / 1000;
   return { mean: round(mean), p95: round(percentile(values, 95)), frames: values.length };
