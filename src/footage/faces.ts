@@ -54,7 +54,7 @@ export function parsePpm(buf: Buffer): { width: number; height: number; rgb: Uin
 }
 
 async function decodeFrame(path: string, atSec: number, signal?: AbortSignal) {
-  const r = await ffmpegRun(['-v', 'error', ...seekArgs(path, atSec), '-map', '0:v:0', '-frames:v', '1', '-c:v', 'ppm', '-f', 'image2pipe', 'pipe:1'], signal, 120_000);
+  const r = await ffmpegRun(['-v', 'error', ...seekArgs(path, atSec), '-map', '0:v:0', '-frames:v', '1', '-pix_fmt', 'rgb24', '-c:v', 'ppm', '-f', 'image2pipe', 'pipe:1'], signal, 120_000);
   return r.code === 0 ? parsePpm(r.stdout) : undefined;
 }
 
