@@ -75,7 +75,8 @@ export function mouthOpening(face: SourceFace): number {
 export interface Candidate {
   sec: number;
   face: SourceFace;
-  image: RgbImage;
+  width: number;
+  height: number;
 }
 
 /**
@@ -161,16 +162,19 @@ export async function trainAvatar(job: TrainJob, onProgress: (done: number, tota
     const sec = from + ((i + 0.5) * (to - from)) / TRAIN_SAMPLES;
     const image = await frameAt(job.footagePath, sec);
     const face = image ? (await detectFaces(image))[0] : undefined;
-    if (image && face) candidates.push({ sec: round3(sec), face, image });
+    // Only the face is kept: the chosen frame is decoded again (14 full frames of 4K footage would be 350 MB).
+    if (image && face) candidates.push({ sec: round3(sec), face, width: image.width, height: image.height });
     step();
   }
   const chosen = chooseReference(candidates);
   if (!chosen) throw new RenderError('FootageError', `no face was found in the idle window (${TRAIN_SAMPLES} frames from ${round3(from)} s to ${round3(to)} s)`);
-  const sq = presenterSquare(meshBox(chosen.face), chosen.image.width, chosen.image.height);
+  const sq = presenterSquare(meshBox(chosen.face), chosen.width, chosen.height);
 
   const side = CROP_RESULT_SIDE;
-  const png = await sharp(Buffer.from(chosen.image.data.buffer, chosen.image.data.byteOffset, chosen.image.data.length), {
-    raw: { width: chosen.image.width, height: chosen.image.height, channels: 3 },
+  const image = await frameAt(job.footagePath, chosen.sec);
+  if (!image || image.width !== chosen.width || image.height !== chosen.height) throw new Error(`the frame at ${chosen.sec} s could not be decoded again`);
+  const png = await sharp(Buffer.from(image.data.buffer, image.data.byteOffset, image.data.length), {
+    raw: { width: image.width, height: image.height, channels: 3 },
   }).extract({ left: sq.left, top: sq.top, width: sq.size, height: sq.size }).resize(side, side, { kernel: 'lanczos3' }).png().toBuffer();
   await writeFile(join(job.outputDir, TRAIN_OUTPUT_FILES.reference), png);
   step();
