@@ -43,6 +43,8 @@ export const RENDER_ERROR_KINDS = [
   'OverlayError',
   /** The background image could not be fetched or decoded. */
   'BackgroundError',
+  /** Avatar training: the footage does not allow it (no face in the idle window, undecodable, a window outside it). */
+  'FootageError',
   /** A check that needs the input's bytes, run at render time for inputs fetched then (https URLs). */
   'InvalidFileSizeError',
   'InvalidImageResolutionError',

@@ -163,6 +163,39 @@ export interface ParkingBackend {
   readonly recheckMs: number;
 }
 
+/**
+ * Avatar training (`avatar.train`): footage of one person becomes a presenter's reference
+ * picture, its idle loop and a measure of its voice (docs/compute-protocol.md, "Avatar training").
+ */
+export interface TrainRequest {
+  jobId: string;
+  /** The footage (a local file), already checked: one person, facing the camera, a silent and idle ending. */
+  footagePath: string;
+  /** The silent, idle ending the checks found, seconds into the footage. */
+  idle: { fromSec: number; toSec: number };
+  /** Where the speech is (for the voice measurement): seconds into the footage, e.g. [0, idle.fromSec). */
+  speech: { fromSec: number; toSec: number };
+  /** The backend writes `reference.png` and `idle.mp4` here (the caller creates the folder). */
+  outputDir: string;
+  workDir: string;
+  signal: AbortSignal;
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface TrainResult {
+  /** Seconds into the footage of the frame chosen as the presenter's picture. */
+  referenceSec: number;
+  /** Length of idle.mp4, seconds (it loops seamlessly: its last frame leads into its first). */
+  loopSec: number;
+  /** Size of reference.png and idle.mp4 (square). */
+  size: number;
+  /** Median fundamental frequency of the voice over the speech part, Hz; null when none could be measured. */
+  pitchHz: number | null;
+}
+
+/** The files a training writes into `TrainRequest.outputDir`. */
+export const TRAIN_OUTPUT_FILES = { reference: 'reference.png', idle: 'idle.mp4' } as const;
+
 export interface ComputeBackend {
   /** Present when renders run outside this process: the job runner parks instead of waiting. */
   readonly parking?: ParkingBackend;
@@ -174,5 +207,12 @@ export interface ComputeBackend {
    * Must not block the caller's event loop: heavy work runs in another thread or process.
    */
   render(req: RenderRequest): Promise<RenderResult>;
+  /**
+   * Trains an avatar from footage: writes `reference.png` and `idle.mp4` into `outputDir`.
+   * Fails with `RenderError` `FootageError` when the footage does not allow it (no face in the
+   * idle window, an undecodable file, a window outside the footage); any other error is the
+   * backend's fault. Must not block the caller's event loop.
+   */
+  train(req: TrainRequest): Promise<TrainResult>;
   close(): Promise<void>;
 }

@@ -25,6 +25,13 @@ export const TASK_KINDS: Readonly<Record<string, TaskKind>> = {
    * picture it is shown on; nothing is uploaded: speech comes in and RTP goes out over the task's `stream_url` socket.
    */
   'stream.render': { kind: 'stream.render', inputs: ['source', 'background'], outputs: [] },
+  /**
+   * Avatar training (POST /clips/avatars): source = the footage; outputs = the presenter's picture (`reference`, a PNG)
+   * and its idle loop (`idle`, an mp4); the measurements come back in the complete call's `train` object.
+   */
+  'avatar.train': { kind: 'avatar.train', inputs: ['source'], outputs: ['reference', 'idle'] },
 };
+
+export const TRAIN_TASK_KIND = 'avatar.train';
 
 export const isTaskKind = (kind: string): boolean => Object.hasOwn(TASK_KINDS, kind);

@@ -13,6 +13,7 @@ export const WORKER_FAIL_KINDS = [
   'LogoError',
   'OverlayError',
   'BackgroundError',
+  'FootageError',
   'InvalidImageResolutionError',
   'InvalidFaceError',
   'ConfigError',
@@ -92,11 +93,25 @@ export const WorkerRenderMetadata = Type.Object(
   { additionalProperties: false, $id: 'ComputeRenderMetadata' },
 );
 
+/** TrainResult of src/compute/interface.ts, as a worker reports it for an `avatar.train` task. */
+export const TrainMetadata = Type.Object(
+  {
+    reference_sec: Type.Number({ minimum: 0, maximum: 86_400, description: 'seconds into the footage of the reference frame' }),
+    loop_sec: Type.Number({ exclusiveMinimum: 0, maximum: 600, description: 'length of idle.mp4, seconds' }),
+    size: Type.Integer({ minimum: 64, maximum: 4096, description: 'side of reference.png and idle.mp4, pixels' }),
+    pitch_hz: Type.Union([Type.Null(), Type.Number({ minimum: 40, maximum: 1000 })], { description: 'median F0 of the voice, or null' }),
+  },
+  { additionalProperties: false, $id: 'ComputeTrainMetadata' },
+);
+export type TrainMetadata = Static<typeof TrainMetadata>;
+
+/** Render kinds send `metadata` and `face_ids`; `avatar.train` sends `train` instead (checked against the task's kind). */
 export const CompleteBody = Type.Object(
   {
     lease: Lease,
-    metadata: WorkerRenderMetadata,
-    face_ids: Type.Array(Type.Integer({ minimum: 0, maximum: 1000 }), { maxItems: 100, uniqueItems: true }),
+    metadata: Type.Optional(WorkerRenderMetadata),
+    face_ids: Type.Optional(Type.Array(Type.Integer({ minimum: 0, maximum: 1000 }), { maxItems: 100, uniqueItems: true })),
+    train: Type.Optional(TrainMetadata),
     render_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 86_400_000, description: "the worker's own render time (for measurements)" })),
   },
   { additionalProperties: false, $id: 'ComputeComplete' },
@@ -138,7 +153,8 @@ export const ClaimedTask = Type.Object(
         Type.Object({ upload_url: FileUrl, method: Type.Literal('PUT'), content_type: Type.String(), max_bytes: Type.Integer({ minimum: 1 }) }),
       ),
     ),
-    render: Type.Object({
+    /** The render's parameters: every kind but avatar.train. */
+    render: Type.Optional(Type.Object({
       result_format: Type.Union([Type.Literal('mp4'), Type.Literal('mov'), Type.Literal('webm')]),
       mute: Type.Boolean(),
       stitch: Type.Boolean(),
@@ -182,15 +198,24 @@ export const ClaimedTask = Type.Object(
           Type.Object({ kind: Kind('image'), url: FileUrl }),
         ]),
       ),
-    }),
+    })),
+    /** `avatar.train` tasks: the footage and its windows, seconds (docs/compute-protocol.md, "Avatar training"). */
+    train: Type.Optional(
+      Type.Object({
+        footage_url: FileUrl,
+        idle: Type.Object({ from_sec: Type.Number({ minimum: 0 }), to_sec: Type.Number({ minimum: 0 }) }),
+        speech: Type.Object({ from_sec: Type.Number({ minimum: 0 }), to_sec: Type.Number({ minimum: 0 }) }),
+      }),
+    ),
     /** `stream.render` tasks: the signed WebSocket URL (ws: or wss:) the worker streams over (docs/compute-protocol.md, "Live streams"). */
     stream_url: Type.Optional(Type.String({ pattern: '^wss?://', maxLength: 4096 })),
-    result: Type.Object({
+    /** The render's one output (the same as `outputs.result`): every kind with a result. */
+    result: Type.Optional(Type.Object({
       upload_url: FileUrl,
       method: Type.Literal('PUT'),
       content_type: Type.String(),
       max_bytes: Type.Integer({ minimum: 1 }),
-    }),
+    })),
   },
   { $id: 'ComputeClaimedTask' },
 );

@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import ffmpeg from '@ffmpeg-installer/ffmpeg';
-import type { ComputeBackend, RenderRequest, RenderResult } from '../../src/compute/interface.ts';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import type { ComputeBackend, RenderRequest, RenderResult, TrainRequest, TrainResult } from '../../src/compute/interface.ts';
 import { RenderError } from '../../src/errors.ts';
 
 /**
@@ -10,11 +12,28 @@ import { RenderError } from '../../src/errors.ts';
  */
 export function createFakeBackend(opts: { delayMs?: number; failWith?: RenderError; fault?: Error } = {}): ComputeBackend & {
   calls: RenderRequest[];
+  trainCalls: TrainRequest[];
 } {
   const calls: RenderRequest[] = [];
+  const trainCalls: TrainRequest[] = [];
   return {
     name: 'fake',
     calls,
+    trainCalls,
+    /** A 64x64 reference.png and a 0.4 s idle.mp4 test pattern; a pitch of 120 Hz. */
+    async train(req: TrainRequest): Promise<TrainResult> {
+      trainCalls.push(req);
+      if (opts.failWith) throw opts.failWith;
+      if (opts.fault) throw opts.fault;
+      await sharp({ create: { width: 64, height: 64, channels: 3, background: '#806040' } }).png().toFile(join(req.outputDir, 'reference.png'));
+      await new Promise<void>((resolve, reject) => {
+        const p = spawn(ffmpeg.path, ['-y', '-v', 'error', '-f', 'lavfi', '-i', 'testsrc=size=64x64:rate=25:duration=0.4', '-pix_fmt', 'yuv420p', '-f', 'mp4', join(req.outputDir, 'idle.mp4')]);
+        p.on('error', reject);
+        p.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`ffmpeg exited ${code}`))));
+      });
+      req.onProgress?.(1, 1);
+      return { referenceSec: req.idle.fromSec, loopSec: 0.4, size: 64, pitchHz: 120 };
+    },
     async render(req: RenderRequest): Promise<RenderResult> {
       calls.push(req);
       if (opts.delayMs) {

@@ -1,19 +1,21 @@
 /**
- * The render process: receives jobs from the backend over IPC, one at a time, and answers
+ * The render process: receives jobs (renders, trainings) from the backend over IPC, one at a time, and answers
  * with progress, a result or an error. Human's models stay loaded between jobs.
  */
 import { RenderError } from '../../errors.ts';
 import { activeProcesses } from './ffmpeg.ts';
-import { renderJob, type RenderJob } from './render.ts';
+import { renderJob } from './render.ts';
+import { trainAvatar } from './train.ts';
 import type { ChildMessage, ParentMessage } from './protocol.ts';
 
 const send = (m: ChildMessage) => process.send?.(m);
 
 process.on('message', (raw) => {
   const msg = raw as ParentMessage;
-  if (msg.type !== 'render') return;
-  const job: RenderJob = msg.job;
-  renderJob(job, (done, total) => send({ type: 'progress', id: msg.id, done, total })).then(
+  if (msg.type !== 'render' && msg.type !== 'train') return;
+  const progress = (done: number, total: number) => send({ type: 'progress', id: msg.id, done, total });
+  const work = msg.type === 'render' ? renderJob(msg.job, progress) : trainAvatar(msg.job, progress);
+  work.then(
     (result) => send({ type: 'result', id: msg.id, result }),
     (err: unknown) => {
       const e = err instanceof Error ? err : new Error(String(err));

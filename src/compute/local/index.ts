@@ -1,5 +1,5 @@
 /**
- * The local CPU backend. Renders run in one long-lived child process (so the caller's event
+ * The local CPU backend. Renders and trainings run in one long-lived child process (so the caller's event
  * loop never blocks and the face models load once), one render at a time, in arrival order.
  * Aborting a render kills that process; the next render starts a fresh one.
  */
@@ -8,9 +8,11 @@ import { rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { RenderError } from '../../errors.ts';
-import type { ComputeBackend, RenderRequest, RenderResult } from '../interface.ts';
+import { join } from 'node:path';
+import { TRAIN_OUTPUT_FILES, type ComputeBackend, type RenderRequest, type RenderResult, type TrainRequest, type TrainResult } from '../interface.ts';
 import type { ChildMessage, ParentMessage } from './protocol.ts';
 import type { RenderJob } from './render.ts';
+import type { TrainJob } from './train.ts';
 
 export interface LocalBackendOptions {
   /**
@@ -58,8 +60,9 @@ export function createLocalBackend(opts: LocalBackendOptions = {}): ComputeBacke
     c.once('exit', () => clearTimeout(force));
   };
 
-  const run = (req: RenderRequest): Promise<RenderResult> =>
-    new Promise<RenderResult>((resolve, reject) => {
+  /** One job in the render process: its message, its signal and progress, and the files an abort removes. */
+  const run = <T>(req: Pick<RenderRequest, 'signal' | 'onProgress'>, message: (id: number) => ParentMessage, outputs: string[]): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
       if (closed) return reject(new Error('the local backend is closed'));
       if (req.signal.aborted) return reject(abortError());
       const c = (child ??= spawnChild());
@@ -76,7 +79,7 @@ export function createLocalBackend(opts: LocalBackendOptions = {}): ComputeBacke
         const m = raw as ChildMessage;
         if (!('id' in m) || m.id !== id) return;
         if (m.type === 'progress') req.onProgress?.(m.done, m.total);
-        else if (m.type === 'result') { cleanup(); resolve(m.result); }
+        else if (m.type === 'result') { cleanup(); resolve(m.result as T); }
         else if (m.type === 'error') {
           cleanup();
           if (m.error.renderKind) reject(new RenderError(m.error.renderKind, m.error.message));
@@ -90,10 +93,10 @@ export function createLocalBackend(opts: LocalBackendOptions = {}): ComputeBacke
       const onAbort = () => {
         cleanup();
         // A half-written output must not look like a result; remove it once ffmpeg is gone too.
-        const removeOutput = () => void rm(req.outputPath, { force: true }).catch(() => {});
-        c.once('exit', removeOutput);
+        const removeOutputs = () => void Promise.all(outputs.map((o) => rm(o, { force: true }))).catch(() => {});
+        c.once('exit', removeOutputs);
         stopChild(c);
-        removeOutput();
+        removeOutputs();
         reject(abortError());
       };
       c.on('message', onMessage);
@@ -101,31 +104,43 @@ export function createLocalBackend(opts: LocalBackendOptions = {}): ComputeBacke
       req.signal.addEventListener('abort', onAbort, { once: true });
       c.ref();
       c.channel?.ref();
-      const job: RenderJob = {
-        jobId: req.jobId, sourcePath: req.sourcePath, driver: req.driver, face: req.face,
-        resultFormat: req.resultFormat, mute: req.mute, stitch: req.stitch, maxAnimatedFaces: req.maxAnimatedFaces,
-        logo: req.logo, ...(req.overlayPath ? { overlayPath: req.overlayPath } : {}), ...(req.background ? { background: req.background } : {}),
-        outputPath: req.outputPath, workDir: req.workDir, ...(req.previewDir ? { previewDir: req.previewDir } : {}),
-      };
-      c.send({ type: 'render', id, job } satisfies ParentMessage);
+      c.send(message(id));
     });
+
+  const renderMessage = (req: RenderRequest) => (id: number): ParentMessage => {
+    const job: RenderJob = {
+      jobId: req.jobId, sourcePath: req.sourcePath, driver: req.driver, face: req.face,
+      resultFormat: req.resultFormat, mute: req.mute, stitch: req.stitch, maxAnimatedFaces: req.maxAnimatedFaces,
+      logo: req.logo, ...(req.overlayPath ? { overlayPath: req.overlayPath } : {}), ...(req.background ? { background: req.background } : {}),
+      outputPath: req.outputPath, workDir: req.workDir, ...(req.previewDir ? { previewDir: req.previewDir } : {}),
+    };
+    return { type: 'render', id, job };
+  };
+  const trainMessage = (req: TrainRequest) => (id: number): ParentMessage => {
+    const job: TrainJob = { jobId: req.jobId, footagePath: req.footagePath, idle: req.idle, speech: req.speech, outputDir: req.outputDir, workDir: req.workDir };
+    return { type: 'train', id, job };
+  };
+
+  /** Jobs run one at a time, in arrival order; one aborted while it waits for its turn fails at once. */
+  const queued = <T>(signal: AbortSignal, work: () => Promise<T>): Promise<T> => {
+    const turn = new Promise<void>((resolve, reject) => {
+      const onAbort = () => reject(abortError());
+      signal.addEventListener('abort', onAbort, { once: true });
+      void tail.then(() => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      });
+    });
+    const result = turn.then(work);
+    tail = result.catch(() => {});
+    return result;
+  };
 
   return {
     name: 'local',
-    render(req) {
-      // A render aborted while it waits for its turn fails at once.
-      const turn = new Promise<void>((resolve, reject) => {
-        const onAbort = () => reject(abortError());
-        req.signal.addEventListener('abort', onAbort, { once: true });
-        void tail.then(() => {
-          req.signal.removeEventListener('abort', onAbort);
-          resolve();
-        });
-      });
-      const result = turn.then(() => run(req));
-      tail = result.catch(() => {});
-      return result;
-    },
+    render: (req) => queued(req.signal, () => run<RenderResult>(req, renderMessage(req), [req.outputPath])),
+    train: (req) =>
+      queued(req.signal, () => run<TrainResult>(req, trainMessage(req), Object.values(TRAIN_OUTPUT_FILES).map((f) => join(req.outputDir, f)))),
     async close() {
       closed = true;
       const c = child;

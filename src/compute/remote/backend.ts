@@ -1,8 +1,11 @@
 import { rename, stat } from 'node:fs/promises';
 import { RenderError, RENDER_ERROR_KINDS, type RenderErrorKind } from '../../errors.ts';
-import type { ComputeBackend, ParkingBackend, RenderMetadata, RenderResult, RenderState } from '../interface.ts';
-import { storedRender } from './protocol.ts';
-import { uploadPathOf, type ComputeTasks, type TaskRow } from './task-store.ts';
+import { join } from 'node:path';
+import { TRAIN_OUTPUT_FILES, type ComputeBackend, type ParkingBackend, type RenderMetadata, type RenderRequest, type RenderResult, type RenderState, type TrainRequest, type TrainResult } from '../interface.ts';
+import { TRAIN_TASK_KIND } from '../kinds.ts';
+import type { TrainMetadata } from '../../schemas/compute.ts';
+import { storedRender, storedTrain } from './protocol.ts';
+import { uploadPathOf, type ComputeTasks, type CreateTask, type TaskRow } from './task-store.ts';
 
 export interface RemoteBackendOptions {
   tasks: ComputeTasks;
@@ -77,7 +80,7 @@ function parkingOf(tasks: ComputeTasks, recheckMs: number): ParkingBackend {
 }
 
 /**
- * The remote backend: render() writes a task row for workers and waits for it to end. News
+ * The remote backend: render() and train() write a task row for workers and wait for it to end. News
  * comes from the route handlers of this process at once, and from the database every
  * `pollMs` (another API process, a lease that ran out).
  */
@@ -87,16 +90,21 @@ export function createRemoteBackend(opts: RemoteBackendOptions): ComputeBackend 
   /** Ends each waiting render; close() calls them so no poll outlives the backend. */
   const waiting = new Set<(err: Error) => void>();
 
-  async function render(req: Parameters<ComputeBackend['render']>[0]): Promise<RenderResult> {
+  /** Writes a task row and waits for it to end; `deliver` turns the done task into the result. */
+  async function runTask<T>(
+    req: { signal: AbortSignal; onProgress?: (done: number, total: number) => void },
+    create: CreateTask,
+    deliver: (row: TaskRow) => Promise<T>,
+  ): Promise<T> {
     if (closed) throw new Error('the remote backend is closed');
     if (req.signal.aborted) throw abortError();
-    const task = await tasks.create({ jobId: req.jobId, render: storedRender(req), outputPath: req.outputPath, ...(req.taskKind ? { kind: req.taskKind } : {}) });
+    const task = await tasks.create(create);
     if (req.signal.aborted) {
       await tasks.cancel(task.id, 'the render was aborted');
       throw abortError();
     }
 
-    return new Promise<RenderResult>((resolve, reject) => {
+    return new Promise<T>((resolve, reject) => {
       let settled = false;
       let progress = '';
       let graceTimer: NodeJS.Timeout | undefined;
@@ -147,10 +155,8 @@ export function createRemoteBackend(opts: RemoteBackendOptions): ComputeBackend 
         if (!row) return settle(() => reject(new Error('the render task disappeared')));
         relayProgress(row);
         switch (row.status) {
-          case 'done': {
-            const result = resultOf(row);
-            return settle(() => rename(uploadPathOf(row), req.outputPath).then(() => resolve(result), reject));
-          }
+          case 'done':
+            return settle(() => deliver(row).then(resolve, reject));
           case 'failed':
             return settle(() => reject(failureOf(row)));
           case 'cancelled':
@@ -163,10 +169,26 @@ export function createRemoteBackend(opts: RemoteBackendOptions): ComputeBackend 
     });
   }
 
+  const render = (req: RenderRequest): Promise<RenderResult> =>
+    runTask(req, { jobId: req.jobId, render: storedRender(req), outputPath: req.outputPath, ...(req.taskKind ? { kind: req.taskKind } : {}) }, async (row) => {
+      const result = resultOf(row);
+      await rename(uploadPathOf(row), req.outputPath);
+      return result;
+    });
+
+  /** Training is not parked: the job waits for it as render() does. */
+  const train = (req: TrainRequest): Promise<TrainResult> =>
+    runTask(req, { jobId: req.jobId, kind: TRAIN_TASK_KIND, render: storedTrain(req), outputPath: req.outputDir }, async (row) => {
+      const m = JSON.parse(row.metadata!) as TrainMetadata;
+      for (const [name, file] of Object.entries(TRAIN_OUTPUT_FILES)) await rename(uploadPathOf(row, name), join(req.outputDir, file));
+      return { referenceSec: m.reference_sec, loopSec: m.loop_sec, size: m.size, pitchHz: m.pitch_hz };
+    });
+
   return {
     name: 'remote',
     parking: parkingOf(tasks, opts.recheckMs ?? 60_000),
     render,
+    train,
     async close() {
       closed = true;
       tasks.stopClaims();

@@ -1,5 +1,6 @@
 import { extname } from 'node:path';
-import type { BackgroundInput, DriverInput, FaceRequest, LogoInput, RenderRequest, ResultFormat } from '../interface.ts';
+import type { BackgroundInput, DriverInput, FaceRequest, LogoInput, RenderRequest, ResultFormat, TrainRequest } from '../interface.ts';
+import { TRAIN_TASK_KIND } from '../kinds.ts';
 import { DEFAULT_LOGO_PATH } from '../result-frame.ts';
 import type { ClaimedTask } from '../../schemas/compute.ts';
 import type { FileName } from './signing.ts';
@@ -37,7 +38,29 @@ export function storedRender(req: RenderRequest): StoredRender {
   };
 }
 
-/** The local file behind an input name of the task, or null when the task has no such input. */
+/** What a task row keeps of a TrainRequest (an `avatar.train` task's `request` column). */
+export interface StoredTrain {
+  footagePath: string;
+  idle: { fromSec: number; toSec: number };
+  speech: { fromSec: number; toSec: number };
+}
+
+export const storedTrain = (req: TrainRequest): StoredTrain => ({
+  footagePath: req.footagePath,
+  idle: { fromSec: req.idle.fromSec, toSec: req.idle.toSec },
+  speech: { fromSec: req.speech.fromSec, toSec: req.speech.toSec },
+});
+
+/** The `request` column of a task of any kind. */
+export type StoredTask = StoredRender | StoredTrain;
+
+/** The local file behind an input name of a task of `kind`, or null when the task has no such input. */
+export function taskInputPath(kind: string, request: string, name: FileName): string | null {
+  if (kind === TRAIN_TASK_KIND) return name === 'source' ? (JSON.parse(request) as StoredTrain).footagePath : null;
+  return inputPath(JSON.parse(request) as StoredRender, name);
+}
+
+/** The local file behind an input name of a render task, or null when the task has no such input. */
 export function inputPath(render: StoredRender, name: FileName): string | null {
   switch (name) {
     case 'source':
@@ -52,6 +75,8 @@ export function inputPath(render: StoredRender, name: FileName): string | null {
     case 'background':
       return render.background?.kind === 'image' ? render.background.path : null;
     case 'result':
+    case 'reference':
+    case 'idle':
     case 'stream':
       return null;
   }
@@ -59,12 +84,42 @@ export function inputPath(render: StoredRender, name: FileName): string | null {
 
 export const RESULT_CONTENT_TYPE: Record<ResultFormat, string> = { mp4: 'video/mp4', mov: 'video/quicktime', webm: 'video/webm' };
 
+/** How a file must start: an ftyp box of this major brand, or these magic bytes (hex). */
+export type FileBrand = { ftyp: string } | { magic: string };
+
 /** How a result file of each format must start: an ftyp box of this major brand, or (webm) the EBML magic. */
-export const RESULT_BRAND: Record<ResultFormat, { ftyp: string } | { magic: string }> = {
+export const RESULT_BRAND: Record<ResultFormat, FileBrand> = {
   mp4: { ftyp: 'isom' },
   mov: { ftyp: 'qt  ' },
   webm: { magic: '1a45dfa3' },
 };
+
+const FORMAT_TEXT: Record<ResultFormat, string> = {
+  mp4: 'an mp4 (ISO base media, brand isom)',
+  mov: 'a QuickTime mov (brand "qt  ")',
+  webm: 'a WebM (EBML)',
+};
+
+/** What an output file of a task must be: its content type, how it starts, and that in words. */
+export interface OutputFile {
+  contentType: string;
+  brand: FileBrand;
+  text: string;
+}
+
+/** The outputs of `avatar.train`: the presenter's picture and its idle loop. */
+export const TRAIN_OUTPUTS: Record<'reference' | 'idle', OutputFile> = {
+  reference: { contentType: 'image/png', brand: { magic: '89504e470d0a1a0a' }, text: 'a PNG' },
+  idle: { contentType: 'video/mp4', brand: RESULT_BRAND.mp4, text: FORMAT_TEXT.mp4 },
+};
+
+/** The output `name` of a task of `kind`, or null when the task has no such output. */
+export function outputFile(kind: string, request: string, name: string): OutputFile | null {
+  if (kind === TRAIN_TASK_KIND) return name === 'reference' || name === 'idle' ? TRAIN_OUTPUTS[name] : null;
+  if (name !== 'result') return null;
+  const format = (JSON.parse(request) as StoredRender).resultFormat;
+  return { contentType: RESULT_CONTENT_TYPE[format], brand: RESULT_BRAND[format], text: FORMAT_TEXT[format] };
+}
 
 /** Input file types both ways: the service names the type by extension, a worker picks the extension by type. */
 const INPUT_TYPES: [ext: string, type: string][] = [
@@ -92,8 +147,18 @@ export const extensionOfType = (contentType: string): string => INPUT_TYPES.find
 
 export type SignUrl = (name: FileName, method: 'GET' | 'PUT') => string;
 
+/** The `train` and `outputs` parts of an `avatar.train` claim answer. */
+export function presentTrain(train: StoredTrain, sign: SignUrl, maxBytes: number): Pick<ClaimedTask, 'train' | 'outputs'> {
+  const window = (w: StoredTrain['idle']) => ({ from_sec: w.fromSec, to_sec: w.toSec });
+  const output = (name: 'reference' | 'idle') => ({ upload_url: sign(name, 'PUT'), method: 'PUT' as const, content_type: TRAIN_OUTPUTS[name].contentType, max_bytes: maxBytes });
+  return {
+    train: { footage_url: sign('source', 'GET'), idle: window(train.idle), speech: window(train.speech) },
+    outputs: { reference: output('reference'), idle: output('idle') },
+  };
+}
+
 /** The `render` and `result` parts of a claim answer. */
-export function presentRender(render: StoredRender, sign: SignUrl, maxBytes: number): Pick<ClaimedTask, 'render' | 'result'> {
+export function presentRender(render: StoredRender, sign: SignUrl, maxBytes: number): Required<Pick<ClaimedTask, 'render' | 'result'>> {
   const { driver, logo } = render;
   const background = render.background ?? null;
   return {

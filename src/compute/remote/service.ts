@@ -3,11 +3,11 @@ import type { Clock } from '../../clock.ts';
 import { isoTime } from '../../clock.ts';
 import { ApiError } from '../../errors.ts';
 import type { ClaimBody, ClaimedTask, CompleteBody, FailBody, HeartbeatBody } from '../../schemas/compute.ts';
-import { contentTypeOfInput, inputPath, presentRender, type StoredRender } from './protocol.ts';
+import { contentTypeOfInput, presentRender, presentTrain, taskInputPath, type StoredRender, type StoredTrain } from './protocol.ts';
 import { signFileUrl, verifyFileUrl, type FileMethod, type FileName } from './signing.ts';
-import type { ComputeTasks, Conflict, TaskRow } from './task-store.ts';
+import { uploadPathOf, type ComputeTasks, type Conflict, type TaskRow, type WorkerResult } from './task-store.ts';
 import type { WorkerIdentity } from './tokens.ts';
-import { DEFAULT_TASK_KIND, TASK_KINDS } from '../kinds.ts';
+import { DEFAULT_TASK_KIND, TASK_KINDS, TRAIN_TASK_KIND } from '../kinds.ts';
 import { STREAM_SOCKET_PATH, STREAM_TASK_KIND } from './stream.ts';
 
 /** The signed stream socket of a `stream.render` task: the file-URL signature over the name `stream`, on the socket's path. */
@@ -49,11 +49,9 @@ function presentClaim(deps: ComputeServiceDeps, row: TaskRow): ClaimedTask {
   const now = deps.clock.now();
   const sign = (name: FileName, method: FileMethod) =>
     signFileUrl({ key: deps.urlKey, publicUrl: deps.publicUrl, ttlSeconds: deps.urlTtlSeconds, now, taskId: row.id, lease, name, method });
-  const stored = JSON.parse(row.request) as StoredRender;
-  const animation = presentRender(stored, sign, deps.maxResultBytes);
   const kind = TASK_KINDS[row.kind] ?? TASK_KINDS[DEFAULT_TASK_KIND]!;
-  const inputs = Object.fromEntries(kind.inputs.filter((name) => inputPath(stored, name as FileName) !== null).map((name) => [name, sign(name as FileName, 'GET')]));
-  return {
+  const inputs = Object.fromEntries(kind.inputs.filter((name) => taskInputPath(row.kind, row.request, name as FileName) !== null).map((name) => [name, sign(name as FileName, 'GET')]));
+  const head = {
     task_id: row.id,
     lease,
     lease_ms: deps.tasks.leaseMs,
@@ -61,6 +59,11 @@ function presentClaim(deps: ComputeServiceDeps, row: TaskRow): ClaimedTask {
     attempt: row.attempts,
     kind: row.kind,
     inputs,
+  };
+  if (row.kind === TRAIN_TASK_KIND) return { ...head, ...presentTrain(JSON.parse(row.request) as StoredTrain, sign, deps.maxResultBytes) };
+  const animation = presentRender(JSON.parse(row.request) as StoredRender, sign, deps.maxResultBytes);
+  return {
+    ...head,
     outputs: kind.outputs.includes('result') ? { result: animation.result } : {},
     ...(row.kind === STREAM_TASK_KIND ? { stream_url: streamUrl(deps, row.id, lease, now) } : {}),
     ...animation,
@@ -114,12 +117,41 @@ export async function heartbeatTask(deps: ComputeServiceDeps, worker: WorkerIden
   return { lease_expires_at: isoTime(res.leaseUntil) };
 }
 
+const invalid = (field: string, message: string) =>
+  new ApiError('ValidationError', `Invalid request body: ${field} ${message}`, [{ field, message }]);
+
+/** What a task of this kind completes with: a render's metadata and face ids, or an avatar.train's measurements. */
+async function workerResult(deps: ComputeServiceDeps, worker: WorkerIdentity, taskId: string, body: CompleteBody): Promise<WorkerResult> {
+  const row = await deps.tasks.get(taskId);
+  const renderMs = body.render_ms ?? null;
+  if (row?.kind !== TRAIN_TASK_KIND) {
+    if (body.train) throw invalid('train', 'belongs to avatar.train tasks only');
+    if (!body.metadata) throw invalid('metadata', 'is required');
+    if (!body.face_ids) throw invalid('face_ids', 'is required');
+    return { metadata: body.metadata, faceIds: body.face_ids, renderMs };
+  }
+  if (!body.train) throw invalid('train', 'is required for an avatar.train task');
+  if (body.metadata || body.face_ids) throw invalid('metadata', 'belongs to render tasks, not to avatar.train');
+  const { idle } = JSON.parse(row.request) as StoredTrain;
+  // The reference frame lies in the idle window, and the loop was cut from it (a frame of slack each way).
+  const slack = 0.05;
+  if (body.train.reference_sec < idle.fromSec - slack || body.train.reference_sec > idle.toSec + slack) {
+    throw invalid('train.reference_sec', `must lie in the idle window (${idle.fromSec} to ${idle.toSec} s)`);
+  }
+  if (body.train.loop_sec > idle.toSec - idle.fromSec + slack) throw invalid('train.loop_sec', `must not exceed the idle window (${idle.toSec - idle.fromSec} s)`);
+  // Every output of this attempt must be uploaded (a render's one result is checked by the store with its lease).
+  if (row.status === 'leased' && row.lease === body.lease && row.worker_id === worker.id) {
+    for (const name of TASK_KINDS[TRAIN_TASK_KIND]!.outputs) {
+      if (!statSync(uploadPathOf(row, name), { throwIfNoEntry: false })?.isFile()) {
+        throw new ApiError('ConflictError', `${CONFLICT_TEXT.result_missing} (${name})`, { reason: 'result_missing' });
+      }
+    }
+  }
+  return { metadata: body.train, faceIds: [], renderMs };
+}
+
 export async function completeTask(deps: ComputeServiceDeps, worker: WorkerIdentity, taskId: string, body: CompleteBody) {
-  const res = await deps.tasks.complete(taskId, body.lease, worker.id, {
-    metadata: body.metadata,
-    faceIds: body.face_ids,
-    renderMs: body.render_ms ?? null,
-  });
+  const res = await deps.tasks.complete(taskId, body.lease, worker.id, await workerResult(deps, worker, taskId, body));
   if (res !== 'done') refuse(res);
   return { status: 'done' as const };
 }
@@ -169,7 +201,7 @@ export async function authorizeFile(deps: ComputeServiceDeps, taskId: string, na
 /** GET of an input file: where it is, how large, and its type. */
 export async function openInput(deps: ComputeServiceDeps, taskId: string, name: string, q: FileQuery) {
   const row = await authorizeFile(deps, taskId, name, 'GET', q);
-  const path = inputPath(JSON.parse(row.request) as StoredRender, name as FileName);
+  const path = taskInputPath(row.kind, row.request, name as FileName);
   const st = path ? statSync(path, { throwIfNoEntry: false }) : undefined;
   if (!path || !st?.isFile()) throw new ApiError('NotFoundError', 'The task has no such file');
   return { path, size: st.size, contentType: contentTypeOfInput(path) };

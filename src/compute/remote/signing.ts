@@ -8,8 +8,8 @@ import { checkSignature, expiresAt, signText, type SignatureCheck } from '../../
  * current one, so a URL dies with its lease even before it expires.
  */
 
-/** Files of a task, and `stream`: the live stream socket of a `stream.render` task, signed the same way. */
-export const FILE_NAMES = ['source', 'driver', 'logo', 'overlay', 'background', 'result', 'stream'] as const;
+/** Files of a task (inputs; outputs: `result`, and `reference` and `idle` of avatar.train), and `stream`: the live stream socket of a `stream.render` task, signed the same way. */
+export const FILE_NAMES = ['source', 'driver', 'logo', 'overlay', 'background', 'result', 'reference', 'idle', 'stream'] as const;
 export type FileName = (typeof FILE_NAMES)[number];
 export type FileMethod = 'GET' | 'PUT';
 

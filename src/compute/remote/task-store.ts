@@ -5,8 +5,10 @@ import type { Store } from '../../db/client.ts';
 import { leaseSql, SQLITE_SKIP_LOCKED } from '../../jobs/lease-store.ts';
 import { jobStatements } from '../../jobs/store.ts';
 import { DEFAULT_TASK_KIND } from '../kinds.ts';
+import { join } from 'node:path';
 import type { RenderMetadata } from '../interface.ts';
-import type { StoredRender } from './protocol.ts';
+import type { TrainMetadata } from '../../schemas/compute.ts';
+import type { StoredTask } from './protocol.ts';
 import type { WorkerIdentity } from './tokens.ts';
 
 /**
@@ -56,7 +58,8 @@ export interface TaskRow {
 export type Conflict = 'lease_lost' | 'cancelled' | 'result_missing' | 'not_found';
 
 export interface WorkerResult {
-  metadata: RenderMetadata;
+  /** A render's metadata, or an avatar.train's `train` measurements, as the worker sent them. */
+  metadata: RenderMetadata | TrainMetadata;
   faceIds: number[];
   renderMs: number | null;
 }
@@ -65,7 +68,9 @@ export interface CreateTask {
   jobId: string;
   /** Defaults to animation.render. */
   kind?: string;
-  render: StoredRender;
+  /** The task's parameters and input paths (a StoredTrain for avatar.train). */
+  render: StoredTask;
+  /** A render's result file; an avatar.train's output folder. */
   outputPath: string;
 }
 
@@ -114,8 +119,13 @@ export interface ComputeTasksOptions {
   maxAttempts: number;
 }
 
-/** The result file of one attempt: each lease uploads to its own file, so a stale upload never overwrites a newer one. */
-export const uploadPathOf = (row: Pick<TaskRow, 'output_path' | 'attempts'>): string => `${row.output_path}.attempt-${row.attempts}`;
+/**
+ * The file an output of one attempt is uploaded to: each lease uploads to its own file, so a stale upload never
+ * overwrites a newer one. `result` lies beside the output path; the named outputs of a task whose output path is a
+ * folder (`avatar.train`) lie inside it.
+ */
+export const uploadPathOf = (row: Pick<TaskRow, 'output_path' | 'attempts'>, name = 'result'): string =>
+  name === 'result' ? `${row.output_path}.attempt-${row.attempts}` : join(row.output_path, `.attempt-${row.attempts}.${name}`);
 
 const LIVE = `status IN ('queued', 'leased')`;
 const lease = leaseSql({ table: 'compute_tasks', id: 'id', owner: 'lease', until: 'lease_until', skipLocked: SQLITE_SKIP_LOCKED });

@@ -5,36 +5,28 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { ApiError } from '../../errors.ts';
-import type { ResultFormat } from '../interface.ts';
-import { RESULT_BRAND, type StoredRender } from './protocol.ts';
+import { outputFile, type FileBrand } from './protocol.ts';
 import { authorizeFile, type ComputeServiceDeps, type FileQuery } from './service.ts';
 import { uploadPathOf } from './task-store.ts';
 
 const tooLarge = (max: number) => new ApiError('PayloadTooLargeError', `The result is larger than the limit of ${max} bytes`);
 
-/** Whether the file starts as a container of `format` must: its ftyp box's major brand, or its magic bytes. */
-async function startsAs(file: string, format: ResultFormat): Promise<boolean> {
+/** Whether the file starts as `brand` says: its ftyp box's major brand, or its magic bytes. */
+async function startsAs(file: string, want: FileBrand): Promise<boolean> {
   const handle = await open(file, 'r');
   try {
     const buf = Buffer.alloc(12);
     const { bytesRead } = await handle.read(buf, 0, 12, 0);
-    const want = RESULT_BRAND[format];
-    if ('magic' in want) return buf.toString('hex', 0, want.magic.length / 2) === want.magic;
+    if ('magic' in want) return bytesRead >= want.magic.length / 2 && buf.toString('hex', 0, want.magic.length / 2) === want.magic;
     return bytesRead === 12 && buf.toString('latin1', 4, 8) === 'ftyp' && buf.toString('latin1', 8, 12) === want.ftyp;
   } finally {
     await handle.close();
   }
 }
 
-const FORMAT_TEXT: Record<ResultFormat, string> = {
-  mp4: 'an mp4 (ISO base media, brand isom)',
-  mov: 'a QuickTime mov (brand "qt  ")',
-  webm: 'a WebM (EBML)',
-};
-
 /**
- * PUT of the result: streamed to a file of its own (one per attempt), never held in memory,
- * cut off at `maxResultBytes`, and kept only when it is a container of the task's format
+ * PUT of an output (`result`; `reference`, `idle`): streamed to a file of its own (one per attempt), never held in memory,
+ * cut off at `maxResultBytes`, and kept only when it is what the output must be (a container of the task's format, a PNG)
  * and the lease is still live once it is written. A repeated upload replaces the file.
  */
 export async function storeResult(
@@ -46,9 +38,11 @@ export async function storeResult(
   declaredLength: string | undefined,
 ): Promise<void> {
   const row = await authorizeFile(deps, taskId, name, 'PUT', q);
+  const output = outputFile(row.kind, row.request, name);
+  if (!output) throw new ApiError('NotFoundError', 'The task has no such output');
   const max = deps.maxResultBytes;
   if (declaredLength !== undefined && Number(declaredLength) > max) throw tooLarge(max);
-  const target = uploadPathOf(row);
+  const target = uploadPathOf(row, name);
   const part = `${target}.part-${randomBytes(6).toString('hex')}`;
   let bytes = 0;
   const counter = new Transform({
@@ -60,8 +54,7 @@ export async function storeResult(
   try {
     const source = body ? Readable.fromWeb(body as WebReadableStream<Uint8Array>) : Readable.from([]);
     await pipeline(source, counter, createWriteStream(part));
-    const format = (JSON.parse(row.request) as StoredRender).resultFormat as ResultFormat;
-    if (!(await startsAs(part, format))) throw new ApiError('BadRequestError', `The result is not ${FORMAT_TEXT[format]} file`);
+    if (!(await startsAs(part, output.brand))) throw new ApiError('BadRequestError', `The ${name} is not ${output.text} file`);
     await rename(part, target);
   } catch (err) {
     await rm(part, { force: true });

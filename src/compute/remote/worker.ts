@@ -3,7 +3,7 @@
  * (docs/compute-protocol.md), renders them with a ComputeBackend (the `worker` command uses
  * the local CPU renderer), and reports back. One task at a time.
  */
-import { mkdtemp, rename, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isIP } from 'node:net';
@@ -12,9 +12,9 @@ import { createGuardedClient, type GuardedClient } from '../../egress/client.ts'
 import type { Logger } from '../../log.ts';
 import { validate } from '../../schemas/ajv.ts';
 import { ClaimedTask, WORKER_FAIL_KINDS } from '../../schemas/compute.ts';
-import type { BackgroundInput, ComputeBackend, DriverInput, LogoInput, RenderRequest } from '../interface.ts';
+import { TRAIN_OUTPUT_FILES, type BackgroundInput, type ComputeBackend, type DriverInput, type LogoInput, type RenderRequest } from '../interface.ts';
 import { extensionOfType } from './protocol.ts';
-import { TASK_KINDS } from '../kinds.ts';
+import { TASK_KINDS, TRAIN_TASK_KIND } from '../kinds.ts';
 import type { StreamEvent, StreamRenderer, StreamRenderSession, VideoCodec } from '../stream.ts';
 import { PACKET_AUDIO, PACKET_VIDEO, STREAM_TASK_KIND } from './stream.ts';
 import { WebSocket } from 'ws';
@@ -84,6 +84,10 @@ const isClaimedTask = (value: unknown): value is ClaimedTask => {
   }
 };
 const FAIL_KINDS = new Set<string>(WORKER_FAIL_KINDS);
+
+/** A task with render parameters and a result slot: every kind but avatar.train. */
+type RenderTask = ClaimedTask & { render: NonNullable<ClaimedTask['render']>; result: NonNullable<ClaimedTask['result']> };
+const isRenderTask = (task: ClaimedTask): task is RenderTask => task.render !== undefined && task.result !== undefined;
 const backoffMs = (failures: number) => Math.min(30_000, 1000 * 2 ** Math.max(0, failures - 1));
 
 /** A call the service answered 409: the task is no longer ours. */
@@ -197,7 +201,19 @@ export async function runRemoteWorker(opts: RemoteWorkerOptions): Promise<Worker
     const checkpoint = () => {
       if (controller.signal.aborted) throw controller.signal.reason;
     };
+    const ms = (t: number) => Math.round(t);
+    const complete = async (body: object) => {
+      const res = await call(`${taskPath}/complete`, { lease: task.lease, ...body });
+      if (res.status === 409) throw new TaskLost(String(res.json?.details?.reason ?? 'lease_lost'));
+      if (res.status !== 200) throw new Error(`complete answered HTTP ${res.status}${res.json?.description ? `: ${res.json.description}` : ''}`);
+    };
     try {
+      if (task.kind === TRAIN_TASK_KIND) {
+        const times = await runTrain(task, dir, controller.signal, checkpoint, (p) => (progress = p), complete);
+        log.info('task done', { ...fields, download_ms: ms(times.downloaded - started), render_ms: ms(times.trained - times.downloaded), upload_ms: ms(performance.now() - times.trained) });
+        return 'completed';
+      }
+      if (!isRenderTask(task)) throw new Error('the task carries no render parameters');
       const inputs = await downloadInputs(task, dir, checkpoint);
       const downloaded = performance.now();
       if (task.kind === STREAM_TASK_KIND) {
@@ -225,15 +241,7 @@ export async function runRemoteWorker(opts: RemoteWorkerOptions): Promise<Worker
       sameOrigin(task.result.upload_url);
       await client.upload(task.result.upload_url, outputPath, { contentType: task.result.content_type, timeoutMs: 300_000 });
       checkpoint();
-      const res = await call(`${taskPath}/complete`, {
-        lease: task.lease,
-        metadata: result.metadata,
-        face_ids: result.faceIds,
-        render_ms: Math.round(rendered - downloaded),
-      });
-      if (res.status === 409) throw new TaskLost(String(res.json?.details?.reason ?? 'lease_lost'));
-      if (res.status !== 200) throw new Error(`complete answered HTTP ${res.status}${res.json?.description ? `: ${res.json.description}` : ''}`);
-      const ms = (t: number) => Math.round(t);
+      await complete({ metadata: result.metadata, face_ids: result.faceIds, render_ms: Math.round(rendered - downloaded) });
       log.info('task done', { ...fields, download_ms: ms(downloaded - started), render_ms: ms(rendered - downloaded), upload_ms: ms(performance.now() - rendered) });
       return 'completed';
     } catch (err) {
@@ -257,11 +265,55 @@ export async function runRemoteWorker(opts: RemoteWorkerOptions): Promise<Worker
   }
 
   /**
+   * An `avatar.train` task (docs/compute-protocol.md, "Avatar training"): download the footage,
+   * train with the backend, upload `reference` and `idle`, complete with the measurements.
+   */
+  async function runTrain(
+    task: ClaimedTask,
+    dir: string,
+    signal: AbortSignal,
+    checkpoint: () => void,
+    onProgress: (p: { done: number; total: number }) => void,
+    complete: (body: object) => Promise<void>,
+  ): Promise<{ downloaded: number; trained: number }> {
+    const t = task.train;
+    const outputs = { reference: task.outputs?.reference, idle: task.outputs?.idle };
+    if (!t || !outputs.reference || !outputs.idle) throw new Error('the avatar.train task lacks its parameters or outputs');
+    const footagePath = await download(t.footage_url, dir, 'source', outputs.idle.max_bytes, checkpoint);
+    const downloaded = performance.now();
+    const outputDir = join(dir, 'out');
+    await mkdir(outputDir);
+    const result = await backend.train({
+      jobId: task.task_id,
+      footagePath,
+      idle: { fromSec: t.idle.from_sec, toSec: t.idle.to_sec },
+      speech: { fromSec: t.speech.from_sec, toSec: t.speech.to_sec },
+      outputDir,
+      workDir: dir,
+      signal,
+      onProgress: (done, total) => onProgress({ done, total }),
+    });
+    const trained = performance.now();
+    for (const name of ['reference', 'idle'] as const) {
+      const out = outputs[name]!;
+      checkpoint();
+      sameOrigin(out.upload_url);
+      await client.upload(out.upload_url, join(outputDir, TRAIN_OUTPUT_FILES[name]), { contentType: out.content_type, timeoutMs: 300_000 });
+    }
+    checkpoint();
+    await complete({
+      train: { reference_sec: result.referenceSec, loop_sec: result.loopSec, size: result.size, pitch_hz: result.pitchHz },
+      render_ms: Math.round(trained - downloaded),
+    });
+    return { downloaded, trained };
+  }
+
+  /**
    * A `stream.render` task: prepare the face, connect the task's stream socket, and stream
    * until the service closes it (docs/compute-protocol.md, "Live streams"). The service
    * cancels the task when the stream ends, so nothing is completed or uploaded.
    */
-  async function runStream(task: ClaimedTask, inputs: Awaited<ReturnType<typeof downloadInputs>>, dir: string, signal: AbortSignal): Promise<keyof WorkerSummary> {
+  async function runStream(task: RenderTask, inputs: Awaited<ReturnType<typeof downloadInputs>>, dir: string, signal: AbortSignal): Promise<keyof WorkerSummary> {
     const streams = opts.streams;
     if (!streams || !task.stream_url || inputs.driver.kind !== 'live') throw new Error('this worker cannot run this stream task');
     sameOrigin(task.stream_url.replace(/^ws/, 'http'));
@@ -354,7 +406,7 @@ export async function runRemoteWorker(opts: RemoteWorkerOptions): Promise<Worker
     return file + ext;
   }
 
-  async function downloadInputs(task: ClaimedTask, dir: string, checkpoint: () => void) {
+  async function downloadInputs(task: RenderTask, dir: string, checkpoint: () => void) {
     const r = task.render;
     const max = task.result.max_bytes;
     const sourcePath = await download(r.source_url, dir, 'source', max, checkpoint);
