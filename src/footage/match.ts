@@ -26,7 +26,7 @@ export interface ConsentMatch {
  * name / passcode: the same, for the name's and the passcode's words looked for where they
  * should be (names are rarely in the recogniser's vocabulary, so it is looser).
  */
-export const MATCH_LIMITS = { similarity: 0.6, word: 0.34, name: 0.45, passcode: 0.34 };
+export const MATCH_LIMITS = { similarity: 0.6, word: 0.34, name: 0.34, passcode: 0.34 };
 
 // ---- words and their sounds -------------------------------------------------------------
 
@@ -186,24 +186,76 @@ function indexOfRun(words: readonly string[], part: readonly string[]): number {
   return -1;
 }
 
+/** Every pronunciation of each word (its letters when it has none, or when `phones` is off). */
+function variantsOf(word: string, phones: boolean): string[][] {
+  const dict = phones ? cmudict() : null;
+  return dict?.get(word) ?? [[...word]];
+}
+
 /**
- * Whether statement word `k` is in the transcript: matched by the alignment, or heard within
- * `limit` somewhere between the transcript words its matched neighbours took (the whole
- * transcript when `k` is not in the statement, -1).
+ * The distance of each of `words` (in order, as said together) to the best-fitting part of
+ * `heard`: one alignment of the words' sounds run together, each word charged for the edits on
+ * its own sounds, per sound. Aligning the run as a whole copes with the recogniser moving word
+ * boundaries ("market silver" heard as "markets over").
  */
-function heard(word: string, k: number, s: readonly string[], t: readonly string[], a: Alignment, phones: boolean, limit: number): { found: boolean; distance: number } {
-  const m = k >= 0 ? a.matched.get(k) : undefined;
-  if (m) return { found: true, distance: distance([word], t.slice(m.from, m.to), phones) };
+function runDistances(words: readonly string[], heardWords: readonly string[], phones: boolean): number[] {
+  const own = words.map((w) => variantsOf(w, phones));
+  const gap = heardWords.map((w) => variantsOf(w, phones));
+  // Like with like: when a word on either side has no phones, both sides go by letters.
+  const letters = (v: string[][]) => v[0]!.every((u) => u.length === 1);
+  if (phones && [...own, ...gap].some(letters) && ![...own, ...gap].every(letters)) return runDistances(words, heardWords, false);
+  const combos = (lists: string[][][]): { units: string[]; owner: number[] }[] =>
+    lists.reduce<{ units: string[]; owner: number[] }[]>(
+      (acc, variants, w) => acc.flatMap((c) => variants.map((v) => ({ units: [...c.units, ...v], owner: [...c.owner, ...v.map(() => w)] }))).slice(0, 16),
+      [{ units: [], owner: [] }],
+    );
+  let best: number[] | undefined;
+  let bestTotal = Infinity;
+  for (const a of combos(own)) {
+    for (const { units: b } of combos(gap)) {
+      const n = a.units.length;
+      const m = b.length;
+      // Semi-global: the run may start and end anywhere in `b`.
+      const cost = Array.from({ length: n + 1 }, (_, i) => new Array<number>(m + 1).fill(i));
+      for (let j = 0; j <= m; j++) cost[0]![j] = 0;
+      for (let i = 1; i <= n; i++) {
+        for (let j = 1; j <= m; j++) {
+          cost[i]![j] = Math.min(cost[i - 1]![j]! + 1, cost[i]![j - 1]! + 1, cost[i - 1]![j - 1]! + substitution(a.units[i - 1]!, b[j - 1]!));
+        }
+      }
+      let j = 0;
+      for (let k = 1; k <= m; k++) if (cost[n]![k]! < cost[n]![j]!) j = k;
+      if (cost[n]![j]! >= bestTotal) continue;
+      bestTotal = cost[n]![j]!;
+      const charged = new Array<number>(words.length).fill(0);
+      for (let i = n; i > 0;) {
+        const here = cost[i]![j]!;
+        const w = a.owner[i - 1]!;
+        if (j > 0 && here === cost[i - 1]![j - 1]! + substitution(a.units[i - 1]!, b[j - 1]!)) { charged[w]! += here - cost[i - 1]![j - 1]!; i--; j--; }
+        else if (here === cost[i - 1]![j]! + 1) { charged[w]! += 1; i--; }
+        else { charged[w]! += 1; j--; }
+      }
+      best = charged.map((c, w) => c / a.owner.filter((o) => o === w).length);
+    }
+  }
+  return best ?? words.map(() => 1);
+}
+
+/**
+ * Whether each word of a run of the statement (the name, the passcode: at `at` in `s`, or -1
+ * when the statement does not hold it) is in the transcript: looked for between the transcript
+ * words the statement's words around the run matched (the whole transcript when `at` is -1).
+ */
+function heardRun(run: readonly string[], at: number, s: readonly string[], t: readonly string[], a: Alignment, phones: boolean, limit: number): { found: boolean; distance: number }[] {
   let from = 0;
   let to = t.length;
-  if (k >= 0) {
-    for (let i = k - 1; i >= 0; i--) { const m = a.matched.get(i); if (m) { from = m.to; break; } }
-    for (let i = k + 1; i < s.length; i++) { const m = a.matched.get(i); if (m) { to = m.from; break; } }
+  if (at >= 0) {
+    for (let i = at - 1; i >= 0; i--) { const m = a.matched.get(i); if (m) { from = m.to; break; } }
+    for (let i = at + run.length; i < s.length; i++) { const m = a.matched.get(i); if (m) { to = m.from; break; } }
   }
   const gap = t.slice(from, Math.max(from, to));
-  if (gap.length === 0) return { found: false, distance: 1 };
-  const d = distance([word], gap, phones, true);
-  return { found: d <= limit, distance: d };
+  if (gap.length === 0 || run.length === 0) return run.map(() => ({ found: false, distance: 1 }));
+  return runDistances(run, gap, phones).map((d) => ({ found: d <= limit, distance: d }));
 }
 
 /** transcript vs the statement as it should be spoken (name and passcode filled in). */
@@ -219,12 +271,12 @@ export function matchConsent(
 
   const nameWords = wordsOf(expected.name);
   const nameAt = indexOfRun(s, nameWords);
-  const nameChecks = nameWords.map((w, i) => heard(w, nameAt >= 0 ? nameAt + i : -1, s, t, a, phones, MATCH_LIMITS.name));
+  const nameChecks = heardRun(nameWords, nameAt, s, t, a, phones, MATCH_LIMITS.name);
   const nameFound = nameWords.length > 0 && nameChecks.every((c) => c.found);
 
   const codeWords = expected.passcode.map((w) => wordsOf(w).join(''));
   const codeAt = indexOfRun(s, codeWords);
-  const codeChecks = codeWords.map((w, i) => heard(w, codeAt >= 0 ? codeAt + i : -1, s, t, a, phones, MATCH_LIMITS.passcode));
+  const codeChecks = heardRun(codeWords, codeAt, s, t, a, phones, MATCH_LIMITS.passcode);
   const passcodeFound = codeChecks.map((c) => c.found);
 
   const passed = similarity >= MATCH_LIMITS.similarity && nameFound && passcodeFound.every(Boolean) && passcodeFound.length > 0;
@@ -246,7 +298,8 @@ export const SPEECH_RATE = { slowest: 2, fastest: 8 };
 /** An estimate of the syllables of `text`: groups of vowel letters per word (at least one per word). */
 export function syllablesOf(text: string): number {
   return wordsOf(text).reduce((sum, word) => {
-    const plain = word.normalize('NFD').replace(/\p{M}/gu, '');
+    // An accented í or ú beside another vowel is a syllable of its own (Spanish, Portuguese: "río", "baú").
+    const plain = word.replace(/[íú]/g, ' i ').normalize('NFD').replace(/\p{M}/gu, '');
     return sum + Math.max(1, plain.match(/[aeiouyæøœå]+/g)?.length ?? 0);
   }, 0);
 }
