@@ -35,7 +35,7 @@ export function wordsOf(text: string): string[] {
   return text.normalize('NFC').toLowerCase().match(/[\p{L}\p{N}]+(?:'[\p{L}]+)*/gu) ?? [];
 }
 
-let dictionary: Map<string, string[][]> | null | undefined;
+let dictionary: Dictionary | null | undefined;
 let dictionaryPath = CMUDICT_PATH;
 
 /** Uses another CMU dictionary file (tests; a different install); null turns phones off. */
@@ -44,8 +44,24 @@ export function useDictionary(path: string | null): void {
   dictionary = path ? undefined : null;
 }
 
-/** The CMU dictionary (word → pronunciations, ARPAbet without stress), loaded on first use; null when the file is absent. */
-function cmudict(): Map<string, string[][]> | null {
+/** Pronunciations, parsed when a word is first looked up (parsing all 135,000 up front blocks the event loop for seconds). */
+class Dictionary {
+  private readonly parsed = new Map<string, string[][]>();
+  constructor(private readonly raw: Map<string, string[]>) {}
+  get(word: string): string[][] | undefined {
+    let found = this.parsed.get(word);
+    if (found) return found;
+    const lines = this.raw.get(word);
+    if (!lines) return undefined;
+    // ER is a schwa and an R run together: recognisers and speakers split it ("maria" M ER IY AH heard as "mario" M AA R IY OW).
+    found = lines.map((l) => l.trim().split(/\s+/).flatMap((p) => { const ph = p.replace(/\d/g, ''); return ph === 'ER' ? ['AH', 'R'] : [ph]; }));
+    this.parsed.set(word, found);
+    return found;
+  }
+}
+
+/** The CMU dictionary (word → pronunciations, ARPAbet without stress), read on first use; null when the file is absent. */
+function cmudict(): Dictionary | null {
   if (dictionary !== undefined) return dictionary;
   let text: string;
   try {
@@ -53,18 +69,23 @@ function cmudict(): Map<string, string[][]> | null {
   } catch {
     return (dictionary = null);
   }
-  const map = new Map<string, string[][]>();
-  for (const line of text.split('\n')) {
-    const parts = line.trim().split(/\s+/);
-    if (parts.length < 2) continue;
-    const word = parts[0]!.replace(/\(\d+\)$/, '');
-    // ER is a schwa and an R run together: recognisers and speakers split it ("maria" M ER IY AH heard as "mario" M AA R IY OW).
-    const phones = parts.slice(1).flatMap((p) => { const ph = p.replace(/\d/g, ''); return ph === 'ER' ? ['AH', 'R'] : [ph]; });
-    const known = map.get(word);
-    if (known) known.push(phones);
-    else map.set(word, [phones]);
+  const raw = new Map<string, string[]>();
+  for (let at = 0; at < text.length;) {
+    let end = text.indexOf('\n', at);
+    if (end < 0) end = text.length;
+    const space = text.indexOf(' ', at);
+    if (space > at && space < end) {
+      let word = text.slice(at, space);
+      const variant = word.indexOf('(');
+      if (variant > 0) word = word.slice(0, variant);
+      const phones = text.slice(space + 1, end);
+      const known = raw.get(word);
+      if (known) known.push(phones);
+      else raw.set(word, [phones]);
+    }
+    at = end + 1;
   }
-  return (dictionary = map);
+  return (dictionary = new Dictionary(raw));
 }
 
 const CLASSES: Record<string, string> = {};
