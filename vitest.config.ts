@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // Installs Debian's chromium for test/browser/ when it is missing (scripts/ensure-chromium.mjs).
+    // Installs Debian's chromium for test/browser/ and pocketsphinx for test/footage/ (and consents, avatars) when missing (scripts/ensure-*.mjs).
     globalSetup: ['test/browser/global-setup.ts'],
     // Real rendering and real servers: generous timeouts, and files in separate processes.
     testTimeout: 60_000,

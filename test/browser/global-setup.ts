@@ -1,10 +1,13 @@
 /**
  * vitest's globalSetup (vitest.config.ts): before any test file runs, makes sure the Chromium
  * the browser tests drive is installed (scripts/ensure-chromium.mjs: apt-get when missing, a
- * version check when present). A run limited to other folders (`npx vitest run test/agents`)
- * skips it, so a developer without root can run those without Chromium.
+ * version check when present), and Debian's pocketsphinx with its English model for the
+ * tests that transcribe consent videos (scripts/ensure-pocketsphinx.mjs). A run limited to
+ * other folders (`npx vitest run test/agents`) skips them, so a developer without root can
+ * run those without either.
  */
 import { ensureChromium } from '../../scripts/ensure-chromium.mjs';
+import { ensurePocketsphinx } from '../../scripts/ensure-pocketsphinx.mjs';
 
 /** The positional filters of `vitest run a b`; none means every test file. */
 function filters(argv: string[]): string[] {
@@ -23,14 +26,30 @@ function filters(argv: string[]): string[] {
   return out;
 }
 
+/** Whether the tests of `test/<folder>/` may be among the files run. */
+function runsTestsOf(argv: string[], folder: string): boolean {
+  const f = filters(argv);
+  return f.length === 0 || f.some((x) => x.includes(folder) || `test/${folder}/`.startsWith(x.replace(/^\.\//, '')));
+}
+
 /** Whether the browser tests may be among the files run. */
 export function runsBrowserTests(argv: string[]): boolean {
-  const f = filters(argv);
-  return f.length === 0 || f.some((x) => x.includes('browser') || 'test/browser/'.startsWith(x.replace(/^\.\//, '')));
+  return runsTestsOf(argv, 'browser');
+}
+
+/** The folders whose tests transcribe speech with pocketsphinx (consent videos). */
+const SPEECH_FOLDERS = ['footage', 'consents', 'avatars'];
+
+/** Whether tests that run pocketsphinx may be among the files run. */
+export function runsSpeechTests(argv: string[]): boolean {
+  return SPEECH_FOLDERS.some((folder) => runsTestsOf(argv, folder));
 }
 
 export default function setup(): void {
-  if (!runsBrowserTests(process.argv)) return;
-  const version = ensureChromium();
-  if (process.env.MIMIC_VERBOSE_SETUP) console.error(`browser tests: ${version}`);
+  if (runsBrowserTests(process.argv)) {
+    const version = ensureChromium();
+    if (process.env.MIMIC_VERBOSE_SETUP) console.error(`browser tests: ${version}`);
+  }
+  // Debian's pocketsphinx and its English model (scripts/ensure-pocketsphinx.mjs).
+  if (runsSpeechTests(process.argv)) ensurePocketsphinx();
 }

@@ -26,17 +26,25 @@ export interface RunResult {
   stderr: string;
 }
 
-/** Runs ffmpeg to completion, collecting stdout and stderr. */
-export function runFfmpeg(args: string[], opts: { input?: Buffer; timeoutMs?: number } = {}): Promise<RunResult> {
+/** Runs ffmpeg to completion, collecting stdout and stderr. An aborted `signal` kills it and rejects with the signal's reason. */
+export function runFfmpeg(args: string[], opts: { input?: Buffer; timeoutMs?: number; signal?: AbortSignal } = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
+    if (opts.signal?.aborted) return reject(opts.signal.reason);
     const p = track(spawn(FFMPEG_PATH, ['-hide_banner', '-nostdin', ...args], { stdio: ['pipe', 'pipe', 'pipe'] }));
     const out: Buffer[] = [];
     let err = '';
     const timer = setTimeout(() => p.kill('SIGKILL'), opts.timeoutMs ?? 120_000);
+    const onAbort = () => p.kill('SIGKILL');
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    const done = () => { clearTimeout(timer); opts.signal?.removeEventListener('abort', onAbort); };
     p.stdout.on('data', (d: Buffer) => out.push(d));
     p.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    p.on('error', (e) => { clearTimeout(timer); reject(e); });
-    p.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout: Buffer.concat(out), stderr: err }); });
+    p.on('error', (e) => { done(); reject(e); });
+    p.on('close', (code) => {
+      done();
+      if (opts.signal?.aborted) reject(opts.signal.reason);
+      else resolve({ code, stdout: Buffer.concat(out), stderr: err });
+    });
     p.stdin.on('error', () => {});
     p.stdin.end(opts.input);
   });

@@ -1,0 +1,12 @@
+/**
+ * Speech recognition behind one interface: a recogniser turns a 16 kHz mono WAV file
+ * (src/footage/audio.ts) into words. The consent check matches those words against the
+ * statement (src/footage/match.ts); languages without a recogniser here get the weaker
+ * length check and an operator's review.
+ */
+export interface SpeechRecogniser {
+  readonly name: string;
+  /** lower-case language names it recognises, e.g. ['english'] */
+  readonly languages: readonly string[];
+  transcribe(wavPath: string, signal?: AbortSignal): Promise<{ text: string }>;
+}
