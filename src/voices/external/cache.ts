@@ -37,9 +37,13 @@ export function cachedVoiceList(provider: string, load: () => Promise<Voice[]>, 
     const mine = generation;
     try {
       const voices = await load();
-      // An answer begun before an invalidate() may lack the new voice: keep it only as a stand-in.
-      good = { voices, at: mine === generation ? clock.now() : -Infinity };
-      if (mine === generation) failed = undefined;
+      if (mine === generation) {
+        good = { voices, at: clock.now() };
+        failed = undefined;
+      } else {
+        // An answer begun before an invalidate() may lack the new voice: at most a stand-in, never over a newer list.
+        good ??= { voices, at: -Infinity };
+      }
       return voices;
     } catch (error) {
       if (mine === generation) failed = { error, at: clock.now() };
