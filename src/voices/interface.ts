@@ -104,6 +104,12 @@ export interface VoiceProvider {
    * provider cannot clone. Failures are SpeechErrors.
    */
   clone?(request: CloneRequest): Promise<{ voiceId: string }>;
+  /**
+   * Deletes a voice that `clone` made (its avatar was deleted, or its consent withdrawn). A
+   * voice the vendor no longer has counts as deleted. Present exactly when `clone` is. Only
+   * ever pass an id `clone` answered: the vendor deletes any voice of the account by id.
+   */
+  deleteClone?(voiceId: string, signal?: AbortSignal): Promise<void>;
   /** Frees worker threads and the like. */
   close?(): Promise<void>;
 }

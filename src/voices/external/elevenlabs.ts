@@ -15,7 +15,8 @@ import { plainText } from './ssml.ts';
  *    `output_format=pcm_24000` makes the audio raw 16-bit little-endian PCM at 24 kHz.
  *  - cloning: POST {base}/v1/voices/add ("Add voice", instant voice cloning), multipart/form-data
  *    with `name`, `files` (one part: the sample), `description` and `labels` (a JSON object:
- *    gender, language); it answers `{voice_id, requires_verification}`.
+ *    gender, language); it answers `{voice_id, requires_verification}`. DELETE {base}/v1/voices/{voice_id}
+ *    deletes a clone again.
  * ElevenLabs takes no SSML: an SSML script is reduced to its text. `rate` is not sent (see
  * docs/voices-external.md).
  */
@@ -136,10 +137,20 @@ export function createElevenLabsProvider(config: ElevenLabsConfig, deps: Externa
     return { voiceId };
   }
 
+  async function deleteClone(voiceId: string, signal?: AbortSignal): Promise<void> {
+    if (!VOICE_ID.test(voiceId)) throw new SpeechError('unknown-voice', `elevenlabs has no voice ${JSON.stringify(voiceId.slice(0, 100))}`);
+    await callVendor(deps, {
+      ...base, what: 'voice deletion', method: 'DELETE', url: `${config.baseUrl}/v1/voices/${encodeURIComponent(voiceId)}`,
+      headers: { accept: 'application/json' }, timeoutMs: config.timeoutMs, maxBytes: MAX_CLONE_ANSWER_BYTES, signal, accept: [404],
+    });
+    voices.invalidate();
+  }
+
   return {
     type: 'elevenlabs',
     voices,
     clone,
+    deleteClone,
     async synthesize(request): Promise<Speech> {
       if (!VOICE_ID.test(request.voiceId)) throw new SpeechError('unknown-voice', `elevenlabs has no voice ${JSON.stringify(request.voiceId.slice(0, 100))}`);
       const parts = [];

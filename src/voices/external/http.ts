@@ -36,9 +36,9 @@ export const MAX_LIST_BYTES = 8 * 1024 * 1024;
 export interface VendorCall {
   provider: ExternalProviderType;
   secretId: string;
-  /** 'synthesis', 'voice list' or 'voice cloning': named in error messages. */
+  /** 'synthesis', 'voice list', 'voice cloning' or 'voice deletion': named in error messages. */
   what: string;
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   url: string;
   headers?: Record<string, string>;
   /** Text (JSON) or bytes (a multipart/form-data upload; its content-type goes in `headers`). */
@@ -48,6 +48,8 @@ export interface VendorCall {
   signal?: AbortSignal | undefined;
   /** A 404 means the voice does not exist (the voice id is in the URL). */
   notFoundIsUnknownVoice?: string;
+  /** Statuses besides 2xx that are answered rather than thrown (a DELETE's 404: already gone). */
+  accept?: readonly number[];
   /**
    * The answer is text (JSON) that reaches users (voice names, descriptions): every form of
    * the credential in it is masked, in case the vendor (or a proxy) echoes the request.
@@ -168,7 +170,7 @@ export async function callVendor(deps: ExternalDeps, call: VendorCall): Promise<
   }
   await audit(res.status);
   const forms = credentialForms(credential);
-  if (res.status < 200 || res.status > 299) throw statusFailure(call, res, forms);
+  if ((res.status < 200 || res.status > 299) && !call.accept?.includes(res.status)) throw statusFailure(call, res, forms);
   return call.text ? { ...res, body: Buffer.from(redactText(res.body.toString('utf8'), forms), 'utf8') } : res;
 }
 

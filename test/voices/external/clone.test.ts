@@ -70,6 +70,12 @@ beforeEach(() => {
       clones.push({ voice_id: CLONE_ID, name: fields.name!, labels: JSON.parse(fields.labels ?? '{}') as Record<string, string> });
       return json(res, 200, { voice_id: CLONE_ID, requires_verification: false });
     }
+    const del = /^\/v1\/voices\/([^/?]+)$/.exec(req.path);
+    if (req.method === 'DELETE' && del) {
+      if (!clones.some((c) => c.voice_id === del[1])) return json(res, 404, { detail: { status: 'voice_not_found' } });
+      clones = clones.filter((c) => c.voice_id !== del[1]);
+      return json(res, 200, { status: 'ok' });
+    }
     const m = /^\/v1\/text-to-speech\/([^/?]+)\/with-timestamps\?/.exec(req.path);
     if (req.method === 'POST' && m && clones.some((c) => c.voice_id === m[1])) {
       return json(res, 200, { audio_base64: pcmBytes(sine(200)).toString('base64'), alignment: null });
@@ -122,6 +128,26 @@ describe('elevenlabs voice cloning', () => {
     expect(speech.voice).toEqual({ provider: 'elevenlabs', voiceId: CLONE_ID });
     expect(speech.pcm).toEqual(sine(200));
     expect(w.vendor.received.filter((r) => r.path === '/v1/voices')).toHaveLength(2);
+  });
+
+  it('deletes a clone (DELETE /v1/voices/{id}): it leaves the list at once, and one already gone counts as deleted', async () => {
+    const p = createElevenLabsProvider(config, w.deps);
+    const { voiceId } = await p.clone!({ name: 'Anna', samplePath: wav, gender: 'female' });
+    expect((await p.voices()).map((v) => v.id)).toContain(voiceId);
+    w.vendor.received.length = 0;
+    await p.deleteClone!(voiceId);
+    expect(w.vendor.received.map((r) => [r.method, r.path, r.headers['xi-api-key']])).toEqual([['DELETE', `/v1/voices/${CLONE_ID}`, CANARY.apiKey]]);
+    expect((await p.voices()).map((v) => v.id)).toEqual(['21m00Tcm4TlvDq8ikWAM']);
+    await p.deleteClone!(voiceId); // the vendor answers 404 now
+    expect(w.vendor.received.filter((r) => r.method === 'DELETE')).toHaveLength(2);
+
+    w.vendor.received.length = 0;
+    expect((await failure(p.deleteClone!('../user'))).reason).toBe('unknown-voice');
+    expect(w.vendor.received).toHaveLength(0);
+    w.vendor.handle((_req, res) => json(res, 401, { detail: { status: 'invalid_api_key' } }));
+    expect((await failure(p.deleteClone!(voiceId))).message).toMatch(/^elevenlabs refused the credential of secret sec_\S+ \(HTTP 401, invalid_api_key\)/);
+    w.vendor.handle((_req, res) => json(res, 500, {}));
+    expect((await failure(p.deleteClone!(voiceId))).message).toBe('elevenlabs failed to answer the voice deletion request (HTTP 500)');
   });
 
   it('records the use of the secret in the audit trail', async () => {
@@ -229,7 +255,7 @@ describe('the catalogue cloner', () => {
   it('is absent with only embedded voices, or with only providers that cannot clone (microsoft, openai)', () => {
     expect(createVoiceCatalogue({ providers: [embedded('flite'), embedded('espeak')], fallback: 'local' }).cloner()).toBeUndefined();
     const providers = [embedded('flite'), ...externals([{ type: 'microsoft', region: 'westeurope' }, { type: 'openai' }])];
-    expect(providers.filter((p) => p.clone)).toHaveLength(1); // the embedded double only
+    expect(providers.filter((p) => p.clone || p.deleteClone)).toHaveLength(1); // the embedded double only
     expect(createVoiceCatalogue({ providers, fallback: 'local' }).cloner()).toBeUndefined();
   });
 });

@@ -86,7 +86,7 @@ describe('external voice leak canaries', () => {
     expect(w.h.logs.length).toBeGreaterThan(0);
   });
 
-  it('no credential in a voice clone result or error, whatever the vendor echoes', async () => {
+  it('no credential in a voice clone or deletion result or error, whatever the vendor echoes', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'mimic-clone-canary-'));
     try {
       const sample = join(dir, 'speech.wav');
@@ -102,10 +102,15 @@ describe('external voice leak canaries', () => {
       for (const s of STATUSES) {
         status = s;
         seen.push(await eleven!.clone!({ name: 'Echo', samplePath: sample }).catch((e: unknown) => e));
+        seen.push(await eleven!.deleteClone!('clone1').then(() => 'deleted', (e: unknown) => e));
       }
-      expect(w.vendor.received.map((r) => r.path)).toEqual(Array(1 + STATUSES.length).fill('/v1/voices/add'));
+      expect(w.vendor.received.map((r) => `${r.method} ${r.path}`)).toEqual([
+        'POST /v1/voices/add',
+        ...STATUSES.flatMap(() => ['POST /v1/voices/add', 'DELETE /v1/voices/clone1']),
+      ]);
       expect(w.vendor.received.every((r) => echoed(r.headers) === CANARY.apiKey)).toBe(true);
-      expect(seen.filter((s) => s instanceof Error)).toHaveLength(STATUSES.length);
+      // Every status fails both calls, except a deletion's 404 (the voice is already gone).
+      expect(seen.filter((s) => s instanceof Error)).toHaveLength(STATUSES.length * 2 - 1);
       expect(leaksOf(...seen)).toEqual([]);
       expect(leaksOf(w.h.logs)).toEqual([]);
     } finally {
