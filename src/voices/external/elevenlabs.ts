@@ -126,13 +126,15 @@ export function createElevenLabsProvider(config: ElevenLabsConfig, deps: Externa
       headers: { 'content-type': form.contentType, accept: 'application/json' }, body: form.body,
       timeoutMs: config.timeoutMs, maxBytes: MAX_CLONE_ANSWER_BYTES, signal: request.signal, text: true,
     });
-    const answer = jsonOf(res, 'elevenlabs', 'voice cloning') as { voice_id?: unknown; requires_verification?: unknown } | null;
-    // The voice exists at the vendor now, whatever follows: the next list must show it.
+    // A 2xx means the voice exists at the vendor now, whatever follows: the next list must show it.
     voices.invalidate();
+    const answer = jsonOf(res, 'elevenlabs', 'voice cloning') as { voice_id?: unknown; requires_verification?: unknown } | null;
     const voiceId = answer?.voice_id;
     if (typeof voiceId !== 'string' || !VOICE_ID.test(voiceId)) throw new SpeechError('vendor', 'elevenlabs sent a voice cloning answer without a usable voice_id');
     if (answer?.requires_verification === true) {
-      throw new SpeechError('vendor', `elevenlabs made voice ${voiceId} but requires it to be verified before it speaks (see the voice in the ElevenLabs account)`);
+      // mimic cannot do the vendor's verification, so the voice would never speak: take it away again, best effort.
+      const removed = await deleteClone(voiceId).then(() => true, () => false);
+      throw new SpeechError('vendor', `elevenlabs requires voice ${voiceId} to be verified before it speaks, which mimic cannot do; ${removed ? 'the voice was deleted again' : 'deleting it failed, so it is still in the ElevenLabs account'}`);
     }
     return { voiceId };
   }

@@ -173,14 +173,15 @@ describe('elevenlabs voice cloning', () => {
     expect(leaksOf(denied, unprocessable)).toEqual([]);
   });
 
-  it('a bad answer is a vendor error: not JSON, no voice_id, a voice_id that is not an id (an echoed key is masked first), a voice that needs verification', async () => {
+  it('a bad answer is a vendor error: not JSON, no voice_id, a voice_id that is not an id (an echoed key is masked first), a voice that needs verification (deleted again)', async () => {
     const p = createElevenLabsProvider(config, w.deps);
     const answers: [unknown, string][] = [
       ['{"voice_id": ', 'elevenlabs sent a voice cloning answer that is not JSON'],
       [{ requires_verification: false }, 'elevenlabs sent a voice cloning answer without a usable voice_id'],
       [{ voice_id: '../../v1/user' }, 'elevenlabs sent a voice cloning answer without a usable voice_id'],
       [{ voice_id: 'ECHO' }, 'elevenlabs sent a voice cloning answer without a usable voice_id'],
-      [{ voice_id: 'needsCheck1', requires_verification: true }, 'elevenlabs made voice needsCheck1 but requires it to be verified before it speaks (see the voice in the ElevenLabs account)'],
+      // The deletion that follows gets the same 200 answer: it succeeds.
+      [{ voice_id: 'needsCheck1', requires_verification: true }, 'elevenlabs requires voice needsCheck1 to be verified before it speaks, which mimic cannot do; the voice was deleted again'],
     ];
     const seen = [];
     for (const [answer, message] of answers) {
@@ -193,6 +194,13 @@ describe('elevenlabs voice cloning', () => {
       expect(err.message).toBe(message);
       seen.push(err);
     }
+    expect(w.vendor.received.filter((r) => r.method === 'DELETE').map((r) => r.path)).toEqual(['/v1/voices/needsCheck1']);
+    w.vendor.handle((req, res) =>
+      req.method === 'DELETE' ? json(res, 500, {}) : json(res, 200, { voice_id: 'needsCheck2', requires_verification: true }),
+    );
+    expect((await failure(p.clone!({ name: 'Anna', samplePath: wav }))).message).toBe(
+      'elevenlabs requires voice needsCheck2 to be verified before it speaks, which mimic cannot do; deleting it failed, so it is still in the ElevenLabs account',
+    );
     // The canary key has the shape of a voice id: only its masking kept it out of the result.
     expect(CANARY.apiKey).toMatch(/^[A-Za-z0-9_-]{1,100}$/);
     expect(leaksOf(...seen)).toEqual([]);
