@@ -75,6 +75,12 @@ export interface VoiceCatalogue {
   list(filter?: { provider?: string; id?: string }): Promise<Voice[]>;
   /** The provider and voice that will speak a script's choice, applying the fallback policy. */
   resolve(choice: VoiceChoice): Promise<ResolvedVoice>;
+  /**
+   * The provider that makes new voices from a recording (`clone`): the first configured one
+   * that can, or undefined when none can (embedded voices never do). Avatar training asks it
+   * for a presenter's voice and falls back to the closest embedded voice without it.
+   */
+  cloner(): VoiceProvider | undefined;
   providers: readonly VoiceProvider[];
 }
 
@@ -97,7 +103,8 @@ const isForeign = (t: string) => (FOREIGN_PROVIDER_TYPES as readonly string[]).i
 
 export function createVoiceCatalogue(deps: CatalogueDeps): VoiceCatalogue {
   const byType = new Map(deps.providers.map((p) => [p.type, p]));
-  const embedded = deps.providers.filter((p) => (EMBEDDED_PROVIDERS as readonly string[]).includes(p.type));
+  const isEmbedded = (p: VoiceProvider) => (EMBEDDED_PROVIDERS as readonly string[]).includes(p.type);
+  const embedded = deps.providers.filter(isEmbedded);
 
   async function voicesOf(p: VoiceProvider): Promise<Voice[]> {
     try {
@@ -108,8 +115,11 @@ export function createVoiceCatalogue(deps: CatalogueDeps): VoiceCatalogue {
     }
   }
 
+  const cloner = deps.providers.find((p) => !isEmbedded(p) && typeof p.clone === 'function');
+
   return {
     providers: deps.providers,
+    cloner: () => cloner,
 
     async list(filter = {}) {
       if (filter.provider !== undefined && !isProviderType(filter.provider)) {

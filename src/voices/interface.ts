@@ -75,11 +75,41 @@ export interface Speech {
   voice: { provider: ProviderType; voiceId: string };
 }
 
+/** What a new voice is made from: a recording of one person speaking. */
+export interface CloneRequest {
+  /** The new voice's name at the vendor (shown in its voice list and `GET /tts/voices`). */
+  name: string;
+  /** a WAV or MP3 file, 30 s to a few minutes of speech */
+  samplePath: string;
+  description?: string;
+  /**
+   * The speaker's gender, sent to the vendor as a label. Give it: a vendor voice without a
+   * male or female label is not listed here, and a script can only choose a listed voice.
+   */
+  gender?: Gender;
+  /** The language spoken (a BCP 47 tag, e.g. "en-US"), sent as a label so the voice is listed under it; absent: listed as English. */
+  locale?: string;
+  signal?: AbortSignal;
+}
+
 export interface VoiceProvider {
   type: ProviderType;
   /** The voices it offers here; external ones ask the vendor (cached by the provider). */
   voices(): Promise<Voice[]>;
   synthesize(request: SpeechRequest): Promise<Speech>;
+  /**
+   * Makes a new voice of this provider from a recording of one person speaking (a
+   * premium-plus avatar's footage). The answer's `voiceId` is an ordinary voice id of this
+   * provider: `synthesize` speaks with it, and `voices()` lists it from then on. Absent: the
+   * provider cannot clone. Failures are SpeechErrors.
+   */
+  clone?(request: CloneRequest): Promise<{ voiceId: string }>;
+  /**
+   * Deletes a voice that `clone` made (its avatar was deleted, or its consent withdrawn). A
+   * voice the vendor no longer has counts as deleted. Present exactly when `clone` is. Only
+   * ever pass an id `clone` answered: the vendor deletes any voice of the account by id.
+   */
+  deleteClone?(voiceId: string, signal?: AbortSignal): Promise<void>;
   /** Frees worker threads and the like. */
   close?(): Promise<void>;
 }
@@ -87,7 +117,8 @@ export interface VoiceProvider {
 /** A provider that cannot speak the request: unknown voice, bad SSML, vendor refusal. */
 export class SpeechError extends Error {
   constructor(
-    readonly reason: 'unknown-voice' | 'invalid-ssml' | 'vendor' | 'too-long' | 'aborted',
+    /** `invalid-sample`: a clone's sample is missing, empty, too large or neither WAV nor MP3. */
+    readonly reason: 'unknown-voice' | 'invalid-ssml' | 'vendor' | 'too-long' | 'aborted' | 'invalid-sample',
     message: string,
   ) {
     super(message);

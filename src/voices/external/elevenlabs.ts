@@ -1,8 +1,9 @@
-import { SpeechError, type Gender, type Speech, type SpeechRequest, type TimedWord, type Voice, type VoiceProvider } from '../interface.ts';
+import { SpeechError, type CloneRequest, type Gender, type Speech, type SpeechRequest, type TimedWord, type Voice, type VoiceProvider } from '../interface.ts';
 import type { ElevenLabsConfig } from '../settings.ts';
 import { joinSpeech, languageName, pcmFromLittleEndian, splitText, type Pcm } from './audio.ts';
 import { vendorVoiceList } from './cache.ts';
-import { callVendor, jsonOf, MAX_AUDIO_BYTES, type ExternalDeps } from './http.ts';
+import { callVendor, formBody, jsonOf, MAX_AUDIO_BYTES, type ExternalDeps } from './http.ts';
+import { readSample } from './sample.ts';
 import { plainText } from './ssml.ts';
 
 /**
@@ -12,6 +13,10 @@ import { plainText } from './ssml.ts';
  *    timing") with `{text, model_id}`; it answers `{audio_base64, alignment: {characters,
  *    character_start_times_seconds, character_end_times_seconds}}`, so words get their times.
  *    `output_format=pcm_24000` makes the audio raw 16-bit little-endian PCM at 24 kHz.
+ *  - cloning: POST {base}/v1/voices/add ("Add voice", instant voice cloning), multipart/form-data
+ *    with `name`, `files` (one part: the sample), `description` and `labels` (a JSON object:
+ *    gender, language); it answers `{voice_id, requires_verification}`. DELETE {base}/v1/voices/{voice_id}
+ *    deletes a clone again.
  * ElevenLabs takes no SSML: an SSML script is reduced to its text. `rate` is not sent (see
  * docs/voices-external.md).
  */
@@ -21,6 +26,11 @@ const SAMPLE_RATE = 24_000;
 /** Characters per request: inside every current model's per-request limit. */
 const PIECE_CHARS = 2500;
 const VOICE_ID = /^[A-Za-z0-9_-]{1,100}$/;
+/** Longest voice name and description sent (mimic's caps; longer ones are cut). */
+const NAME_CHARS = 100;
+const DESCRIPTION_CHARS = 500;
+/** Largest answer read from the cloning call (a small JSON object). */
+const MAX_CLONE_ANSWER_BYTES = 64 * 1024;
 
 interface ElevenVoice {
   voice_id?: unknown;
@@ -100,9 +110,49 @@ export function createElevenLabsProvider(config: ElevenLabsConfig, deps: Externa
     return { audio: { pcm: pcmFromLittleEndian(Buffer.from(body.audio_base64, 'base64')), sampleRate: SAMPLE_RATE }, words: wordsOfAlignment(body.alignment) };
   }
 
+  async function clone(request: CloneRequest): Promise<{ voiceId: string }> {
+    const name = request.name.trim().slice(0, NAME_CHARS);
+    if (!name) throw new SpeechError('invalid-sample', 'a cloned voice needs a name');
+    const sample = await readSample(request.samplePath);
+    const language = request.locale && /^([a-z]{2,3})(-|$)/i.exec(request.locale)?.[1]?.toLowerCase();
+    const labels = { ...(request.gender ? { gender: request.gender } : {}), ...(language ? { language } : {}) };
+    const description = request.description?.trim().slice(0, DESCRIPTION_CHARS);
+    const form = await formBody(
+      { name, ...(description ? { description } : {}), ...(Object.keys(labels).length ? { labels: JSON.stringify(labels) } : {}) },
+      [{ field: 'files', filename: `sample.${sample.format}`, contentType: sample.contentType, bytes: sample.bytes }],
+    );
+    const res = await callVendor(deps, {
+      ...base, what: 'voice cloning', method: 'POST', url: `${config.baseUrl}/v1/voices/add`,
+      headers: { 'content-type': form.contentType, accept: 'application/json' }, body: form.body,
+      timeoutMs: config.timeoutMs, maxBytes: MAX_CLONE_ANSWER_BYTES, signal: request.signal, text: true,
+    });
+    // A 2xx means the voice exists at the vendor now, whatever follows: the next list must show it.
+    voices.invalidate();
+    const answer = jsonOf(res, 'elevenlabs', 'voice cloning') as { voice_id?: unknown; requires_verification?: unknown } | null;
+    const voiceId = answer?.voice_id;
+    if (typeof voiceId !== 'string' || !VOICE_ID.test(voiceId)) throw new SpeechError('vendor', 'elevenlabs sent a voice cloning answer without a usable voice_id');
+    if (answer?.requires_verification === true) {
+      // mimic cannot do the vendor's verification, so the voice would never speak: take it away again, best effort.
+      const removed = await deleteClone(voiceId).then(() => true, () => false);
+      throw new SpeechError('vendor', `elevenlabs requires voice ${voiceId} to be verified before it speaks, which mimic cannot do; ${removed ? 'the voice was deleted again' : 'deleting it failed, so it is still in the ElevenLabs account'}`);
+    }
+    return { voiceId };
+  }
+
+  async function deleteClone(voiceId: string, signal?: AbortSignal): Promise<void> {
+    if (!VOICE_ID.test(voiceId)) throw new SpeechError('unknown-voice', `elevenlabs has no voice ${JSON.stringify(voiceId.slice(0, 100))}`);
+    await callVendor(deps, {
+      ...base, what: 'voice deletion', method: 'DELETE', url: `${config.baseUrl}/v1/voices/${encodeURIComponent(voiceId)}`,
+      headers: { accept: 'application/json' }, timeoutMs: config.timeoutMs, maxBytes: MAX_CLONE_ANSWER_BYTES, signal, accept: [404],
+    });
+    voices.invalidate();
+  }
+
   return {
     type: 'elevenlabs',
     voices,
+    clone,
+    deleteClone,
     async synthesize(request): Promise<Speech> {
       if (!VOICE_ID.test(request.voiceId)) throw new SpeechError('unknown-voice', `elevenlabs has no voice ${JSON.stringify(request.voiceId.slice(0, 100))}`);
       const parts = [];

@@ -36,17 +36,20 @@ export const MAX_LIST_BYTES = 8 * 1024 * 1024;
 export interface VendorCall {
   provider: ExternalProviderType;
   secretId: string;
-  /** 'synthesis' or 'voice list': named in error messages. */
+  /** 'synthesis', 'voice list', 'voice cloning' or 'voice deletion': named in error messages. */
   what: string;
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   url: string;
   headers?: Record<string, string>;
-  body?: string;
+  /** Text (JSON) or bytes (a multipart/form-data upload; its content-type goes in `headers`). */
+  body?: string | Buffer;
   timeoutMs: number;
   maxBytes: number;
   signal?: AbortSignal | undefined;
   /** A 404 means the voice does not exist (the voice id is in the URL). */
   notFoundIsUnknownVoice?: string;
+  /** Statuses besides 2xx that are answered rather than thrown (a DELETE's 404: already gone). */
+  accept?: readonly number[];
   /**
    * The answer is text (JSON) that reaches users (voice names, descriptions): every form of
    * the credential in it is masked, in case the vendor (or a proxy) echoes the request.
@@ -54,13 +57,13 @@ export interface VendorCall {
   text?: boolean;
 }
 
-const aborted = (provider: string) => new SpeechError('aborted', `the ${provider} synthesis was cancelled`);
+const aborted = (provider: string, what = 'synthesis') => new SpeechError('aborted', `the ${provider} ${what} was cancelled`);
 
 /** Settles with `work` unless `signal` aborts first (the request then runs out its own deadline, unread). */
-function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined, provider: string): Promise<T> {
+function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined, provider: string, what: string): Promise<T> {
   if (!signal) return work;
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(aborted(provider));
+    const onAbort = () => reject(aborted(provider, what));
     if (signal.aborted) return onAbort();
     signal.addEventListener('abort', onAbort, { once: true });
     work.then(
@@ -143,7 +146,7 @@ async function recordUse(deps: ExternalDeps, ownerId: string, call: VendorCall, 
  * message names the vendor and the HTTP status or the egress reason, never the credential.
  */
 export async function callVendor(deps: ExternalDeps, call: VendorCall): Promise<GuardedResponse> {
-  if (call.signal?.aborted) throw aborted(call.provider);
+  if (call.signal?.aborted) throw aborted(call.provider, call.what);
   const { credential, ownerId } = await deps.credentials(call.provider, call.secretId);
   const started = performance.now();
   const audit = (upstreamStatus: number | undefined, reason?: string) =>
@@ -157,7 +160,7 @@ export async function callVendor(deps: ExternalDeps, call: VendorCall): Promise<
   });
   let res: GuardedResponse;
   try {
-    res = await abortable(request, call.signal, call.provider);
+    res = await abortable(request, call.signal, call.provider, call.what);
   } catch (err) {
     await audit(undefined, isEgressError(err) ? err.reason : err instanceof SpeechError ? err.reason : 'internal');
     if (!isEgressError(err)) throw err;
@@ -167,8 +170,28 @@ export async function callVendor(deps: ExternalDeps, call: VendorCall): Promise<
   }
   await audit(res.status);
   const forms = credentialForms(credential);
-  if (res.status < 200 || res.status > 299) throw statusFailure(call, res, forms);
+  if ((res.status < 200 || res.status > 299) && !call.accept?.includes(res.status)) throw statusFailure(call, res, forms);
   return call.text ? { ...res, body: Buffer.from(redactText(res.body.toString('utf8'), forms), 'utf8') } : res;
+}
+
+/** One file part of a multipart/form-data body. */
+export interface FormFile {
+  field: string;
+  filename: string;
+  contentType: string;
+  bytes: Buffer;
+}
+
+/**
+ * A multipart/form-data body (RFC 7578) and its content-type with the boundary, encoded by
+ * the platform's own FormData (so names, quoting and boundaries are the standard's).
+ */
+export async function formBody(fields: Record<string, string>, files: readonly FormFile[]): Promise<{ body: Buffer; contentType: string }> {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(fields)) form.append(name, value);
+  for (const f of files) form.append(f.field, new Blob([f.bytes], { type: f.contentType }), f.filename);
+  const encoded = new Request('http://form.invalid/', { method: 'POST', body: form });
+  return { body: Buffer.from(await encoded.arrayBuffer()), contentType: encoded.headers.get('content-type')! };
 }
 
 /** The body as JSON, or a vendor error naming what was expected. */

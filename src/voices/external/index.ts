@@ -16,6 +16,7 @@ import { createOpenAIProvider } from './openai.ts';
 export { vaultCredentials, providerSecretProblems, SECRET_TYPE_OF, type CredentialOpener } from './credentials.ts';
 export type { ExternalDeps } from './http.ts';
 export { VOICE_LIST_TTL_MS, VOICE_LIST_RETRY_MS } from './cache.ts';
+export { MAX_SAMPLE_BYTES } from './sample.ts';
 export { createMicrosoftProvider, createElevenLabsProvider, createOpenAIProvider };
 
 /**
