@@ -14,6 +14,10 @@ export const ERROR_STATUS = {
   InvalidFaceError: 400,
   /** A live stream call without the stream's session_id, or with another (the agents SDK matches the exact description). */
   SessionError: 400,
+  /** A consent whose 30 minutes ran out before its video was uploaded; it can never be used. */
+  ConsentExpiredError: 400,
+  /** An avatar's consent that is not verified, not yours, for another name, or used already. */
+  ConsentError: 400,
   AuthorizationError: 401,
   InsufficientCreditsError: 402,
   PermissionError: 403,

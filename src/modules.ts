@@ -21,5 +21,7 @@ import { vaultModule } from './vault/module.ts';
 import { agentsModule } from './agents/module.ts';
 import { examplesModule } from './examples/module.ts';
 import { streamsModule } from './streams/module.ts';
+import { consentsModule } from './consents/module.ts';
+import { avatarsModule } from './avatars/module.ts';
 
-export const MODULES = [usersModule, vaultModule, animationsModule, imagesModule, audiosModule, voicesModule, presentersModule, streamsModule, clipsModule, talksModule, mediaModule, webhooksModule, secretsModule, toolsModule, agentsModule, auditModule, computeModule, examplesModule] as const;
+export const MODULES = [usersModule, vaultModule, animationsModule, imagesModule, audiosModule, voicesModule, consentsModule, avatarsModule, presentersModule, streamsModule, clipsModule, talksModule, mediaModule, webhooksModule, secretsModule, toolsModule, agentsModule, auditModule, computeModule, examplesModule] as const;

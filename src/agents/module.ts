@@ -24,7 +24,7 @@ export const agentsModule = defineModule({
       clock: p.clock,
       newId: p.newId,
       media: p.media,
-      presenters: createPresenterCatalogue({ media: p.media }),
+      presenters: p.presenters ?? createPresenterCatalogue({ media: p.media }),
       voices: p.voices,
       schemas: agentSchemas(p.config.storageScheme),
     };

@@ -24,7 +24,7 @@ export const clipsModule = defineModule({
     const deps: ClipDeps = {
       config, lifecycle, clock, newId, queue, media,
       schemas: clipSchemas(config.storageScheme),
-      presenters: createPresenterCatalogue({ media }),
+      presenters: p.presenters ?? createPresenterCatalogue({ media }),
       voices: p.voices,
       pending,
     };

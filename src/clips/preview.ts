@@ -9,10 +9,11 @@ import type { RenderDeps } from './render.ts';
 import { providerOf, speakToWav } from './speech.ts';
 
 /**
- * The built-in presenters' talking previews (`talking_preview_url`): a short clip of each
- * presenter saying one sentence with its own voice, rendered by mimic itself, once. The clips
- * module queues one `presenter.preview` job per built-in presenter that has none when the
- * service starts; until it is stored the field is null. Removing the stored file (media owner
+ * The presenters' talking previews (`talking_preview_url`): a short clip of each presenter
+ * saying one sentence with its own voice, rendered by mimic itself, once. The clips module
+ * queues one `presenter.preview` job per built-in presenter that has none when the service
+ * starts, the avatars module one when an avatar's training ends (the job's user is the
+ * presenter's owner); until it is stored the field is null. Removing the stored file (media owner
  * `mimic`, key presenters/<id>/talking-preview.mp4) makes the next start render it again.
  */
 export const PREVIEW_JOB = 'presenter.preview';
@@ -25,7 +26,8 @@ export const presentersWithoutPreview = (deps: Pick<RenderDeps, 'presenters' | '
 
 /** The job handler of `presenter.preview` (its resource id is the presenter id). */
 export async function renderPreview(deps: RenderDeps, job: Job, ctx: JobContext): Promise<JobOutcome> {
-  const presenter = deps.presenters.builtIns.find((p) => p.id === job.resourceId);
+  // A built-in presenter (queued at start), or a user's trained avatar (queued when training ends).
+  const presenter = deps.presenters.builtIns.find((p) => p.id === job.resourceId) ?? (await deps.presenters.find(job.userId, job.resourceId));
   if (!presenter || deps.media.find(presenter.owner, presenter.keys.talking)) return;
   if (!deps.voices) {
     deps.log.info('no talking preview without a voice catalogue', { presenter_id: presenter.id });

@@ -18,6 +18,10 @@ import { createWebhookSecrets, type WebhookSecrets } from '../webhooks/secrets.t
 import { createVault, createKeyProvider, type Vault } from '../vault/index.ts';
 import type { VoiceCatalogue } from '../voices/catalogue.ts';
 import type { ToolCallDeps } from '../tools/call.ts';
+import type { ConsentsForAvatars } from '../consents/access.ts';
+import type { FaceAnalyzer } from '../footage/faces.ts';
+import type { SpeechRecogniser } from '../footage/recognition/interface.ts';
+import type { PresenterCatalogue, UserPresenterSource } from '../presenters/catalogue.ts';
 import type { StreamHub } from '../streams/interface.ts';
 
 export interface PlatformOptions {
@@ -45,6 +49,14 @@ export interface ProvidedServices {
   toolCalls?: ToolCallDeps;
   /** Live streams (src/streams/module.ts): talks, clips and agents add their stream routes with it; agent chat speaks on it. */
   streams?: StreamHub;
+  /** Consents (src/consents/module.ts): what an avatar checks of its consent. */
+  consents?: ConsentsForAvatars;
+  /** The process's one face analyser (a worker thread) and the speech recognisers here (src/consents/module.ts). */
+  footage?: { faces: FaceAnalyzer; recognisers: readonly SpeechRecogniser[] };
+  /** Users' own presenters (src/avatars/module.ts): trained premium-plus avatars. */
+  userPresenters?: UserPresenterSource;
+  /** The presenter catalogue (src/presenters/module.ts): clips, streams and agents speak with its presenters. */
+  presenters?: PresenterCatalogue;
 }
 
 /**

@@ -32,11 +32,15 @@ export interface PresenterEntry {
   isStreamable: boolean;
 }
 
-/** The user's own presenters (avatars issue): none yet. */
+/** The user's own presenters (trained premium-plus avatars, src/avatars/). */
 export interface UserPresenterSource {
   list(userId: string): Promise<PresenterEntry[]>;
+  /** Renames one of the user's presenters; undefined when it is not theirs. */
+  rename(userId: string, presenterId: string, name: string): Promise<PresenterEntry | undefined>;
+  /** Deletes one of the user's presenters (its avatar and stored media); false when it is not theirs. */
+  remove(userId: string, presenterId: string): Promise<boolean>;
 }
-export const noUserPresenters: UserPresenterSource = { list: async () => [] };
+export const noUserPresenters: UserPresenterSource = { list: async () => [], rename: async () => undefined, remove: async () => false };
 
 export const presenterKeys = (id: string, imageExt = 'png') => ({
   image: `presenters/${id}/image.${imageExt}`,
@@ -64,13 +68,15 @@ export interface PresenterCatalogue {
   /** One of them, or undefined. */
   find(userId: string, id: string): Promise<PresenterEntry | undefined>;
   builtIns: readonly PresenterEntry[];
+  /** The user's own presenters: renamed, deleted (a built-in one is refused: PermissionError). */
+  users: UserPresenterSource;
   /** Puts the built-ins' pictures (image, thumbnail, preview) in the media store, once. */
   ensureAssets(): Promise<void>;
   present(p: PresenterEntry): PresenterView;
 }
 
 /** A still of `side` pixels on its larger side, as PNG. */
-async function scaled(src: string, side: number, dir: string, name: string): Promise<string> {
+export async function scaled(src: string, side: number, dir: string, name: string): Promise<string> {
   const out = join(dir, name);
   const { code, stderr } = await runFfmpeg(['-y', '-v', 'error', '-i', src, '-vf', `scale='if(gt(iw,ih),${side},-2)':'if(gt(iw,ih),-2,${side})'`, '-frames:v', '1', out], { timeoutMs: 30_000 });
   if (code !== 0) throw new Error(`presenter still: ffmpeg failed: ${stderr.trim().split('\n').at(-1) ?? ''}`);
@@ -102,6 +108,7 @@ export function createPresenterCatalogue(deps: { media: MediaAccess; users?: Use
 
   const catalogue: PresenterCatalogue = {
     builtIns,
+    users,
     async all(userId) {
       return [...builtIns, ...(await users.list(userId))];
     },

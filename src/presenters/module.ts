@@ -10,9 +10,10 @@ import { presenterRoutes } from './routes.ts';
 export const presentersModule = defineModule({
   name: 'presenters',
   create(p) {
-    const catalogue = createPresenterCatalogue({ media: p.media });
+    const catalogue = createPresenterCatalogue({ media: p.media, ...(p.userPresenters ? { users: p.userPresenters } : {}) });
     return {
       catalogue,
+      provides: { presenters: catalogue },
       routes: presenterRoutes(catalogue),
       start() {
         catalogue.ensureAssets().catch((err: unknown) => p.log.warn('presenter pictures not copied', { error: (err as Error).message }));

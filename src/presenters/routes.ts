@@ -1,9 +1,11 @@
 import type { Route } from '../platform/module.ts';
 import { idParam, pageParams } from '../http/params.ts';
 import { parsePage } from '../pagination.ts';
-import { PresenterList } from '../schemas/clips.ts';
+import { DeletedPresenter, PresenterList, RenamePresenter } from '../schemas/clips.ts';
 import type { PresenterCatalogue } from './catalogue.ts';
-import { fetchPresenter, pagePresenters } from './service.ts';
+import { fetchPresenter, pagePresenters, removePresenter, renamePresenter } from './service.ts';
+import { jsonBody } from '../http/body.ts';
+
 
 /** Mounted before the clip routes, so /clips/presenters is not read as a clip id. */
 export function presenterRoutes(catalogue: PresenterCatalogue): Route[] {
@@ -20,6 +22,17 @@ export function presenterRoutes(catalogue: PresenterCatalogue): Route[] {
       method: 'get', path: '/clips/presenters/{id}', summary: 'Get a presenter', tag: 'Clips', params: [idParam('the presenter id')],
       ok: { status: 200, schema: PresenterList, description: 'an object whose presenters array holds the one presenter' }, errors: ['AuthorizationError', 'NotFoundError'],
       handler: async (c) => c.json(await fetchPresenter(catalogue, c.var.user.id, c.req.param('id')!)),
+    },
+    {
+      method: 'patch', path: '/clips/presenters/{id}', summary: 'Rename one of your own presenters (a trained avatar)', tag: 'Clips', params: [idParam('the presenter id')],
+      body: RenamePresenter,
+      ok: { status: 200, schema: PresenterList, description: 'an object whose presenters array holds the renamed presenter' }, errors: ['BadRequestError', 'ValidationError', 'AuthorizationError', 'PermissionError', 'NotFoundError'],
+      handler: async (c) => c.json(await renamePresenter(catalogue, c.var.user.id, c.req.param('id')!, await jsonBody(c))),
+    },
+    {
+      method: 'delete', path: '/clips/presenters/{id}', summary: 'Delete one of your own presenters (a trained avatar), with its avatar record and media', tag: 'Clips', params: [idParam('the presenter id')],
+      ok: { status: 200, schema: DeletedPresenter, description: 'the id of the deleted presenter' }, errors: ['AuthorizationError', 'PermissionError', 'NotFoundError'],
+      handler: async (c) => c.json(await removePresenter(catalogue, c.var.user.id, c.req.param('id')!)),
     },
   ];
 }

@@ -63,10 +63,10 @@ export interface Lifecycle<View> {
   createClaiming(input: CreateInput, claim: Claim): Promise<{ row: ResourceRow } | { refused: 'credits' | 'claimed' }>;
   /**
    * Moves an unfinished resource from `from` to `to` (an active state), replacing its details
-   * and webhook and queueing the kind's job, in one transaction (a consent's upload); the row,
-   * or undefined when it was not in `from` any more.
+   * and webhook and queueing `job`, in one transaction (a consent's upload queues its
+   * verification); the row, or undefined when it was not in `from` any more.
    */
-  advance(id: string, step: { from: string; to: string; details: unknown; webhookUrl?: string | undefined; maxAttempts: number }): Promise<ResourceRow | undefined>;
+  advance(id: string, step: { from: string; to: string; details: unknown; webhookUrl?: string | undefined; job?: { kind: string; maxAttempts: number } }): Promise<ResourceRow | undefined>;
   /** Replaces the result of the user's `done` resource (a presenter renamed); the row, or NotFoundError naming `label`. */
   amendResult(userId: string, id: string, result: unknown, label: string): Promise<ResourceRow>;
   /** The user's record, or NotFoundError naming `label`. */
@@ -149,8 +149,7 @@ export function resourceLifecycle<View>(kind: ResourceKind<View>, deps: Lifecycl
     async advance(id, step) {
       checkWebhookUrl(step.webhookUrl);
       if (!isActiveStatus(kind, step.to) || step.to === 'created') throw new Error(`${kind.name}: '${step.to}' is not a state it can move to`);
-      const job = kind.jobKind ? { kind: kind.jobKind, maxAttempts: step.maxAttempts } : null;
-      return resources.advance(id, { from: step.from, to: step.to, details: JSON.stringify(step.details), webhookUrl: step.webhookUrl || null, job, now: clock.now() });
+      return resources.advance(id, { from: step.from, to: step.to, details: JSON.stringify(step.details), webhookUrl: step.webhookUrl || null, job: step.job ?? null, now: clock.now() });
     },
 
     async amendResult(userId, id, result, label) {

@@ -199,3 +199,10 @@ export const PresenterList = Type.Object(
   },
   { $id: 'PresenterList' },
 );
+
+export const RenamePresenter = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'the new display name' }) },
+  { additionalProperties: false, $id: 'RenamePresenter' },
+);
+
+export const DeletedPresenter = Type.Object({ deleted: Type.String({ description: 'the presenter id' }) }, { $id: 'DeletedPresenter' });

@@ -58,7 +58,7 @@ describe('command groups', () => {
   }))];
 
   it('are the ones the README documents', async () => {
-    expect(groups.sort()).toEqual(['keys', 'secrets', 'users', 'users credits', 'vault', 'voices', 'workers']);
+    expect(groups.sort()).toEqual(['avatars', 'consents', 'keys', 'secrets', 'users', 'users credits', 'vault', 'voices', 'workers']);
   });
 
   it.each(groups)('%s --help prints the usage of every command in the group and exits 0', async (group) => {

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { harness, type Harness } from '../helpers/harness.ts';
 import { toneCatalogue } from '../helpers/tone-voice.ts';
 import { BUILT_IN_PRESENTERS } from '../../src/presenters/built-in.ts';
-import { createPresenterCatalogue, type PresenterEntry } from '../../src/presenters/catalogue.ts';
+import { createPresenterCatalogue, noUserPresenters, type PresenterEntry } from '../../src/presenters/catalogue.ts';
 import { pagePresenters } from '../../src/presenters/service.ts';
 import { parsePage } from '../../src/pagination.ts';
 import { readFileSync } from 'node:fs';
@@ -62,7 +62,7 @@ describe('GET /clips/presenters', () => {
       id, name: id, gender: 'other', ownerId: 'usr_x', createdAt: 0, modifiedAt: 0, owner: 'usr_x',
       keys: { image: 'a/i.png', thumbnail: 'a/t.png', preview: 'a/p.png', talking: 'a/t.mp4' }, imagePath: '/nowhere', voice: { type: 'flite', voice_id: 'en-GB-flite-awb' }, isStreamable: false,
     });
-    const catalogue = createPresenterCatalogue({ media: h.services.media, users: { list: async (userId) => (userId === 'usr_x' ? [own('mine-1'), own('mine-2')] : []) } });
+    const catalogue = createPresenterCatalogue({ media: h.services.media, users: { ...noUserPresenters, list: async (userId) => (userId === 'usr_x' ? [own('mine-1'), own('mine-2')] : []) } });
     const n = BUILT_IN_PRESENTERS.length;
     const first = await pagePresenters(catalogue, 'usr_x', n + 1, null);
     expect(first.presenters.map((p) => p.presenter_id)).toEqual([...BUILT_IN_PRESENTERS.map((b) => b.id), 'mine-1']);

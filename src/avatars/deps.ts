@@ -1,0 +1,31 @@
+import type { Config } from '../config.ts';
+import type { Clock, IdFactory } from '../clock.ts';
+import type { GuardedClient } from '../egress/client.ts';
+import type { JobQueue } from '../jobs/queue.ts';
+import type { Logger } from '../log.ts';
+import type { MediaAccess } from '../media/index.ts';
+import type { ComputeBackend } from '../compute/interface.ts';
+import type { AvatarSchemas } from '../schemas/avatars.ts';
+import type { FaceAnalyzer } from '../footage/faces.ts';
+import type { VoiceCatalogue } from '../voices/catalogue.ts';
+import type { ConsentsForAvatars } from '../consents/access.ts';
+import type { AvatarLifecycle } from './kind.ts';
+import type { AvatarSettings } from './settings.ts';
+
+export interface AvatarDeps {
+  config: Config;
+  settings: AvatarSettings;
+  lifecycle: AvatarLifecycle;
+  clock: Clock;
+  newId: IdFactory;
+  schemas: AvatarSchemas;
+  queue: JobQueue;
+  media: MediaAccess;
+  client: GuardedClient;
+  log: Logger;
+  backend: ComputeBackend;
+  consents: ConsentsForAvatars;
+  faces: FaceAnalyzer;
+  /** The voice catalogue; undefined: no voice here (the presenter gets the language's default id). */
+  voices: VoiceCatalogue | undefined;
+}

@@ -1,0 +1,113 @@
+import type { Clock } from '../clock.ts';
+import { isoTime } from '../clock.ts';
+import type { MediaAccess } from '../media/index.ts';
+import type { ResourceRow, ResourceStore } from '../resources/store.ts';
+import { resourceLifecycle, type Lifecycle, type ResourceKind } from '../resources/lifecycle.ts';
+import type { AvatarView, CreateAvatarBody } from '../schemas/avatars.ts';
+
+export const AVATAR_JOB = 'avatar.create';
+
+/** One footage check as the record shows it. */
+export interface FootageCheckStep {
+  check: 'length' | 'resolution' | 'sound' | 'silent_ending' | 'idle_ending' | 'one_person' | 'facing_camera' | 'same_person';
+  passed: boolean;
+  measured: Record<string, unknown>;
+  limit: Record<string, unknown>;
+  note?: string;
+}
+
+export interface AvatarReview {
+  state: 'pending' | 'approved' | 'rejected';
+  reason: string;
+  decidedAt?: number;
+}
+
+/** An avatar's working fields (the `details` JSON). */
+export interface AvatarDetails {
+  presenterId: string;
+  driverId: string;
+  consentId: string;
+  /** The consent's language: the presenter's voice speaks it. */
+  language: string;
+  isGreenscreen: boolean;
+  checks: FootageCheckStep[];
+  review?: AvatarReview;
+  /** Where the footage is silent and idle, and where it speaks (seconds), once the checks found them. */
+  windows?: { idle: { fromSec: number; toSec: number }; speech: { fromSec: number; toSec: number } };
+  /** Set once every check passed, or an operator approved (a retried job trains without checking again). */
+  checked?: boolean;
+}
+
+/** The trained presenter (the `result` JSON); renaming the presenter amends `name`. */
+export interface AvatarResult {
+  name: string;
+  voice: { type: string; voiceId: string; pitchHz: number | null; reason: string; cloned?: boolean };
+  referenceSec: number;
+  loopSec: number;
+  size: number;
+  /** Media keys (owner: the user). */
+  keys: { image: string; thumbnail: string; preview: string; talking: string; idle: string };
+  trainedAt: number;
+}
+
+export interface Avatar {
+  row: ResourceRow;
+  req: CreateAvatarBody;
+  details: AvatarDetails;
+  result: AvatarResult | null;
+}
+
+export const readAvatar = (row: ResourceRow): Avatar => ({
+  row,
+  req: JSON.parse(row.request) as CreateAvatarBody,
+  details: JSON.parse(row.details) as AvatarDetails,
+  result: row.result ? (JSON.parse(row.result) as AvatarResult) : null,
+});
+
+export function presentAvatar(a: Avatar, media: Pick<MediaAccess, 'signedUrl' | 'find'>): AvatarView {
+  const { row, req, details: d, result: r } = a;
+  const url = (key: string | undefined) => (key && media.find(row.userId, key) ? media.signedUrl(row.userId, key) : undefined);
+  const preview = url(r?.keys.preview), image = url(r?.keys.image), idle = url(r?.keys.idle);
+  return {
+    id: row.id,
+    object: 'avatar',
+    status: row.status as AvatarView['status'],
+    name: r?.name ?? req.name,
+    gender: req.gender,
+    created_at: isoTime(row.createdAt),
+    modified_at: isoTime(row.modifiedAt),
+    owner_id: row.userId,
+    created_by: row.userId,
+    consent_id: d.consentId,
+    presenter_id: d.presenterId,
+    driver_id: d.driverId,
+    config: { is_greenscreen: d.isGreenscreen },
+    credits: row.credits,
+    checks: d.checks.map((c) => ({ check: c.check, passed: c.passed, measured: c.measured, limit: c.limit, ...(c.note ? { note: c.note } : {}) })),
+    ...(d.review ? { review: { state: d.review.state, reason: d.review.reason, ...(d.review.decidedAt ? { decided_at: isoTime(d.review.decidedAt) } : {}) } } : {}),
+    ...(row.status === 'started' && row.progressDone !== null && row.progressTotal !== null ? { progress: { done: row.progressDone, total: row.progressTotal } } : {}),
+    ...(row.startedAt ? { started_at: isoTime(row.startedAt) } : {}),
+    ...(row.finishedAt ? { completed_at: isoTime(row.finishedAt) } : {}),
+    ...(r ? { voice: { type: r.voice.type, voice_id: r.voice.voiceId, pitch_hz: r.voice.pitchHz, reason: r.voice.reason } } : {}),
+    ...(preview ? { preview_url: preview } : {}),
+    ...(image ? { image_url: image } : {}),
+    ...(idle ? { idle_video_url: idle } : {}),
+    ...(row.webhookUrl ? { webhook: row.webhookUrl } : {}),
+    ...(row.error ? { error: JSON.parse(row.error) as { kind: string; description: string } } : {}),
+  };
+}
+
+export type AvatarLifecycle = Lifecycle<AvatarView>;
+
+/** Avatars as a resource kind: charged at creation, refunded on error and on an operator's rejection. */
+export function avatarLifecycle(resources: ResourceStore, clock: Clock, media: Pick<MediaAccess, 'signedUrl' | 'find'>, cost: number): AvatarLifecycle {
+  const kind: ResourceKind<AvatarView> = {
+    name: 'avatar',
+    idPrefix: 'avt',
+    cost,
+    jobKind: AVATAR_JOB,
+    extraStates: { active: ['validating'], final: ['rejected'], refundOn: ['rejected'] },
+    present: (row) => presentAvatar(readAvatar(row), media),
+  };
+  return resourceLifecycle(kind, { resources, clock });
+}

@@ -1,0 +1,31 @@
+import type { CommandContext } from './command.ts';
+import { openStore } from '../db/client.ts';
+import { createSqliteStores, type Stores } from '../db/stores.ts';
+import { createLocalMediaStore, createMediaAccess, type MediaAccess } from '../media/index.ts';
+import { deriveKey } from '../keys.ts';
+import { systemClock } from '../clock.ts';
+import { checkMasterKey } from '../vault/key-check.ts';
+
+/**
+ * Runs an operator command on the configured database and media store (a review queue's
+ * decision, say). Refuses a master key the database was not made with: a record changed
+ * with it would sign webhooks and URLs no server could verify.
+ */
+export async function withStores(ctx: CommandContext, fn: (stores: Stores, media: MediaAccess) => Promise<number>): Promise<number> {
+  const handle = openStore(ctx.config.databaseFile);
+  try {
+    const stores = createSqliteStores(handle);
+    await checkMasterKey(stores.vault, ctx.config.masterKey);
+    const media = createMediaAccess({
+      store: createLocalMediaStore(ctx.config.mediaDir),
+      publicUrl: ctx.config.publicUrl,
+      urlKey: deriveKey(ctx.config.masterKey, 'signed-url'),
+      ttlSeconds: ctx.config.signedUrlTtlSeconds,
+      scheme: ctx.config.storageScheme,
+      clock: systemClock,
+    });
+    return await fn(stores, media);
+  } finally {
+    handle.close();
+  }
+}

@@ -1,0 +1,107 @@
+import { randomInt } from 'node:crypto';
+import { ApiError } from '../errors.ts';
+import { isoTime } from '../clock.ts';
+import { validate } from '../schemas/ajv.ts';
+import type { AuthUser } from '../users/auth-user.ts';
+import type { ConsentView } from '../schemas/consents.ts';
+import { checkWebhookUrl } from '../resources/webhook-url.ts';
+import { CONSENT_LANGUAGES, findLanguage } from './languages/index.ts';
+import type { ConsentLanguage } from './languages/types.ts';
+import { CONSENT_JOB, CONSENT_TTL_MS, EXPIRED, isExpired, readConsent, type ConsentDetails } from './kind.ts';
+import type { ConsentDeps } from './deps.ts';
+
+const LABEL = 'Consent';
+
+/** Three different words of the language's list, each drawn with a cryptographic generator. */
+export function drawPasscode(lang: ConsentLanguage, pick: (n: number) => number = randomInt): string[] {
+  const words: string[] = [];
+  while (words.length < 3) {
+    const w = lang.words[pick(lang.words.length)]!;
+    if (!words.includes(w)) words.push(w);
+  }
+  return words;
+}
+
+/** The statement with the passcode in place (the name stays `[user name]`: the person says theirs). */
+export const statementOf = (lang: ConsentLanguage, passcode: readonly string[]): string => lang.template.replace('{passcode}', passcode.join(' '));
+
+/** The statement as it should be spoken: the name in place of `[user name]`. */
+export const spokenStatement = (text: string, name: string): string => text.replace('[user name]', name.trim());
+
+/** POST /consents {language}: a new challenge, valid for 30 minutes. */
+export async function createConsent(deps: ConsentDeps, user: AuthUser, raw: unknown) {
+  const body = validate(deps.schemas.CreateConsent, raw);
+  const lang = findLanguage(body.language);
+  if (!lang) {
+    const names = CONSENT_LANGUAGES.map((l) => l.name);
+    throw new ApiError('BadRequestError', `Invalid request body: language must be one of ${names.join(', ')} (lower case)`, [{ field: 'language', message: `must be one of: ${names.join(', ')}`, allowed: names }]);
+  }
+  const passcode = drawPasscode(lang);
+  const text = statementOf(lang, passcode);
+  const id = deps.lifecycle.newId(deps.newId);
+  const now = deps.clock.now();
+  const details: ConsentDetails = { language: lang.name, text, passcode, expiresAt: now + CONSENT_TTL_MS, steps: [] };
+  const row = await deps.lifecycle.create({ id, userId: user.id, request: body, details, maxAttempts: 1 });
+  if (!row) throw new Error('a free consent was refused for credits');
+  return { id, created_at: isoTime(row.createdAt), created_by: user.id, text, language: lang.name, expires_at: isoTime(details.expiresAt) };
+}
+
+/**
+ * POST /consents/{id} {name, source_url, webhook}: starts verification (status `validating`).
+ * Only a consent still waiting for its video, and within 30 minutes of its creation; an
+ * expired one ends in `error` here and can never be used.
+ */
+export async function uploadConsent(deps: ConsentDeps, user: AuthUser, id: string, raw: unknown): Promise<ConsentView> {
+  const body = validate(deps.schemas.UploadConsent, raw);
+  checkWebhookUrl(body.webhook);
+  const c = readConsent(await deps.lifecycle.fetch(user.id, id, LABEL));
+  const now = deps.clock.now();
+  if (isExpired(c, now)) {
+    const e = EXPIRED(c);
+    await deps.lifecycle.fail(c.row.id, e.kind, e.description);
+    throw new ApiError('ConsentExpiredError', e.description);
+  }
+  const ended = c.row.error ? (JSON.parse(c.row.error) as { kind: string; description: string }) : null;
+  if (ended?.kind === 'ConsentExpiredError') throw new ApiError('ConsentExpiredError', ended.description);
+  if (c.row.status !== 'created') {
+    throw new ApiError('ConflictError', `This consent already has its video (status ${c.row.status}); create a new consent to record again`);
+  }
+  storageObjectExists(deps, user.id, body.source_url);
+  const details: ConsentDetails = { ...c.details, name: body.name.trim().replace(/\s+/g, ' '), sourceUrl: body.source_url, uploadedAt: now, steps: [] };
+  const row = await deps.lifecycle.advance(c.row.id, { from: 'created', to: 'validating', details, webhookUrl: body.webhook, job: { kind: CONSENT_JOB, maxAttempts: deps.config.worker.maxAttempts } });
+  if (!row) throw new ApiError('ConflictError', 'This consent changed meanwhile (another upload, or it was deleted); fetch it again');
+  return deps.lifecycle.kind.present(row);
+}
+
+/** A storage-scheme source must name an object the caller owns (400 at once rather than an error later). */
+function storageObjectExists(deps: Pick<ConsentDeps, 'config' | 'media'>, userId: string, url: string): void {
+  const scheme = `${deps.config.storageScheme}://`;
+  if (!url.startsWith(scheme)) return;
+  const key = deps.media.keyOfStorageUrl(url);
+  if (key === null || deps.media.find(userId, key) === null) {
+    throw new ApiError('BadRequestError', `Invalid request body: source_url names no object of your media store`, [{ field: 'source_url', message: 'names no object of your media store' }]);
+  }
+}
+
+export async function fetchConsent(deps: ConsentDeps, userId: string, id: string): Promise<ConsentView> {
+  return deps.lifecycle.kind.present(await deps.lifecycle.fetch(userId, id, LABEL));
+}
+
+export async function pageConsents(deps: ConsentDeps, userId: string, limit: number, cursor: Parameters<ConsentDeps['lifecycle']['page']>[2]) {
+  const page = await deps.lifecycle.page(userId, limit, cursor);
+  return { consents: page.items.map((r) => deps.lifecycle.kind.present(r)), ...(page.token ? { token: page.token } : {}) };
+}
+
+/** DELETE /consents/{id}: the record, its job and its stored video, thumbnail and face descriptors. An avatar made with it keeps what it made. */
+export async function removeConsent(deps: ConsentDeps, userId: string, id: string): Promise<ConsentView> {
+  const row = await deps.lifecycle.remove(userId, id, LABEL);
+  await deps.queue.cancelFor(id);
+  await deps.media.removePrefix(userId, `consents/${id}/`);
+  return deps.lifecycle.kind.present(row);
+}
+
+/** GET /consents/languages: the languages and whether their words are checked by a recogniser here. */
+export function listLanguages(deps: Pick<ConsentDeps, 'recognisers'>) {
+  return { languages: CONSENT_LANGUAGES.map((l) => ({ name: l.name, code: l.code, recognised: deps.recognisers.some((r) => r.languages.includes(l.name)) })) };
+}
+

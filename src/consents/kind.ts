@@ -1,0 +1,115 @@
+import type { Clock } from '../clock.ts';
+import { isoTime } from '../clock.ts';
+import type { MediaAccess } from '../media/index.ts';
+import type { ResourceRow, ResourceStore } from '../resources/store.ts';
+import { resourceLifecycle, type Lifecycle, type ResourceKind } from '../resources/lifecycle.ts';
+import type { ConsentView } from '../schemas/consents.ts';
+
+export const CONSENT_JOB = 'consent.verify';
+
+/** How long a consent's challenge may be answered (the interface's "Consent validity"). */
+export const CONSENT_TTL_MS = 30 * 60 * 1000;
+
+/** One verification step as the record shows it. */
+export interface VerificationStep {
+  check: 'decodes' | 'sound' | 'one_face' | 'facing_camera' | 'speech_length' | 'words';
+  passed: boolean;
+  measured: Record<string, unknown>;
+  limit: Record<string, unknown>;
+  note?: string;
+}
+
+export interface ConsentReview {
+  state: 'pending' | 'approved' | 'rejected';
+  reason: string;
+  decidedAt?: number;
+}
+
+/** A consent's working fields (the `details` JSON of its resource row). */
+export interface ConsentDetails {
+  language: string;
+  /** The statement with `[user name]` in it and the passcode filled in. */
+  text: string;
+  passcode: string[];
+  expiresAt: number;
+  /** From the upload on. */
+  name?: string;
+  sourceUrl?: string;
+  uploadedAt?: number;
+  steps: VerificationStep[];
+  review?: ConsentReview;
+  /** Media keys (owner: the user) of what verification kept. */
+  videoKey?: string;
+  thumbnailKey?: string;
+  /** Face descriptors of the frames that showed one face (JSON), for the avatar's identity check. */
+  facesKey?: string;
+}
+
+/** What a verified consent keeps (the `result` JSON). */
+export interface ConsentResult {
+  verifiedAt: number;
+}
+
+export interface Consent {
+  row: ResourceRow;
+  details: ConsentDetails;
+  result: ConsentResult | null;
+}
+
+export const readConsent = (row: ResourceRow): Consent => ({
+  row,
+  details: JSON.parse(row.details) as ConsentDetails,
+  result: row.result ? (JSON.parse(row.result) as ConsentResult) : null,
+});
+
+/** A challenge nobody answered in time: it can never be used (shown as `error` from then on). */
+export const isExpired = (c: Consent, now: number): boolean => c.row.status === 'created' && now > c.details.expiresAt;
+
+export const EXPIRED = (c: Consent) => ({
+  kind: 'ConsentExpiredError',
+  description: `The consent expired at ${isoTime(c.details.expiresAt)}, 30 minutes after it was created, before a video was uploaded; create a new one`,
+});
+
+export function presentConsent(c: Consent, media: Pick<MediaAccess, 'signedUrl' | 'find'>, now: number): ConsentView {
+  const { row, details: d } = c;
+  const url = (key: string | undefined) => (key && media.find(row.userId, key) ? media.signedUrl(row.userId, key) : null);
+  const expired = isExpired(c, now);
+  const error = expired ? EXPIRED(c) : row.error ? (JSON.parse(row.error) as { kind: string; description: string }) : undefined;
+  return {
+    id: row.id,
+    object: 'consent',
+    created_at: isoTime(row.createdAt),
+    modified_at: isoTime(row.modifiedAt),
+    created_by: row.userId,
+    owner_id: row.userId,
+    language: d.language,
+    text: d.text,
+    expires_at: isoTime(d.expiresAt),
+    status: (expired ? 'error' : row.status) as ConsentView['status'],
+    name: d.name ?? null,
+    video_url: url(d.videoKey),
+    thumbnail_url: url(d.thumbnailKey),
+    ...(c.result ? { verified_at: isoTime(c.result.verifiedAt) } : {}),
+    verification: {
+      steps: d.steps.map((s) => ({ check: s.check, passed: s.passed, measured: s.measured, limit: s.limit, ...(s.note ? { note: s.note } : {}) })),
+      ...(d.review ? { review: { state: d.review.state, reason: d.review.reason, ...(d.review.decidedAt ? { decided_at: isoTime(d.review.decidedAt) } : {}) } } : {}),
+    },
+    used_by: row.claimedBy,
+    ...(row.webhookUrl ? { webhook: row.webhookUrl } : {}),
+    ...(error ? { error } : {}),
+  };
+}
+
+export type ConsentLifecycle = Lifecycle<ConsentView>;
+
+/** Consents as a resource kind: free; no job at creation, the `consent.verify` job is queued by the upload. */
+export function consentLifecycle(resources: ResourceStore, clock: Clock, media: Pick<MediaAccess, 'signedUrl' | 'find'>): ConsentLifecycle {
+  const kind: ResourceKind<ConsentView> = {
+    name: 'consent',
+    idPrefix: 'cns',
+    cost: 0,
+    extraStates: { active: ['validating'] },
+    present: (row) => presentConsent(readConsent(row), media, clock.now()),
+  };
+  return resourceLifecycle(kind, { resources, clock });
+}

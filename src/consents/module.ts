@@ -1,0 +1,55 @@
+import { defineModule } from '../platform/module.ts';
+import { defaultBackoff } from '../jobs/catalogue.ts';
+import { consentSchemas } from '../schemas/consents.ts';
+import { createFaceAnalyzer } from '../footage/faces.ts';
+import { availableRecognisers } from '../footage/recognition/index.ts';
+import { consentLifecycle, CONSENT_JOB } from './kind.ts';
+import type { ConsentDeps } from './deps.ts';
+import { consentRoutes } from './routes.ts';
+import { consentSettings } from './settings.ts';
+import { verifyConsent } from './verify.ts';
+import { consentsForAvatars } from './access.ts';
+import { CONSENT_COMMANDS } from './cli.ts';
+
+/**
+ * Consents (docs/consents.md): a statement with a passcode, the video of one person reading
+ * it, verified step by step (`consent.verify`), with an operator review queue for languages
+ * no recogniser here checks. Provides the avatars capability with what it checks of a consent,
+ * and the process's one face analyser.
+ */
+export const consentsModule = defineModule({
+  name: 'consents',
+  config: consentSettings,
+  commands: CONSENT_COMMANDS,
+  create(p, settings) {
+    const lifecycle = consentLifecycle(p.stores.resources, p.clock, p.media);
+    const faces = createFaceAnalyzer();
+    const recognisers = availableRecognisers();
+    if (!recognisers.some((r) => r.languages.includes('english'))) {
+      p.log.warn('no speech recogniser for English consents: they wait for an operator review (install with: node scripts/ensure-pocketsphinx.mjs)');
+    }
+    const deps: ConsentDeps = {
+      config: p.config, settings, lifecycle, clock: p.clock, newId: p.newId, schemas: consentSchemas(p.config.storageScheme),
+      queue: p.queue, media: p.media, client: p.client, log: p.log, faces, recognisers,
+    };
+    return {
+      deps,
+      routes: consentRoutes(deps),
+      jobs: [
+        {
+          kind: CONSENT_JOB,
+          handler: (job, ctx) => verifyConsent(deps, job, ctx),
+          maxAttempts: p.config.worker.maxAttempts,
+          backoffMs: defaultBackoff,
+          timeLimitMs: 20 * 60 * 1000,
+          onExhausted: async (job) => {
+            await lifecycle.fail(job.resourceId, 'UnknownError', 'The consent video could not be verified after several attempts');
+          },
+        },
+      ],
+      resources: [lifecycle],
+      provides: { consents: consentsForAvatars(lifecycle, p.media), footage: { faces, recognisers } },
+      stop: () => faces.close(),
+    };
+  },
+});
