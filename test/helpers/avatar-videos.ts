@@ -33,7 +33,7 @@ import { createFliteProvider } from '../../src/voices/flite/index.ts';
 import { VoicePool } from '../../src/voices/pool.ts';
 
 /** Bump when the generator's output changes, so cached files from an older one are not reused. */
-export const GENERATOR_VERSION = 1;
+export const GENERATOR_VERSION = 2;
 
 export const ASSETS = resolve(import.meta.dirname, '../../assets');
 export const PICTURES = {
@@ -264,7 +264,7 @@ function planOf(opts: AvatarFootageOptions): FootagePlan {
   };
 }
 
-const X264 = ['-c:v', 'libx264', '-preset', 'veryfast', '-crf', '26', '-pix_fmt', 'yuv420p', '-r', String(FPS), '-g', String(FPS * 2)];
+const X264 = ['-c:v', 'libx264', '-preset', 'veryfast', '-crf', '26', '-bf', '0', '-pix_fmt', 'yuv420p', '-r', String(FPS), '-g', String(FPS * 2)];
 
 /**
  * Writes avatar footage to `out` (not cached): the speaking part is rendered once and its
@@ -286,11 +286,15 @@ export async function makeAvatarFootage(opts: AvatarFootageOptions, out: string)
     await ffmpeg(['-i', rendered, '-an', '-vf', `fps=${FPS},tpad=stop=-1:stop_mode=clone`, '-frames:v', String(Math.round(speech.seconds * FPS)), ...X264, segment], 'speaking segment');
 
     const speakingSec = plan.totalSec - plan.silentSec;
-    const list: string[] = [];
-    const loops = Math.ceil(speakingSec / speech.seconds - 1e-9);
-    for (let i = 0; i < loops; i++) {
-      list.push(`file '${segment}'`);
-      if (i === loops - 1) list.push(`outpoint ${(speakingSec - i * speech.seconds).toFixed(3)}`);
+    const segmentFrames = Math.round(speech.seconds * FPS);
+    const speakingFrames = Math.round(speakingSec * FPS);
+    const list: string[] = Array(Math.floor(speakingFrames / segmentFrames)).fill(`file '${segment}'`);
+    const rest = speakingFrames % segmentFrames;
+    if (rest > 0) {
+      // The last, partial loop is a file of its own (an outpoint on a copied stream keeps frames past it).
+      const partial = join(work, 'partial.mp4');
+      await ffmpeg(['-i', segment, '-frames:v', String(rest), ...X264, partial], 'partial segment');
+      list.push(`file '${partial}'`);
     }
     if (plan.silentSec > 0) {
       // The ending: the picture itself (its own mouth, at rest), still or moving, no sound.
