@@ -16,7 +16,8 @@
  * Both cache their result under `os.tmpdir()/mimic-test-videos/`, the file named by a hash of
  * the options, the pictures' bytes and GENERATOR_VERSION; a result is written under a
  * temporary name and renamed, so concurrent test processes never read a half-written file and
- * reuse each other's results. `makeConsentVideo` / `makeAvatarFootage` write to a given path,
+ * reuse each other's results. Footage variants with the same picture share one cached
+ * speaking part (`makeSpeakingPart`), so only the first of them renders. `makeConsentVideo` / `makeAvatarFootage` write to a given path,
  * uncached (the scripts in scripts/ use them). How and why: docs/test-videos.md.
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -33,7 +34,7 @@ import { createFliteProvider } from '../../src/voices/flite/index.ts';
 import { VoicePool } from '../../src/voices/pool.ts';
 
 /** Bump when the generator's output changes, so cached files from an older one are not reused. */
-export const GENERATOR_VERSION = 2;
+export const GENERATOR_VERSION = 5;
 
 export const ASSETS = resolve(import.meta.dirname, '../../assets');
 export const PICTURES = {
@@ -153,6 +154,14 @@ async function ffmpeg(args: string[], what: string): Promise<void> {
   if (r.code !== 0) throw new Error(`ffmpeg (${what}) failed with ${r.code}: ${r.stderr.slice(-2000)}`);
 }
 
+/** How many video frames `path` holds (its packets counted, nothing decoded). */
+async function frameCount(path: string): Promise<number> {
+  const r = await runFfmpeg(['-i', path, '-map', '0:v', '-c', 'copy', '-f', 'null', '-']);
+  const counts = [...r.stderr.matchAll(/frame=\s*(\d+)/g)];
+  if (r.code !== 0 || counts.length === 0) throw new Error(`cannot count the frames of ${path}: ${r.stderr.slice(-500)}`);
+  return Number(counts[counts.length - 1]![1]);
+}
+
 /** A 512x512 picture with no face: a diagonal gradient, blue to orange. */
 async function facelessPicture(path: string): Promise<void> {
   const side = 512;
@@ -264,48 +273,86 @@ function planOf(opts: AvatarFootageOptions): FootagePlan {
   };
 }
 
+/**
+ * Concat-demuxer lines that play `segment` (`segmentFrames` long) over and over for `frames`
+ * frames: whole copies, then the first frames of it encoded to `restPath` (an outpoint on a
+ * copied stream would keep frames past it).
+ */
+async function looped(segment: string, segmentFrames: number, frames: number, restPath: string): Promise<string[]> {
+  const lines: string[] = Array(Math.floor(frames / segmentFrames)).fill(`file '${segment}'`);
+  const rest = frames % segmentFrames;
+  if (rest > 0) {
+    await ffmpeg(['-i', segment, '-frames:v', String(rest), ...X264, restPath], 'partial segment');
+    lines.push(`file '${restPath}'`);
+  }
+  return lines;
+}
+
 const X264 = ['-c:v', 'libx264', '-preset', 'veryfast', '-crf', '26', '-bf', '0', '-pix_fmt', 'yuv420p', '-r', String(FPS), '-g', String(FPS * 2)];
 
+/** What the footage loops: the picture speaking the text once. */
+export interface SpeakingPartOptions {
+  picture: string;
+  text: string;
+  voice: string;
+}
+
 /**
- * Writes avatar footage to `out` (not cached): the speaking part is rendered once and its
- * frames re-encoded as a segment, the still ending encoded as another with the same settings;
- * the video is those segments concatenated without re-encoding, the audio the speech WAV
- * looped to the same length followed by digital silence.
+ * Writes the speaking part of footage to `out` (a mov: H.264 with the footage's encoder
+ * settings, and the speech as 16-bit PCM, both exactly a whole number of frames long, so the
+ * two loop together without drifting).
  */
-export async function makeAvatarFootage(opts: AvatarFootageOptions, out: string): Promise<void> {
+export async function makeSpeakingPart(opts: SpeakingPartOptions, out: string): Promise<void> {
+  const work = await mkdtemp(join(tmpdir(), 'mimic-speaking-part-'));
+  try {
+    const source = join(work, 'picture.png');
+    await square(opts.picture, source);
+    const speech = await speak(opts.text, opts.voice, join(work, 'speech.wav'), 0, 400);
+    const rendered = join(work, 'rendered.mp4');
+    await renderSpeaking(source, speech, rendered, work, { mute: true, faces: 1 });
+    const frames = Math.round(speech.seconds * FPS);
+    await ffmpeg([
+      '-i', rendered, '-i', speech.path, '-map', '0:v', '-map', '1:a',
+      '-vf', `fps=${FPS},tpad=stop=-1:stop_mode=clone`, '-frames:v', String(frames), ...X264,
+      '-c:a', 'pcm_s16le', '-f', 'mov', out,
+    ], 'speaking part');
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Writes avatar footage to `out`. `speakingPart` is a file of `makeSpeakingPart` for the
+ * footage's picture, text and voice (the cached path passes a cached one); without it the part
+ * is made here. Its video is copied as one segment per loop, the last, partial loop and the
+ * ending encoded with the same settings, so the video is the segments concatenated without
+ * re-encoding; the audio is the part's speech looped to the same length, then digital silence.
+ */
+export async function makeAvatarFootage(opts: AvatarFootageOptions, out: string, speakingPart?: string): Promise<void> {
   const plan = planOf(opts);
   const work = await mkdtemp(join(tmpdir(), 'mimic-avatar-footage-'));
   try {
     const source = join(work, 'picture.png');
     await square(plan.picture, source);
-    const speech = await speak(plan.text, plan.voice, join(work, 'speech.wav'), 0, 400);
-    const rendered = join(work, 'rendered.mp4');
-    await renderSpeaking(source, speech, rendered, work, { mute: true, faces: 1 });
-    // The segment: exactly the WAV's length in frames, with the footage's encoder settings.
+    const part = speakingPart ?? join(work, 'speaking.mov');
+    if (!speakingPart) await makeSpeakingPart({ picture: plan.picture, text: plan.text, voice: plan.voice }, part);
     const segment = join(work, 'speaking.mp4');
-    await ffmpeg(['-i', rendered, '-an', '-vf', `fps=${FPS},tpad=stop=-1:stop_mode=clone`, '-frames:v', String(Math.round(speech.seconds * FPS)), ...X264, segment], 'speaking segment');
+    await ffmpeg(['-i', part, '-map', '0:v', '-c', 'copy', segment], 'speaking segment');
+    const segmentFrames = await frameCount(segment);
 
     const speakingSec = plan.totalSec - plan.silentSec;
-    const segmentFrames = Math.round(speech.seconds * FPS);
-    const speakingFrames = Math.round(speakingSec * FPS);
-    const list: string[] = Array(Math.floor(speakingFrames / segmentFrames)).fill(`file '${segment}'`);
-    const rest = speakingFrames % segmentFrames;
-    if (rest > 0) {
-      // The last, partial loop is a file of its own (an outpoint on a copied stream keeps frames past it).
-      const partial = join(work, 'partial.mp4');
-      await ffmpeg(['-i', segment, '-frames:v', String(rest), ...X264, partial], 'partial segment');
-      list.push(`file '${partial}'`);
-    }
+    const list = await looped(segment, segmentFrames, Math.round(speakingSec * FPS), join(work, 'speaking-rest.mp4'));
     if (plan.silentSec > 0) {
-      // The ending: the picture itself (its own mouth, at rest), still or moving, no sound.
+      // The ending: the picture itself (its own mouth, at rest), still or moving, no sound; one
+      // piece (pieces looped would flicker where each copy's first frame starts afresh). The
+      // picture is decoded once and repeated by the loop filter.
       const ending = join(work, 'ending.mp4');
-      const n = Math.round(plan.silentSec * FPS);
       // Moving: zoomed 1.25x, panning about ±55 px and shaking ±5 px, every frame different (the face stays in view).
-      const moving = 'scale=640:640,crop=512:512:' +
+      const moving = ',scale=640:640,crop=512:512:' +
         "x='64+56*sin(2*PI*t/6)+5*sin(2*PI*t*3.1)':y='64+48*sin(2*PI*t/4+1)+5*sin(2*PI*t*2.7)'";
       await ffmpeg([
-        '-loop', '1', '-framerate', String(FPS), '-i', source,
-        ...(plan.moving ? ['-vf', moving] : []), '-frames:v', String(n), ...X264, ending,
+        '-i', source, '-vf', `loop=loop=-1:size=1:start=0,setpts=N/${FPS}/TB${plan.moving ? moving : ''}`,
+        '-frames:v', String(Math.round(plan.silentSec * FPS)), ...X264, ending,
       ], 'ending');
       list.push(`file '${ending}'`);
     }
@@ -315,7 +362,7 @@ export async function makeAvatarFootage(opts: AvatarFootageOptions, out: string)
     const audio = `[1:a]aresample=${rate},atrim=0:${speakingSec.toFixed(3)},apad=whole_len=${Math.round(plan.totalSec * rate)}[a]`;
     await ffmpeg([
       '-f', 'concat', '-safe', '0', '-i', listPath,
-      '-stream_loop', '-1', '-i', speech.path,
+      '-stream_loop', '-1', '-i', part,
       '-filter_complex', audio, '-map', '0:v', '-map', '[a]',
       '-c:v', 'copy', '-c:a', 'aac', '-b:a', '64k', '-ac', '1', '-t', plan.totalSec.toFixed(3), '-movflags', '+faststart', out,
     ], 'footage');
@@ -338,17 +385,17 @@ async function fileExists(path: string): Promise<boolean> {
 }
 
 /** The cached file for `key` (an object of options, pictures already read), made by `make` when missing. */
-async function cached(kind: string, key: Record<string, unknown>, pictures: string[], make: (out: string) => Promise<void>): Promise<string> {
+async function cached(kind: string, key: Record<string, unknown>, pictures: string[], make: (out: string) => Promise<void>, ext = 'mp4'): Promise<string> {
   const hash = createHash('sha256').update(JSON.stringify({ kind, version: GENERATOR_VERSION, key }));
   for (const p of pictures) hash.update(await readFile(p));
-  const path = join(CACHE_DIR, `${kind}-${hash.digest('hex').slice(0, 24)}.mp4`);
+  const path = join(CACHE_DIR, `${kind}-${hash.digest('hex').slice(0, 24)}.${ext}`);
   const running = pending.get(path);
   if (running) return running;
   const made = (async () => {
     if (await fileExists(path)) return path;
     await mkdir(CACHE_DIR, { recursive: true });
     // Another process may be making the same file: each writes its own and renames it in place (atomic).
-    const temp = `${path}.${process.pid}-${randomBytes(4).toString('hex')}.part.mp4`;
+    const temp = `${path}.${process.pid}-${randomBytes(4).toString('hex')}.part.${ext}`;
     try {
       await make(temp);
       await rename(temp, path);
@@ -376,5 +423,10 @@ export function consentVideo(opts: ConsentVideoOptions): Promise<string> {
 export function avatarFootage(opts: AvatarFootageOptions = {}): Promise<string> {
   const plan = planOf(opts);
   const { picture, ...key } = plan;
-  return cached('footage', key, [picture], (out) => makeAvatarFootage(opts, out));
+  // The variants with the same picture, text and voice share one rendered speaking part.
+  const part = { picture, text: plan.text, voice: plan.voice };
+  return cached('footage', key, [picture], async (out) => {
+    const speaking = await cached('speaking', { text: part.text, voice: part.voice }, [picture], (o) => makeSpeakingPart(part, o), 'mov');
+    await makeAvatarFootage(opts, out, speaking);
+  });
 }
