@@ -139,14 +139,14 @@ export async function verifyConsent(deps: ConsentDeps, job: Job, ctx: JobContext
     }
     const { text: transcript } = await recogniser.transcribe(wav, signal);
     const match = matchConsent(transcript, { statement, name: details.name!, passcode: details.passcode, language: lang.name });
-    // Misses: the name not heard (1), and each passcode word not heard. None passes; exactly one
-    // (a recognition slip is likelier than a wrong statement that still matches) goes to a person.
-    const misses = (match.nameFound ? 0 : 1) + match.passcodeFound.filter((f) => !f).length;
+    // Misses: each word of the name and of the passcode not heard. None passes; exactly one (a
+    // recognition slip is likelier than a wrong statement that still matches) goes to a person.
+    const misses = match.nameWordsFound.filter((f) => !f).length + match.passcodeFound.filter((f) => !f).length;
     const heard = match.similarity >= MATCH_LIMITS.similarity;
     const missing = [!match.nameFound ? 'the name' : '', match.passcodeFound.some((f) => !f) ? `${match.passcodeFound.filter((f) => !f).length} passcode word(s)` : ''].filter(Boolean);
     const step: VerificationStep = {
       check: 'words', passed: heard && misses === 0,
-      measured: { recogniser: recogniser.name, similarity: round(match.similarity), name_found: match.nameFound, passcode_found: match.passcodeFound, misses, transcript },
+      measured: { recogniser: recogniser.name, similarity: round(match.similarity), name_found: match.nameWordsFound, passcode_found: match.passcodeFound, misses, transcript, details: match.details },
       limit: { similarity: MATCH_LIMITS.similarity, misses: 0, review_when_misses: 1 },
     };
     if (heard && misses === 1) {

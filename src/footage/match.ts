@@ -14,6 +14,8 @@ export interface ConsentMatch {
   /** 0..1: share of the statement's words recovered in order, tolerant. */
   similarity: number;
   nameFound: boolean;
+  /** One per word of the name. */
+  nameWordsFound: boolean[];
   /** One per passcode word. */
   passcodeFound: boolean[];
   passed: boolean;
@@ -308,7 +310,7 @@ export function matchConsent(
     said('name', nameWords, nameChecks, MATCH_LIMITS.name),
     said('passcode', codeWords, codeChecks, MATCH_LIMITS.passcode),
   ].join('; ');
-  return { similarity, nameFound, passcodeFound, passed, details };
+  return { similarity, nameFound, nameWordsFound: nameChecks.map((c) => c.found), passcodeFound, passed, details };
 }
 
 // ---- the weaker check -------------------------------------------------------------------
