@@ -174,4 +174,4 @@ const percentile = (xs: number[], p: number): number => {
   return s[Math.min(s.length - 1, Math.floor(p * s.length))]!;
 };
 const fmtSec = (s: number): string => `${s.toFixed(1)} s`;
-const fmt = (s: number): string => `${Math.floor(s / 60)} min ${(s % 60).toFixed(1)} s`;
+const fmt = (s: number): string => (s % 60 < 0.05 ? `${Math.round(s / 60)} min` : `${Math.floor(s / 60)} min ${(s % 60).toFixed(1)} s`);

@@ -1,0 +1,19 @@
+import { expect } from 'vitest';
+import type { Harness } from '../helpers/harness.ts';
+import { HEARD, consentWithPasscode, stored, videoSaying } from '../consents/helpers.ts';
+
+/** A consent verified for real (one person, the statement heard), of the default test picture. */
+export async function realConsent(h: Harness, user: { id: string; key: string }): Promise<string> {
+  const { id, text } = await consentWithPasscode(h, user.key, 'english', HEARD.passcode);
+  const video = await videoSaying(text, HEARD.name);
+  const res = await h.call('POST', `/consents/${id}`, { key: user.key, body: { name: HEARD.name, source_url: await stored(h, user.id, video, `consent-${id}.mp4`) } });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  await h.services.worker.drain();
+  const rec = (await h.call('GET', `/consents/${id}`, { key: user.key })).body;
+  expect(rec.status, JSON.stringify(rec.verification)).toBe('done');
+  return id;
+}
+
+export const avatarBody = (consentId: string, source_url: string, over: Record<string, unknown> = {}) => ({
+  source_url, name: HEARD.name, gender: 'female', consent_id: consentId, config: { is_greenscreen: 'false' }, ...over,
+});
