@@ -32,7 +32,7 @@ export interface ChosenVoice {
 /**
  * The embedded voice closest to the person: of the consent's language (else English), of the
  * avatar's gender, and of the nearest pitch to the voice measured in the footage. Flite is
- * preferred over eSpeak at equal distance (it sounds more natural).
+ * preferred over eSpeak where it speaks the language (it sounds more natural).
  */
 export async function chooseAvatarVoice(voices: VoiceCatalogue | undefined, want: { language: string; gender: 'male' | 'female'; pitchHz: number | null }): Promise<ChosenVoice> {
   const code = findLanguage(want.language)?.code ?? 'en';
@@ -46,10 +46,12 @@ export async function chooseAvatarVoice(voices: VoiceCatalogue | undefined, want
   }
   const sameGender = pool.filter((v) => v.gender === want.gender);
   if (sameGender.length) pool = sameGender;
+  // Flite, where it speaks the language, sounds more natural than eSpeak: it is chosen first.
+  const flite = pool.filter((v) => v.provider === 'flite');
+  if (flite.length) pool = flite;
   if (pool.length === 0) return { type: 'flite', voiceId: want.gender === 'female' ? 'en-US-flite-slt' : 'en-US-flite-rms', pitchHz: want.pitchHz, reason: 'no voice catalogue here: the default English voice of the gender' };
   const distance = (v: Voice) => (want.pitchHz === null ? 0 : Math.abs(Math.log(pitchOf(v) / want.pitchHz)));
-  const rank = (v: Voice) => distance(v) + (v.provider === 'flite' ? 0 : 0.001);
-  const best = pool.reduce((a, b) => (rank(b) < rank(a) ? b : a));
+  const best = pool.reduce((a, b) => (distance(b) < distance(a) ? b : a));
   const pitch = want.pitchHz === null ? 'pitch not measured' : `pitch ${Math.round(want.pitchHz)} Hz, the voice's about ${pitchOf(best)} Hz`;
   return { type: best.provider, voiceId: best.id, pitchHz: want.pitchHz, reason: `the closest embedded voice: ${note}, ${want.gender}, ${pitch}` };
 }
