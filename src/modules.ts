@@ -21,7 +21,8 @@ import { vaultModule } from './vault/module.ts';
 import { agentsModule } from './agents/module.ts';
 import { examplesModule } from './examples/module.ts';
 import { streamsModule } from './streams/module.ts';
+import { videosModule } from './videos/module.ts';
 import { consentsModule } from './consents/module.ts';
 import { avatarsModule } from './avatars/module.ts';
 
-export const MODULES = [usersModule, vaultModule, animationsModule, imagesModule, audiosModule, voicesModule, consentsModule, avatarsModule, presentersModule, streamsModule, clipsModule, talksModule, mediaModule, webhooksModule, secretsModule, toolsModule, agentsModule, auditModule, computeModule, examplesModule] as const;
+export const MODULES = [usersModule, vaultModule, animationsModule, imagesModule, audiosModule, videosModule, voicesModule, consentsModule, avatarsModule, presentersModule, streamsModule, clipsModule, talksModule, mediaModule, webhooksModule, secretsModule, toolsModule, agentsModule, auditModule, computeModule, examplesModule] as const;

@@ -72,6 +72,13 @@ describe('a premium-plus avatar', () => {
     const facts = videoFacts(h.services.mediaStore.find(u.id, `clips/${clip.body.id}/result.mp4`)!);
     expect(facts).toMatchObject({ hasVideo: true, hasAudio: true, decodeErrors: '' });
 
+    // It is a presenter of live clip streams too (the stream animates its picture).
+    const stream = await h.call('POST', '/clips/streams', { key: u.key, body: { presenter_id } });
+    expect(stream.status, JSON.stringify(stream.body)).toBe(201);
+    expect(stream.body.offer.sdp).toContain('m=video');
+    expect((await h.call('DELETE', `/clips/streams/${stream.body.id}`, { key: u.key, body: { session_id: stream.body.session_id } })).status).toBe(200);
+    expect((await h.call('POST', '/clips/streams', { key: other.key, body: { presenter_id } })).status).toBe(400);
+
     // The webhook said done, signed.
     await h.services.dispatcher.runOnce();
     const got = receiver.received.find((r) => r.path === '/avatar')!;

@@ -1,10 +1,7 @@
-import { createWriteStream } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
-import { Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { ApiError } from '../../errors.ts';
+import { writeCapped } from '../../media/capped.ts';
 import { outputFile, type FileBrand } from './protocol.ts';
 import { authorizeFile, type ComputeServiceDeps, type FileQuery } from './service.ts';
 import { uploadPathOf } from './task-store.ts';
@@ -44,23 +41,13 @@ export async function storeResult(
   if (declaredLength !== undefined && Number(declaredLength) > max) throw tooLarge(max);
   const target = uploadPathOf(row, name);
   const part = `${target}.part-${randomBytes(6).toString('hex')}`;
-  let bytes = 0;
-  const counter = new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      bytes += chunk.length;
-      done(bytes > max ? tooLarge(max) : null, chunk);
-    },
-  });
+  const bytes = await writeCapped(body, part, max, () => tooLarge(max));
   try {
-    const source = body ? Readable.fromWeb(body as WebReadableStream<Uint8Array>) : Readable.from([]);
-    await pipeline(source, counter, createWriteStream(part));
     if (!(await startsAs(part, output.brand))) throw new ApiError('BadRequestError', `The ${name} is not ${output.text} file`);
     await rename(part, target);
   } catch (err) {
     await rm(part, { force: true });
-    // A file-system fault (a full disk) is ours: a 500. Anything else is the upload breaking off.
-    if (err instanceof ApiError || (err as NodeJS.ErrnoException).syscall) throw err;
-    throw new ApiError('BadRequestError', 'The upload was interrupted');
+    throw err;
   }
   if (!(await deps.tasks.recordUpload(taskId, q.lease!, bytes))) {
     await rm(target, { force: true });
