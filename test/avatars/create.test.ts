@@ -4,32 +4,22 @@
  * presenter (its picture, idle loop, voice, talking preview), which then speaks in a clip
  * and can be renamed and deleted. Videos come from test/helpers/avatar-videos.ts.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { harness, type Harness } from '../helpers/harness.ts';
-import { startTlsServer, type TestServer } from '../helpers/tls.ts';
 import { avatarFootage } from '../helpers/avatar-videos.ts';
 import { videoFacts } from '../helpers/video.ts';
 import { createLocalBackend } from '../../src/compute/local/index.ts';
-import { stored } from '../consents/helpers.ts';
+import { stored, webhookSuite } from '../consents/helpers.ts';
 import { avatarBody, realConsent } from './helpers.ts';
 
-let h: Harness;
-let receiver: TestServer;
-beforeAll(async () => {
-  receiver = await startTlsServer();
-  h = harness({ MIMIC_EGRESS_ALLOW: 'localhost', MIMIC_WEBHOOK_RETRY_SCHEDULE_MS: '0' }, { ca: [receiver.ca], backend: createLocalBackend() });
-});
-afterAll(async () => {
-  await h?.close();
-  await receiver?.close();
-});
+const suite = webhookSuite({ backend: createLocalBackend() });
 
 const CHECKS = ['length', 'resolution', 'sound', 'silent_ending', 'idle_ending', 'one_person', 'facing_camera', 'same_person'];
-const fetchable = async (url: string) => (await h.app.request(new URL(url).pathname + new URL(url).search)).status;
+const fetchable = async (url: string) => (await suite.h.app.request(new URL(url).pathname + new URL(url).search)).status;
 
 describe('a premium-plus avatar', () => {
   it('is checked, trained into a presenter that speaks in a clip, renamed and deleted', async () => {
+    const { h, receiver } = suite;
     const u = h.user({ credits: 100 });
     const consent = await realConsent(h, u);
     const footage = await stored(h, u.id, await avatarFootage({ variant: 'ok' }), 'footage.mp4');

@@ -1,4 +1,7 @@
-import type { Harness } from '../helpers/harness.ts';
+import { afterAll, beforeAll } from 'vitest';
+import { harness, type Harness } from '../helpers/harness.ts';
+import { startTlsServer, type TestServer } from '../helpers/tls.ts';
+import type { ServiceOptions } from '../../src/services.ts';
 import { consentVideo, type ConsentVideoOptions } from '../helpers/avatar-videos.ts';
 import { readConsent } from '../../src/consents/kind.ts';
 import { statementOf } from '../../src/consents/create.ts';
@@ -31,3 +34,20 @@ export async function stored(h: Harness, userId: string, file: string, name: str
 /** A consent video saying `text` with `[user name]` replaced by `spokenName`. */
 export const videoSaying = (text: string, spokenName: string, opts: Omit<ConsentVideoOptions, 'text'> = {}) =>
   consentVideo({ voice: HEARD.voice, ...opts, text: text.replace('[user name]', spokenName) });
+
+/**
+ * One harness for a test file, with a loopback https receiver its webhooks may reach
+ * (allowed explicitly: the default refuses loopback), both closed after the file.
+ */
+export function webhookSuite(opts: ServiceOptions = {}) {
+  const state = {} as { h: Harness; receiver: TestServer };
+  beforeAll(async () => {
+    state.receiver = await startTlsServer();
+    state.h = harness({ MIMIC_EGRESS_ALLOW: 'localhost', MIMIC_WEBHOOK_RETRY_SCHEDULE_MS: '0' }, { ca: [state.receiver.ca], ...opts });
+  });
+  afterAll(async () => {
+    await state.h?.close();
+    await state.receiver?.close();
+  });
+  return state;
+}

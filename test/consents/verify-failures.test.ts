@@ -6,26 +6,16 @@
 import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { harness, type Harness } from '../helpers/harness.ts';
-import { startTlsServer, type TestServer } from '../helpers/tls.ts';
-import { HEARD, consentWithPasscode, stored, videoSaying } from './helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { HEARD, consentWithPasscode, stored, videoSaying, webhookSuite } from './helpers.ts';
 
-let h: Harness;
-let receiver: TestServer;
-beforeAll(async () => {
-  receiver = await startTlsServer();
-  h = harness({ MIMIC_EGRESS_ALLOW: 'localhost', MIMIC_WEBHOOK_RETRY_SCHEDULE_MS: '0' }, { ca: [receiver.ca] });
-});
-afterAll(async () => {
-  await h?.close();
-  await receiver?.close();
-});
+const suite = webhookSuite();
 
 const OTHER_WORDS = 'Every morning the baker opens the little shop by the station, sells warm bread and coffee to the workers, and closes at noon to walk his dog.';
 
 /** Uploads `file` to a new English consent (passcode known) and runs verification; the record. */
 async function verify(name: string, make: (text: string) => Promise<string>) {
+  const { h, receiver } = suite;
   const u = h.user();
   const { id, text } = await consentWithPasscode(h, u.key, 'english', HEARD.passcode);
   const res = await h.call('POST', `/consents/${id}`, { key: u.key, body: { name: HEARD.name, source_url: await stored(h, u.id, await make(text), `${name}.mp4`), webhook: `${receiver.url}/${name}` } });
@@ -46,6 +36,7 @@ function failedAt(rec: any, check: string, kind: string) {
 
 describe('consent verification refuses', () => {
   it('a file that is not a video', async () => {
+    const { h, receiver } = suite;
     const dir = mkdtempSync(join(tmpdir(), 'mimic-consent-'));
     const file = join(dir, 'bad.mp4');
     writeFileSync(file, Buffer.from('this is not a video at all'.repeat(100)));
@@ -55,6 +46,7 @@ describe('consent verification refuses', () => {
   }, 300_000);
 
   it('a video without sound', async () => {
+    const { h, receiver } = suite;
     const rec = await verify('mute', (text) => videoSaying(text, HEARD.name, { variant: 'no-sound' }));
     const step = failedAt(rec, 'sound', 'ConsentVideoError');
     expect(step.measured.has_audio).toBe(false);
@@ -62,12 +54,14 @@ describe('consent verification refuses', () => {
   }, 300_000);
 
   it('a video where no face is visible', async () => {
+    const { h, receiver } = suite;
     const rec = await verify('noface', (text) => videoSaying(text, HEARD.name, { variant: 'no-face' }));
     const step = failedAt(rec, 'one_face', 'ConsentFaceError');
     expect(step.measured.no_face).toBe(16);
   }, 300_000);
 
   it('a video with two people', async () => {
+    const { h, receiver } = suite;
     const rec = await verify('two', (text) => videoSaying(text, HEARD.name, { variant: 'two-faces' }));
     const step = failedAt(rec, 'one_face', 'ConsentFaceError');
     expect(step.measured.several_faces).toBeGreaterThan(8);
@@ -75,12 +69,14 @@ describe('consent verification refuses', () => {
   }, 300_000);
 
   it('a video saying other words', async () => {
+    const { h, receiver } = suite;
     const rec = await verify('words', () => videoSaying(OTHER_WORDS, HEARD.name));
     const step = failedAt(rec, 'words', 'ConsentTextSimilarityError');
     expect(step.measured.similarity).toBeLessThan(0.6);
   }, 300_000);
 
   it('a video saying the statement with another name', async () => {
+    const { h, receiver } = suite;
     const rec = await verify('name', (text) => videoSaying(text, 'Oliver Thompson'));
     const step = failedAt(rec, 'words', 'ConsentTextSimilarityError');
     expect(step.measured.name_found).toEqual([false, false]);

@@ -3,27 +3,17 @@
  * Debian's pocketsphinx on videos the suite makes itself (test/helpers/avatar-videos.ts).
  * Each step is on the record with what it measured; the webhook is signed like every other.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { harness, type Harness } from '../helpers/harness.ts';
-import { startTlsServer, type TestServer } from '../helpers/tls.ts';
-import { HEARD, consentWithPasscode, stored, videoSaying } from './helpers.ts';
+import { HEARD, consentWithPasscode, stored, videoSaying, webhookSuite } from './helpers.ts';
 
-let h: Harness;
-let receiver: TestServer;
-beforeAll(async () => {
-  receiver = await startTlsServer();
-  h = harness({ MIMIC_EGRESS_ALLOW: 'localhost', MIMIC_WEBHOOK_RETRY_SCHEDULE_MS: '0' }, { ca: [receiver.ca] });
-});
-afterAll(async () => {
-  await h?.close();
-  await receiver?.close();
-});
+const suite = webhookSuite();
 
 const STEPS = ['decodes', 'sound', 'one_face', 'facing_camera', 'speech_length', 'words'];
 
 describe('consent verification', () => {
   it('verifies one person saying the statement with the name and passcode: done, every step measured, video and thumbnail kept, webhook signed', async () => {
+    const { h, receiver } = suite;
     const u = h.user();
     const { id, text } = await consentWithPasscode(h, u.key, 'english', HEARD.passcode);
     const video = await videoSaying(text, HEARD.name);
@@ -54,6 +44,7 @@ describe('consent verification', () => {
   }, 600_000);
 
   it('sends a language with no recogniser here to an operator after the length check, with its webhook only at the decision', async () => {
+    const { h, receiver } = suite;
     const u = h.user();
     const { id, text } = await consentWithPasscode(h, u.key, 'german', ['apfel', 'garten', 'wolke'].filter(() => true));
     const video = await videoSaying(text, 'Anna Schmidt', { language: 'german' });
