@@ -7,7 +7,8 @@ export default defineConfig({
     globalSetup: ['test/browser/global-setup.ts'],
     // Real rendering and real servers: generous timeouts, and files in separate processes.
     testTimeout: 60_000,
-    hookTimeout: 60_000,
+    // Closing a live service (streams, a browser, render processes) takes long on a loaded machine.
+    hookTimeout: 180_000,
     pool: 'forks',
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
     reporters: ['default'],
