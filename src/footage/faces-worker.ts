@@ -4,7 +4,7 @@
  * identity descriptor. The thread that created it only decodes frames and waits.
  */
 import { parentPort } from 'node:worker_threads';
-import { detectRaw, downscale, humanConfig, loadHuman, posesOf } from '../compute/local/faces.ts';
+import { detectRaw, downscale, humanConfig, loadHuman, posesOf, squared } from '../compute/local/faces.ts';
 import type { RgbImage } from '../compute/local/warp.ts';
 import type { FaceObservation } from './faces.ts';
 
@@ -28,21 +28,6 @@ const dist = (a: Point | undefined, b: Point | undefined) => (a && b ? Math.hypo
 function mouthOpening(mesh: Point[]): number {
   const height = dist(mesh[10], mesh[152]);
   return height > 0 ? dist(mesh[13], mesh[14]) / height : 0;
-}
-
-/**
- * The frame on a black square, at its top-left corner (so boxes keep their coordinates).
- * On a wide or tall frame human's detector returns stretched boxes and its descriptors lose
- * their identity (a 16:9 frame of a face scored 0.41 against the same face in a square one;
- * padded, 1.00: docs/face-identity.md).
- */
-function squared(img: RgbImage): RgbImage {
-  if (img.width === img.height) return img;
-  const side = Math.max(img.width, img.height);
-  const data = new Uint8Array(side * side * 3);
-  const row = img.width * 3;
-  for (let y = 0; y < img.height; y++) data.set(img.data.subarray(y * row, (y + 1) * row), y * side * 3);
-  return { width: side, height: side, data };
 }
 
 const round = (n: number, d = 3) => Math.round(n * 10 ** d) / 10 ** d;

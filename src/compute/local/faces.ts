@@ -128,6 +128,21 @@ function overlapOf(left: number, top: number, size: number, w: number, h: number
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
+/**
+ * The picture on a black square, at its top-left corner (so boxes keep their coordinates).
+ * On a wide or tall frame human's detector returns stretched boxes and its descriptors lose
+ * their identity (a 16:9 frame of a face scored 0.41 against the same face in a square one;
+ * padded, 1.00: docs/face-identity.md).
+ */
+export function squared(img: RgbImage): RgbImage {
+  if (img.width === img.height) return img;
+  const side = Math.max(img.width, img.height);
+  const data = new Uint8Array(side * side * 3);
+  const row = img.width * 3;
+  for (let y = 0; y < img.height; y++) data.set(img.data.subarray(y * row, (y + 1) * row), y * side * 3);
+  return { width: side, height: side, data };
+}
+
 const DETECT_MAX_SIDE = 1920;
 
 export async function downscale(img: RgbImage, scale: number): Promise<RgbImage> {
@@ -143,7 +158,7 @@ export async function detectFaces(img: RgbImage): Promise<SourceFace[]> {
   const human = await loadHuman();
   // Big pictures are searched at a smaller size (the detector works at 256 px anyway).
   const scale = Math.min(1, DETECT_MAX_SIDE / Math.max(img.width, img.height));
-  const input = scale < 1 ? await downscale(img, scale) : img;
+  const input = squared(scale < 1 ? await downscale(img, scale) : img);
   const raw = (await detectRaw(human, input, humanConfig(10))).filter((f) => f.mesh.length >= 468);
   raw.sort((a, b) => b.box[2] * b.box[3] - a.box[2] * a.box[3]);
   return raw.map((f, i) => {
