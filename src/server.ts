@@ -59,7 +59,16 @@ export async function startServer(config: Config, opts: ServiceOptions = {}): Pr
       // Open sockets would keep server.close() waiting: they are closed (1001) first.
       await sockets.close();
       await services.stopModules();
-      await new Promise<void>((r) => server.close(() => r()));
+      await new Promise<void>((r) => {
+        // Idle connections close at once; a request still in flight gets the grace period, then its connection is cut
+        // (a client that holds one open must not stall the shutdown).
+        const cut = setTimeout(() => (server as { closeAllConnections?: () => void }).closeAllConnections?.(), config.worker.shutdownGraceMs);
+        cut.unref();
+        server.close(() => {
+          clearTimeout(cut);
+          r();
+        });
+      });
       await services.worker.stop(config.worker.shutdownGraceMs);
       await services.dispatcher.stop();
       await services.close();

@@ -8,6 +8,7 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import { ApiError, RenderError } from '../errors.ts';
 import type { Clock, IdFactory } from '../clock.ts';
 import type { Logger } from '../log.ts';
@@ -23,6 +24,9 @@ import { createStreamPeer, type CompatibilityMode, type IceCandidate, type Strea
 import type { StreamSettings } from './settings.ts';
 import { createStreamLimits } from './limits.ts';
 import type { StreamSource, StreamSpeaker } from './interface.ts';
+
+/** How long closing a stream waits for its peer and render session before it moves on. */
+const CLOSE_WAIT_MS = 5_000;
 import { audioPiece, sentences, speakSentence, type SpeechPiece } from './speech.ts';
 import type { StreamScriptBody } from '../schemas/streams.ts';
 
@@ -119,7 +123,9 @@ export function createStreamService(deps: HubDeps) {
     s.abort.abort();
     s.generation++;
     deps.log.info('stream closed', { stream_id: s.id, reason });
-    await Promise.allSettled([s.session?.close(), s.peer.close()]);
+    // A peer or a render session that never answers must not hold a DELETE or a shutdown: they get CLOSE_WAIT_MS.
+    const ended = await Promise.race([Promise.allSettled([s.session?.close(), s.peer.close()]).then(() => true), delay(CLOSE_WAIT_MS).then(() => false)]);
+    if (!ended) deps.log.warn('stream teardown still running; left behind', { stream_id: s.id, wait_ms: CLOSE_WAIT_MS });
     await rm(s.workDir, { recursive: true, force: true });
   }
 
