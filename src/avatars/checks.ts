@@ -3,7 +3,7 @@ import { FootageError, probeVideo } from '../footage/probe.ts';
 import { extractAudio } from '../footage/audio.ts';
 import { detectSpeech } from '../footage/vad.ts';
 import { detectSound } from '../footage/silence.ts';
-import { motionEnergy } from '../footage/motion.ts';
+import { motionEnergy, percentile } from '../footage/motion.ts';
 import { IDENTITY_THRESHOLDS, identityScore, median } from '../footage/identity.ts';
 import { CheckFailure, FACING, isFacing, round } from '../consents/video.ts';
 import type { AvatarDeps } from './deps.ts';
@@ -107,14 +107,16 @@ export async function checkFootage(
   const speech = { fromSec: 0, toSec: round(Math.max(0, idle.fromSec - 0.5), 3) };
 
   // One person, facing the camera, visible throughout (sampled over the whole footage).
-  const frames = await deps.faces.sample(video, { count: L.frames, signal });
+  // The probe's duration: sample() would probe the file again without it.
+  const frames = await deps.faces.sample(video, { count: L.frames, toSec: duration, signal });
 
   // Idle: little motion, and the mouth closed (at the person's own resting gap), in the silent ending.
   const motion = await motionEnergy(video, { fromSec: idle.fromSec, toSec: idle.toSec, signal });
   const ending = await deps.faces.sample(video, { count: L.endingFrames, fromSec: idle.fromSec, toSec: idle.toSec, signal });
-  const mouths = ending.flatMap((f) => (f.faces.length ? [largest(f.faces).mouthOpen] : []));
+  const mouths = ending.flatMap((f) => (f.faces.length ? [f.faces[0]!.mouthOpen] : []));
   const mouth = mouths.length ? median(mouths) : 1;
-  const resting = percentile(frames.flatMap((f) => (f.faces.length ? [largest(f.faces).mouthOpen] : [])), 0.1);
+  // Faces come largest first (FaceAnalyzer.sample).
+  const resting = percentile(frames.flatMap((f) => (f.faces.length ? [f.faces[0]!.mouthOpen] : [])), 10);
   const mouthLimit = Math.min(L.mouthOpenMax, Math.max(L.mouthOpenMin, resting + L.mouthMargin));
   await check(
     {
@@ -167,11 +169,5 @@ export async function checkFootage(
   return { windows: { idle, speech } };
 }
 
-const largest = <F extends { box: [number, number, number, number] }>(faces: F[]): F => faces.reduce((a, b) => (b.box[2] * b.box[3] > a.box[2] * a.box[3] ? b : a));
-const percentile = (xs: number[], p: number): number => {
-  if (xs.length === 0) return 0;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(p * s.length))]!;
-};
 const fmtSec = (s: number): string => `${s.toFixed(1)} s`;
 const fmt = (s: number): string => (s % 60 < 0.05 ? `${Math.round(s / 60)} min` : `${Math.floor(s / 60)} min ${(s % 60).toFixed(1)} s`);

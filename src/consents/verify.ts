@@ -12,7 +12,7 @@ import { findLanguage } from './languages/index.ts';
 import { spokenStatement } from './create.ts';
 import { readConsent, type ConsentDetails, type VerificationStep } from './kind.ts';
 import type { ConsentDeps } from './deps.ts';
-import { CheckFailure, FACING, fetchVideo, isFacing, largestFace, round, stillOf, videoType } from './video.ts';
+import { CheckFailure, FACING, fetchVideo, isFacing, round, stillOf, videoType } from './video.ts';
 
 /**
  * The limits a consent video is held to (docs/consents.md). Frames are sampled evenly over
@@ -92,7 +92,8 @@ export async function verifyConsent(deps: ConsentDeps, job: Job, ctx: JobContext
     );
 
     // 3. Exactly one face in nearly all frames, facing the camera.
-    const frames = await deps.faces.sample(video, { count: CONSENT_LIMITS.frames, signal });
+    // The probe's duration: sample() would probe the file again without it.
+    const frames = await deps.faces.sample(video, { count: CONSENT_LIMITS.frames, toSec: probe.durationSec, signal });
     const single = frames.filter((f) => f.faces.length === 1);
     const several = frames.filter((f) => f.faces.length > 1).length;
     const none = frames.filter((f) => f.faces.length === 0).length;
@@ -113,7 +114,7 @@ export async function verifyConsent(deps: ConsentDeps, job: Job, ctx: JobContext
       'ConsentFaceError',
       `The face must look at the camera: it did in ${facing.length} of ${single.length} frames (median turn ${yaw.toFixed(0)} degrees, tilt ${pitch.toFixed(0)} degrees)`,
     );
-    const best = facing.reduce((a, b) => (largestFace(b)!.score > largestFace(a)!.score ? b : a), facing[0]!);
+    const best = facing.reduce((a, b) => (b.faces[0]!.score > a.faces[0]!.score ? b : a), facing[0]!);
     details.thumbnailKey = `consents/${id}/thumbnail.jpg`;
     await deps.media.putFile(userId, details.thumbnailKey, await stillOf(video, best.timeSec, workDir, 'thumbnail.jpg', 256), 'image/jpeg');
     details.facesKey = `consents/${id}/faces.json`;

@@ -1,11 +1,11 @@
 import { extname, join } from 'node:path';
 import { inputFile, type InputFileDeps } from '../resources/input-file.ts';
 import { runFfmpeg } from '../compute/local/ffmpeg.ts';
-import type { FrameFaces, FaceObservation } from '../footage/faces.ts';
+import type { FaceObservation } from '../footage/faces.ts';
 
 /**
  * What the consent and avatar checks share: fetching the video, the failure that ends a
- * record with the check's name and measurement, the largest face of a frame, and stills.
+ * record with the check's name and measurement, whether a face looks at the camera, and stills.
  */
 
 /** A check that did not pass: ends the record in `error` with this kind and description. */
@@ -41,10 +41,6 @@ export async function fetchVideo(deps: InputFileDeps, input: { url: string; user
 
 /** The content type a stored video is served with. */
 export const videoType = (path: string): string => (/\.webm$/i.test(path) ? 'video/webm' : /\.mov$/i.test(path) ? 'video/quicktime' : 'video/mp4');
-
-/** The largest face of a frame, if any. */
-export const largestFace = (f: FrameFaces): FaceObservation | undefined =>
-  f.faces.reduce<FaceObservation | undefined>((best, face) => (!best || face.box[2] * face.box[3] > best.box[2] * best.box[3] ? face : best), undefined);
 
 /** Facing the camera: head turned and tilted within these (degrees). */
 export const FACING = { maxYaw: 30, maxPitch: 25 } as const;
