@@ -119,7 +119,7 @@ function put(target: Record<string, unknown>, key: string, value: unknown): void
 }
 
 /** A redacted copy of parsed JSON: keys and strings, at any depth, without recursion. */
-function redactJson(root: unknown, forms: readonly string[]): unknown {
+export function redactJson(root: unknown, forms: readonly string[]): unknown {
   const pending: { from: unknown; to: unknown[] | Record<string, unknown> }[] = [];
   const visit = (value: unknown): unknown => {
     if (typeof value !== 'object' || value === null) return redactScalar(value, forms);
