@@ -34,6 +34,8 @@ export async function startServer(config: Config, opts: ServiceOptions = {}): Pr
   try {
     // Refuse to serve with a key that cannot decrypt what is stored (VaultKeyError says why).
     await services.vault.ready();
+    // Then rewrite what needs the vault's values (once each; a failure stops the start).
+    await services.migrateData();
   } catch (err) {
     await services.close();
     throw err;

@@ -6,6 +6,7 @@ import { jobCatalogue } from './jobs/catalogue.ts';
 import { createWebhookDispatcher, type WebhookDispatcher } from './webhooks/index.ts';
 import { MODULES } from './modules.ts';
 import { webhookBodyBuilders } from './resources/lifecycle.ts';
+import { createDataMigrationStore, runDataMigrations } from './db/data-migrations.ts';
 
 export type ServiceOptions = PlatformOptions;
 
@@ -22,6 +23,8 @@ export interface Services extends Platform {
   sockets: SocketRoute<unknown>[];
   worker: Worker;
   dispatcher: WebhookDispatcher;
+  /** Runs the modules' pending data migrations (after vault.ready(), before the server listens). */
+  migrateData(): Promise<void>;
   /** Starts the modules' background work (after the server listens). */
   startModules(): void;
   /** Stops it (first thing at shutdown). */
@@ -82,6 +85,10 @@ export function createServices(config: Config, opts: ServiceOptions = {}, module
     sockets: instances.flatMap((i) => i.sockets ?? []),
     worker,
     dispatcher,
+    async migrateData() {
+      const migrations = instances.flatMap((i) => i.dataMigrations ?? []);
+      await runDataMigrations(createDataMigrationStore(platform.store), migrations, () => platform.clock.now(), log);
+    },
     startModules() {
       for (const i of instances) i.start?.();
     },

@@ -8,6 +8,7 @@ import type { ChatDeps } from './chat/service.ts';
 import { agentSettings } from './settings.ts';
 import { createNotifications } from './notifications.ts';
 import { agentStreamVariant } from './streams.ts';
+import { maskStoredChats } from './chat/scrub.ts';
 
 /**
  * Agents: a presenter (a photo or a clip presenter, with a voice), a language model reached
@@ -43,6 +44,11 @@ export const agentsModule = defineModule({
       schemas: chatSchemas(),
       limits,
     };
-    return { deps, routes: [...agentRoutes(deps), ...chatRoutes(chat), ...(p.streams?.streamRoutes(agentStreamVariant(deps)) ?? [])], sockets: [chat.notifications.socket] };
+    return {
+      deps,
+      routes: [...agentRoutes(deps), ...chatRoutes(chat), ...(p.streams?.streamRoutes(agentStreamVariant(deps)) ?? [])],
+      sockets: [chat.notifications.socket],
+      dataMigrations: [maskStoredChats({ chats: chat.chats, secrets: chat.secrets, log: p.log })],
+    };
   },
 });

@@ -12,6 +12,7 @@ import type { Platform, ProvidedServices } from './platform.ts';
 import type { JobKind } from '../jobs/catalogue.ts';
 import type { Lifecycle } from '../resources/lifecycle.ts';
 import type { AuthUser } from '../users/auth-user.ts';
+import type { DataMigration } from '../db/data-migrations.ts';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -124,6 +125,12 @@ export interface ModuleInstance {
    * `voices`, which clips speak with). Only the fields of `ProvidedServices`.
    */
   provides?: ProvidedServices;
+  /**
+   * Code migrations of stored rows that need the running platform (the vault's decrypted
+   * values): each runs once, in module order, after the vault is ready and before the
+   * server listens (src/db/data-migrations.ts).
+   */
+  dataMigrations?: DataMigration[];
   /** Started after the server listens, stopped before the store closes. */
   start?(): void;
   stop?(): Promise<void>;

@@ -8,12 +8,8 @@ export async function openSecretValues(deps: SecretDeps, row: SecretRow): Promis
   return deps.vault.open(row.userId, row.id, await deps.secretStore.sealedValues(row.id));
 }
 
-/**
- * The credential of a bearer, api_key or basic secret. oauth2 secrets go through the
- * refresher, which owns their access token's freshness.
- */
-export async function staticCredential(deps: SecretDeps, row: SecretRow): Promise<Credential> {
-  const v = await openSecretValues(deps, row);
+/** The credential a secret's decrypted values make, as the executor sends it (an oauth2 secret's current access token). */
+export function credentialOf(row: SecretRow, v: Record<string, string>): Credential {
   const need = (field: string): string => {
     const value = v[field];
     if (value === undefined) throw new Error(`secret ${row.id} has no stored ${field}`);
@@ -29,4 +25,12 @@ export async function staticCredential(deps: SecretDeps, row: SecretRow): Promis
     case 'oauth2':
       return { type: 'oauth2', accessToken: need('access_token') };
   }
+}
+
+/**
+ * The credential of a bearer, api_key or basic secret. oauth2 secrets go through the
+ * refresher, which owns their access token's freshness.
+ */
+export async function staticCredential(deps: SecretDeps, row: SecretRow): Promise<Credential> {
+  return credentialOf(row, await openSecretValues(deps, row));
 }

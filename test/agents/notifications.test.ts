@@ -1,11 +1,9 @@
-import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { WebSocket } from 'ws';
 import { harness, type Harness } from '../helpers/harness.ts';
 import { startTlsServer, type TestServer } from '../helpers/tls.ts';
 import { toneCatalogue } from '../helpers/tone-voice.ts';
 import { chunk, writeEvents } from '../llm/model-server.ts';
-import { serveSockets } from '../../src/server.ts';
+import { answerFrames, openNotifications, sdkQuery, serveHarness } from '../helpers/notifications.ts';
 import type { SocketServer } from '../../src/http/sockets.ts';
 
 /**
@@ -17,7 +15,7 @@ import type { SocketServer } from '../../src/http/sockets.ts';
 
 let model: TestServer;
 let h: Harness;
-let server: ServerType;
+let served: Awaited<ReturnType<typeof serveHarness>>;
 let sockets: SocketServer;
 let base: string;
 let key: string;
@@ -26,32 +24,8 @@ let agent: string;
 let chat: string;
 const ORIGIN = 'https://app.example.com';
 
-interface Opened {
-  ws: WebSocket;
-  frames: { event: string; content: string; sequence?: number }[];
-  closed: Promise<{ code: number; reason: string }>;
-}
-
-/** Opens a socket; rejects with the HTTP status when the upgrade is refused. */
-function open(query: string, opts: { headers?: Record<string, string>; origin?: string; path?: string } = {}): Promise<Opened> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`${base}${opts.path ?? '/notifications'}${query}`, { ...(opts.headers ? { headers: opts.headers } : {}), ...(opts.origin ? { origin: opts.origin } : {}) });
-    const frames: Opened['frames'] = [];
-    const closed = new Promise<{ code: number; reason: string }>((r) => ws.on('close', (code, reason) => r({ code, reason: reason.toString() })));
-    ws.on('message', (data) => frames.push(JSON.parse(data.toString())));
-    ws.on('open', () => resolve({ ws, frames, closed }));
-    ws.on('unexpected-response', (_req, res) => reject(Object.assign(new Error(`refused ${res.statusCode}`), { status: res.statusCode })));
-    ws.on('error', (err) => reject(err));
-  });
-}
-const sdkQuery = (k: string, connection?: string) => `?authorization=${encodeURIComponent(`Basic ${k}${connection ? `~${connection}` : ''}`)}`;
+const open = (query: string, opts: Parameters<typeof openNotifications>[2] = {}) => openNotifications(base, query, opts);
 const refusedStatus = (p: Promise<unknown>) => p.then(() => 'opened', (err: { status?: number }) => err.status);
-
-/** Waits until `frames` holds a `chat/answer` (every frame before it has arrived: one socket keeps order). */
-async function answerFrames(s: Opened): Promise<Opened['frames']> {
-  for (let i = 0; i < 2000 && !s.frames.some((f) => f.event === 'chat/answer'); i++) await new Promise((r) => setTimeout(r, 10));
-  return s.frames.splice(0);
-}
 
 const ask = (connection: string | undefined, content: string) =>
   h.call('POST', `/agents/${agent}/chat/${chat}`, {
@@ -64,12 +38,8 @@ beforeAll(async () => {
   h = harness({ MIMIC_EGRESS_ALLOW: 'localhost', MIMIC_CORS_ORIGINS: ORIGIN }, { ca: [model.ca], voices: toneCatalogue('local').catalogue });
   ({ key } = h.user());
   ({ key: otherKey } = h.user());
-  server = await new Promise<ServerType>((resolve) => {
-    const s = serve({ fetch: h.app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
-  });
-  sockets = serveSockets(server, h.services);
-  const address = server.address();
-  base = `ws://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  served = await serveHarness(h);
+  ({ base, sockets } = served);
   const created = await h.call('POST', '/agents', {
     key,
     body: { presenter: { type: 'clip', presenter_id: 'eileen-Nc7kQ2rT5x' }, llm: { provider: 'openai', model: 'gpt-test', base_url: `${model.url}/v1` } },
@@ -78,8 +48,7 @@ beforeAll(async () => {
   chat = (await h.call('POST', `/agents/${agent}/chat`, { key })).body.id;
 });
 afterAll(async () => {
-  await sockets.close();
-  await new Promise<void>((r) => server.close(() => r()));
+  await served.close();
   await h.close();
   await model.close();
 });

@@ -6,6 +6,7 @@ import { createFakeStreamRenderer, type FakeStreamRenderer } from '../helpers/st
 import { answerOffer, answerWithWerift, type BrowserPeer } from '../helpers/browser-peer.ts';
 import type { StreamService } from '../../src/streams/hub.ts';
 import type { VoiceCatalogue } from '../../src/voices/catalogue.ts';
+import type { ServiceOptions } from '../../src/services.ts';
 
 export const PRESENTER = 'eileen-Nc7kQ2rT5x';
 export const SESSION_ERROR = { kind: 'SessionError', description: 'missing or invalid session_id' };
@@ -17,10 +18,11 @@ export interface StreamHarness {
   service: StreamService;
 }
 
-export function streamHarness(env: Record<string, string> = {}, voices?: VoiceCatalogue): StreamHarness {
+/** `opts`: more service options (a loopback server's CA, say). */
+export function streamHarness(env: Record<string, string> = {}, voices?: VoiceCatalogue, opts: ServiceOptions = {}): StreamHarness {
   const renderer = createFakeStreamRenderer();
   const tone = toneCatalogue();
-  const h = harness({ MIMIC_STREAM_ICE_ADDRESS: '127.0.0.1', ...env }, { voices: voices ?? tone.catalogue, streamRenderer: renderer });
+  const h = harness({ MIMIC_STREAM_ICE_ADDRESS: '127.0.0.1', ...env }, { voices: voices ?? tone.catalogue, streamRenderer: renderer, ...opts });
   const service = (h.services.modules as unknown as { streams: { service: StreamService } }).streams.service;
   return { h, renderer, voice: tone.voice, service };
 }

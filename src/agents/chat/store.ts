@@ -24,6 +24,15 @@ export interface ChatMessageRow {
 
 export type NewChatMessage = Omit<ChatMessageRow, 'seq' | 'createdAt'>;
 
+/** A stored message as the re-masking data migration reads and rewrites it. */
+export interface StoredMessageText {
+  chatId: string;
+  seq: number;
+  role: ChatMessageRow['role'];
+  content: string | null;
+  toolCalls: string | null;
+}
+
 export interface ChatStore {
   create(row: ChatRow): Promise<ChatRow>;
   get(userId: string, agentId: string, id: string): Promise<ChatRow | undefined>;
@@ -33,6 +42,12 @@ export interface ChatStore {
   messages(chatId: string): Promise<ChatMessageRow[]>;
   /** Appends messages after the last one, in one transaction; undefined when the chat is gone. */
   append(userId: string, chatId: string, messages: readonly NewChatMessage[], at: number): Promise<ChatRow | undefined>;
+  /** The users that own at least one chat. */
+  owners(): Promise<string[]>;
+  /** Up to `limit` messages of the user's chats strictly after `after`, in (chat id, seq) order. */
+  messagesOfUser(userId: string, after: { chatId: string; seq: number } | null, limit: number): Promise<StoredMessageText[]>;
+  /** Replaces the content and tool calls of these messages, in one transaction. */
+  rewrite(messages: readonly StoredMessageText[]): Promise<void>;
 }
 
 type RawChat = { id: string; user_id: string; agent_id: string; message_count: number; created_at: number; modified_at: number };
@@ -61,6 +76,17 @@ export function createSqliteChatStore(handle: Store): ChatStore {
     'INSERT INTO agent_chat_messages (chat_id, seq, role, content, tool_calls, tool_call_id, failed, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
   );
 
+  const owners = sqlite.prepare<[], { user_id: string }>('SELECT DISTINCT user_id FROM agent_chats ORDER BY user_id');
+  const ofUserColumns = `SELECT m.chat_id AS chatId, m.seq, m.role, m.content, m.tool_calls AS toolCalls FROM agent_chat_messages m JOIN agent_chats c ON c.id = m.chat_id`;
+  const ofUserFirst = sqlite.prepare<[string, number], StoredMessageText>(`${ofUserColumns} WHERE c.user_id = ? ORDER BY m.chat_id, m.seq LIMIT ?`);
+  const ofUserNext = sqlite.prepare<[string, string, number, number], StoredMessageText>(
+    `${ofUserColumns} WHERE c.user_id = ? AND (m.chat_id, m.seq) > (?, ?) ORDER BY m.chat_id, m.seq LIMIT ?`,
+  );
+  const rewriteOne = sqlite.prepare<[string | null, string | null, string, number]>('UPDATE agent_chat_messages SET content = ?, tool_calls = ? WHERE chat_id = ? AND seq = ?');
+  const rewrite = sqlite.transaction((messages: readonly StoredMessageText[]) => {
+    for (const m of messages) rewriteOne.run(m.content, m.toolCalls, m.chatId, m.seq);
+  });
+
   const append = sqlite.transaction((userId: string, chatId: string, messages: readonly NewChatMessage[], at: number): ChatRow | undefined => {
     const raw = reserve.get(messages.length, at, at, chatId, userId);
     if (!raw) return undefined;
@@ -83,5 +109,8 @@ export function createSqliteChatStore(handle: Store): ChatStore {
     messages: async (chatId) =>
       messagesOf.all(chatId).map((m) => ({ seq: m.seq, role: m.role, content: m.content, toolCalls: m.tool_calls, toolCallId: m.tool_call_id, failed: m.failed === 1, createdAt: m.created_at })),
     append: async (userId, chatId, messages, at) => append(userId, chatId, messages, at),
+    owners: async () => owners.all().map((r) => r.user_id),
+    messagesOfUser: async (userId, after, limit) => (after ? ofUserNext.all(userId, after.chatId, after.seq, limit) : ofUserFirst.all(userId, limit)),
+    rewrite: async (messages) => rewrite(messages),
   };
 }

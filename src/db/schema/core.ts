@@ -96,3 +96,14 @@ export const jobs = sqliteTable(
   },
   (t) => [index('jobs_due_idx').on(t.status, t.runAt), index('jobs_resource_idx').on(t.resourceId)],
 );
+
+/**
+ * Data migrations that ran (src/db/data-migrations.ts): code that rewrites stored rows with
+ * what only the running service has (the vault's decrypted values, say), once each.
+ */
+export const dataMigrations = sqliteTable('data_migrations', {
+  name: text('name').primaryKey(),
+  /** JSON: what it did (counts only, never a value). */
+  report: text('report').notNull(),
+  appliedAt: integer('applied_at').notNull(),
+});

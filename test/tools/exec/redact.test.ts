@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { inDecodedRuns } from '../../helpers/canaries.ts';
 import { SECRET_MASK, type Credential } from '../../../src/secrets/credential.ts';
-import { credentialForms, redactToolOutput } from '../../../src/tools/exec/redact.ts';
+import { credentialForms, MIN_CORE_CHARS, redactText, redactToolOutput, secretForms } from '../../../src/tools/exec/redact.ts';
 import { buildToolRequest, type ToolRequest } from '../../../src/tools/exec/request.ts';
 import { shapeUpstreamResponse, type ToolOutput, type UpstreamResponse } from '../../../src/tools/exec/response.ts';
 
@@ -64,6 +66,17 @@ const echoes: Record<string, (req: ToolRequest) => UpstreamResponse> = {
       ),
     };
   },
+  'base64, base64url and hex of every header value (JSON)': (req) => {
+    const of = (how: BufferEncoding) => Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Buffer.from(v).toString(how)]));
+    const unpadded = Object.fromEntries(Object.entries(of('base64')).map(([k, v]) => [k, v.replace(/=+$/, '')]));
+    const upper = Object.fromEntries(Object.entries(of('hex')).map(([k, v]) => [k, v.toUpperCase()]));
+    return { status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify({ b64: of('base64'), unpadded, url: of('base64url'), hex: of('hex'), upper })) };
+  },
+  'the whole request as one base64 and base64url blob, at each byte alignment (text)': (req) => {
+    const dump = `${req.method} ${req.url}\r\n${Object.entries(req.headers).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n${req.body ?? ''}`;
+    const blobs = [0, 1, 2].flatMap((k) => (['base64', 'base64url'] as const).map((how) => Buffer.from(`${'#'.repeat(k)}${dump}`).toString(how)));
+    return { status: 200, headers: { 'content-type': 'text/plain', 'x-echo': blobs[0]! }, body: Buffer.from(blobs.join('\n')) };
+  },
   'JSON that does not parse': (req) => ({
     status: 500,
     headers: { 'content-type': 'application/json' },
@@ -83,6 +96,10 @@ const CASES: [string, Credential, canaries: string[]][] = [
   ['api_key, numeric', { type: 'api_key', apiKey: '8675309123', headerName: 'X-API-Key' }, ['8675309123']],
 ];
 
+/** The secret part of a credential: what must not be found in any encoding. */
+const secretOf = (c: Credential): string =>
+  c.type === 'bearer' ? c.token : c.type === 'oauth2' ? c.accessToken : c.type === 'api_key' ? c.apiKey : c.password;
+
 describe('leak canaries: an upstream that echoes the request is fully redacted', () => {
   for (const [type, credential, canaries] of CASES) {
     for (const [how, echo] of Object.entries(echoes)) {
@@ -93,6 +110,7 @@ describe('leak canaries: an upstream that echoes the request is fully redacted',
         for (const canary of canaries) {
           for (const text of seen) expect(text).not.toContain(canary);
         }
+        for (const text of seen) expect(inDecodedRuns(text, [secretOf(credential)])).toEqual([]);
         // The redaction did happen, and did not eat the rest of the answer.
         expect(JSON.stringify(output)).toContain(SECRET_MASK);
         if (how.startsWith('JSON (httpbin')) {
@@ -126,13 +144,67 @@ describe('credentialForms', () => {
     expect(forms).toEqual(expect.arrayContaining(['dTp+fn4=', 'dTp+fn4', 'dTp-fn4', 'dTp%2Bfn4%3D']));
   });
 
-  it('gives the bearer header form and the raw token', () => {
-    expect(credentialForms({ type: 'bearer', token: 'abc' })).toEqual(['Bearer abc', 'abc']);
-    expect(credentialForms({ type: 'oauth2', accessToken: 'xyz' })).toEqual(['Bearer xyz', 'xyz']);
+  const token = 'tok+/x=?~~Q7x9Lm2Pz4';
+  const b64 = (v: string, how: BufferEncoding = 'base64') => Buffer.from(v).toString(how);
+  const hex = (v: string) => Buffer.from(v).toString('hex');
+  /** For each secret type, the encodings of it an upstream may echo (the secret holds + / = ? ~, so every escape differs). */
+  const ENCODINGS: [string, Credential, string[]][] = [
+    ['bearer', { type: 'bearer', token }, [token, `Bearer ${token}`]],
+    ['oauth2', { type: 'oauth2', accessToken: token }, [token, `Bearer ${token}`]],
+    ['api_key', { type: 'api_key', apiKey: token, headerName: 'X-Key' }, [token]],
+    ['basic', { type: 'basic', username: 'alice', password: token }, [token, `alice:${token}`]],
+  ];
+  for (const [type, credential, values] of ENCODINGS) {
+    it(`${type}: masks raw, percent- and JSON-escaped, base64 and base64url (padded or not), and hex (either case)`, () => {
+      const forms = credentialForms(credential);
+      for (const value of values) {
+        const spellings = {
+          raw: value,
+          percent: encodeURIComponent(value),
+          'percent, lower case': encodeURIComponent(value).replace(/%[0-9A-F]{2}/g, (x) => x.toLowerCase()),
+          json: JSON.stringify(value).slice(1, -1),
+          'json, slashes escaped': JSON.stringify(value).slice(1, -1).replaceAll('/', '\\/'),
+          base64: b64(value),
+          'base64 unpadded': b64(value).replace(/=+$/, ''),
+          base64url: b64(value, 'base64url'),
+          'base64url padded': b64(value).replaceAll('+', '-').replaceAll('/', '_'),
+          'base64, percent-encoded': encodeURIComponent(b64(value)),
+          hex: hex(value),
+          HEX: hex(value).toUpperCase(),
+        };
+        for (const [how, spelling] of Object.entries(spellings)) {
+          const out = redactText(`before ${spelling} after`, forms);
+          expect(out, `${type} ${how} of ${value}`).not.toContain(spelling);
+          expect(out, `${type} ${how} of ${value}`).toMatch(/^before .*•••••••••.* after$/);
+          expect(inDecodedRuns(out, [token])).toEqual([]);
+        }
+      }
+    });
+  }
+
+  it('masks a secret inside any larger base64 or base64url text, whatever comes before and after it', () => {
+    for (const [, credential] of ENCODINGS) {
+      const forms = credentialForms(credential);
+      fc.assert(
+        fc.property(fc.uint8Array({ maxLength: 64 }), fc.uint8Array({ maxLength: 64 }), fc.constantFrom<BufferEncoding>('base64', 'base64url'), (before, after, how) => {
+          const blob = Buffer.concat([before, Buffer.from(token), after]).toString(how);
+          expect(inDecodedRuns(redactText(blob, forms), [token])).toEqual([]);
+        }),
+        { numRuns: 300 },
+      );
+    }
+  });
+
+  it(`gives a secret its base64 cores only when they are at least ${MIN_CORE_CHARS} characters long`, () => {
+    // 5 bytes: each alignment's core is 6 characters, too short to mask inside other base64 without hiding innocent text.
+    expect(secretForms(['abcde']).filter((f) => f.length < 7)).toEqual(['abcde']);
+    expect(secretForms(['abcde'])).toEqual(expect.arrayContaining(['YWJjZGU=', 'YWJjZGU', '6162636465']));
+    // 7 bytes: every core is long enough (alignments 0, 1 and 2).
+    expect(secretForms(['abcdefg'])).toEqual(expect.arrayContaining(['YWJjZGVmZ', 'FiY2RlZm', 'hYmNkZWZn']));
   });
 
   it('adds percent- and JSON-escaped forms only when they differ', () => {
-    expect(credentialForms({ type: 'api_key', apiKey: 'plain123', headerName: 'X-API-Key' })).toEqual(['plain123']);
+    expect(credentialForms({ type: 'api_key', apiKey: 'plain123', headerName: 'X-API-Key' }).filter((f) => f.includes('plain'))).toEqual(['plain123']);
     expect(credentialForms({ type: 'api_key', apiKey: 'a"é', headerName: 'X-API-Key' })).toEqual(
       expect.arrayContaining(['a"é', 'a%22%C3%A9', 'a%22%c3%a9', 'a\\"é', 'a\\"\\u00e9']),
     );
@@ -140,7 +212,8 @@ describe('credentialForms', () => {
 
   it('skips empty values', () => {
     expect(credentialForms({ type: 'basic', username: '', password: '' })).toEqual(expect.not.arrayContaining(['']));
-    expect(credentialForms({ type: 'bearer', token: '' })).toEqual(['Bearer ']);
+    expect(credentialForms({ type: 'bearer', token: '' })).toEqual(expect.arrayContaining(['Bearer ']));
+    expect(credentialForms({ type: 'bearer', token: '' })).not.toContain('');
   });
 });
 

@@ -1,0 +1,5 @@
+CREATE TABLE `data_migrations` (
+	`name` text PRIMARY KEY NOT NULL,
+	`report` text NOT NULL,
+	`applied_at` integer NOT NULL
+);
