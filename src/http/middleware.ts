@@ -89,9 +89,11 @@ export function requestContext(log: Logger, logRequests: boolean): MiddlewareHan
 }
 
 /**
- * Refuses a request body larger than `maxSize` bytes with 413 PayloadTooLargeError. A
- * request without a body, or with a Content-Length (which Node's parser holds the body to),
- * is decided from its headers alone; only a chunked body is counted as it streams in.
+ * Refuses a request body larger than `maxSize` bytes with 413 PayloadTooLargeError, whatever
+ * the method (GET and HEAD carry none). A request with a Content-Length (which Node's parser
+ * holds the body to), or with neither a length nor chunks (it has no body), is decided from
+ * its headers alone; only a chunked body is counted as it streams in, and stops being read
+ * past the limit. In process (`app.request`) a body has no Content-Length, so it is counted.
  */
 export function bodyLimit(maxSize: number): MiddlewareHandler<AppEnv> {
   const tooLarge = (): never => {
@@ -105,8 +107,8 @@ export function bodyLimit(maxSize: number): MiddlewareHandler<AppEnv> {
     const length = requestHeader(c, 'content-length');
     if (chunked === undefined) {
       if (length !== undefined) return Number.parseInt(length || '0', 10) > maxSize ? tooLarge() : next();
-      // No length and not chunked: over HTTP/1.1 there is no body. A Request built in
-      // process (app.request) has no Content-Length either, so count what it carries.
+      // Over HTTP/1.1, no length and no chunks is no body (a DELETE as most clients send it).
+      if (nodeBindings(c)) return next();
     }
     return streaming(c, next);
   };
