@@ -9,6 +9,7 @@
  *      before and after), and the slowest /health.
  *   2. 8 chunked 2 MiB POST /animations (limit 1 MiB) on one keep-alive undici Client, each
  *      followed by GET /animations?limit=1 on the same client: how many requests got no answer.
+ *      IN_A_ROW and POST_MIB change the 8 and the 2.
  *   3. The same with POST /videos (cap 1 MiB).
  *
  *   node --import tsx bench/body-limits.ts
@@ -19,10 +20,13 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { Client } from 'undici';
 import { NODE_ARGS, freePort, killChildrenOnExit, root, runBench, serviceEnv, sleep, startService, waitForHealth } from './procs.ts';
 
 const BODY_MIB = Number(process.env.BODY_MIB ?? 128);
+const IN_A_ROW = Number(process.env.IN_A_ROW ?? 8);
+const POST_MIB = Number(process.env.POST_MIB ?? 2);
 const MiB = 1024 * 1024;
 
 const dir = mkdtempSync(join(tmpdir(), 'mimic-bench-body-'));
@@ -35,9 +39,11 @@ const kib = (field: 'VmRSS' | 'VmHWM', pid: number): number => {
 const mib = (k: number) => `${(k / 1024).toFixed(0)} MiB`;
 
 /** `total` bytes in 64 KiB chunks, as a chunked body (no Content-Length). */
-async function* chunks(total: number) {
+function chunks(total: number): Readable {
   const chunk = Buffer.alloc(64 * 1024, 'x');
-  for (let sent = 0; sent < total; sent += chunk.length) yield chunk;
+  return Readable.from((function* () {
+    for (let sent = 0; sent < total; sent += chunk.length) yield chunk;
+  })());
 }
 
 async function largeDelete(base: string, pid: number, headers: Record<string, string>): Promise<void> {
@@ -76,7 +82,7 @@ async function largeDelete(base: string, pid: number, headers: Record<string, st
   console.log(`  service RSS: peak ${mib(peak)} while it ran (high-water mark ${mib(hwmBefore)} before, ${mib(kib('VmHWM', pid))} after); slowest GET /health ${slowestHealth.toFixed(0)} ms`);
 }
 
-/** 8 times: a chunked 2 MiB POST to `path`, then a normal request, on one keep-alive client. */
+/** IN_A_ROW (8) times: a chunked POST_MIB (2) MiB POST to `path`, then a normal request, on one keep-alive client. */
 async function overLimitInARow(base: string, path: string, headers: Record<string, string>): Promise<void> {
   const client = new Client(base);
   const seen: string[] = [];
@@ -91,13 +97,13 @@ async function overLimitInARow(base: string, path: string, headers: Record<strin
       seen.push((err as { code?: string }).code ?? 'error');
     }
   };
-  for (let i = 0; i < 8; i++) {
-    await send({ path, method: 'POST', headers: { ...headers, 'content-type': 'application/octet-stream' }, body: chunks(2 * MiB) });
+  for (let i = 0; i < IN_A_ROW; i++) {
+    await send({ path, method: 'POST', headers: { ...headers, 'content-type': 'application/octet-stream' }, body: chunks(POST_MIB * MiB) });
     await send({ path: '/animations?limit=1', method: 'GET', headers });
   }
   await client.close().catch(() => {});
-  console.log(`8 chunked 2 MiB POST ${path}, each followed by a GET, one keep-alive client: ${lost} of 16 requests lost`);
-  console.log(`  ${seen.join(' ')}`);
+  console.log(`${IN_A_ROW} chunked ${POST_MIB} MiB POST ${path}, each followed by a GET, one keep-alive client: ${lost} of ${2 * IN_A_ROW} requests lost`);
+  if (IN_A_ROW <= 8) console.log(`  ${seen.join(' ')}`);
 }
 
 async function main(): Promise<void> {
