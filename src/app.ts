@@ -46,8 +46,6 @@ function serviceRoutes(deps: AppDeps, openapi: () => unknown, docsPage: () => st
   ];
 }
 
-const HAS_BODY = new Set(['post', 'put', 'patch']);
-
 /**
  * Browser pages on the configured origins may call the API (MIMIC_CORS_ORIGINS): preflights
  * are answered before any key check (a browser sends none), and every answer, errors too,
@@ -90,8 +88,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   // Every API-key route counts against the key that authenticated it.
   const auth = requireAuth(deps.verifyKey);
   const rateLimit = rateLimitPerKey(config.rateLimit && createMemoryRateLimiter(config.rateLimit));
+  // Every method that can carry a body gets the route's limit, DELETE included (a stream's
+  // DELETE reads {session_id}); GET has none (Hono answers HEAD with the GET route).
   mountRoutes(app, routes, (route) => [
-    ...(HAS_BODY.has(route.method) && route.bodyLimit !== 'stream' ? [limit(route.bodyLimit ?? config.maxBodyBytes)] : []),
+    ...(route.method !== 'get' && route.bodyLimit !== 'stream' ? [limit(route.bodyLimit ?? config.maxBodyBytes)] : []),
     ...(route.access === 'public' ? [] : [auth, rateLimit]),
   ]);
   // An unknown path is behind the key too: without one it answers 401, not whether it exists.

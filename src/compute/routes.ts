@@ -4,7 +4,7 @@ import type { Context } from 'hono';
 import type { Route, RouteParam } from '../platform/module.ts';
 import type { AppEnv } from '../http/env.ts';
 import { ApiError } from '../errors.ts';
-import { jsonBody } from '../http/body.ts';
+import { jsonBody, optionalJsonBody } from '../http/body.ts';
 import { validate } from '../schemas/ajv.ts';
 import { ClaimBody, CompleteBody, FailBody, HeartbeatBody } from '../schemas/compute.ts';
 import { bearerToken, type WorkerIdentity, type WorkerTokens } from './remote/tokens.ts';
@@ -48,7 +48,7 @@ export function computeRoutes(deps: ComputeRouteDeps): Route[] {
     c.header('WWW-Authenticate', 'Bearer realm="mimic-compute"');
     throw new ApiError('AuthorizationError', 'Missing or invalid worker token: send Authorization: Bearer <worker token>');
   };
-  const body = async (c: Context<AppEnv>) => ((await c.req.text()).trim() === '' ? {} : jsonBody(c));
+  const body = async (c: Context<AppEnv>) => (await optionalJsonBody(c)) ?? {};
   const fileQuery = (c: Context<AppEnv>): FileQuery => ({ lease: c.req.query('lease'), expires: c.req.query('expires'), signature: c.req.query('signature') });
   const fileName = (c: Context<AppEnv>): string => {
     const name = c.req.param('name') ?? '';

@@ -8,9 +8,19 @@ import { requestHeader } from './middleware.ts';
  * middleware before this runs.)
  */
 export async function jsonBody(c: Context): Promise<Record<string, unknown>> {
+  const body = await optionalJsonBody(c);
+  if (body === undefined) throw new ApiError('BadRequestError', 'A request body is required (it may be an empty object {})');
+  return body;
+}
+
+/**
+ * A JSON object body that may be absent (a stream's DELETE, a worker's claim): undefined when
+ * it is absent or empty, else read as `jsonBody` reads it. The body is read once.
+ */
+export async function optionalJsonBody(c: Context): Promise<Record<string, unknown> | undefined> {
   const type = requestHeader(c, 'content-type') ?? '';
   const text = await c.req.text();
-  if (text.trim() === '') throw new ApiError('BadRequestError', 'A request body is required (it may be an empty object {})');
+  if (text.trim() === '') return undefined;
   if (type && !/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) {
     throw new ApiError('BadRequestError', 'The request body must be JSON (Content-Type: application/json)');
   }

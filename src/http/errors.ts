@@ -3,9 +3,22 @@ import { HTTPException } from 'hono/http-exception';
 import { ApiError } from '../errors.ts';
 import type { AppEnv } from './env.ts';
 import type { Logger } from '../log.ts';
+import { closeIfBodyLeft } from './middleware.ts';
 
-/** The one place where an error becomes a response: always exactly a JsonError body. */
+/**
+ * The one place where an error becomes a response: always exactly a JsonError body, on a
+ * connection that ends with it when the request body was left unread (closeIfBodyLeft).
+ */
 export function errorHandler(log: Logger) {
+  const render = errorResponse(log);
+  return (err: Error, c: Context<AppEnv>): Response => {
+    const res = render(err, c);
+    closeIfBodyLeft(c, res.status);
+    return res;
+  };
+}
+
+function errorResponse(log: Logger) {
   return (err: Error, c: Context<AppEnv>): Response => {
     if (err instanceof ApiError) {
       const body: Record<string, unknown> = { kind: err.kind, description: err.description };

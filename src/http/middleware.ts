@@ -1,9 +1,11 @@
+import type { IncomingMessage } from 'node:http';
 import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit as streamingBodyLimit } from 'hono/body-limit';
 import { randomBytes } from 'node:crypto';
 import { ApiError } from '../errors.ts';
 import type { AppEnv } from './env.ts';
 import type { Logger } from '../log.ts';
+import { lingerOnClose } from './linger.ts';
 
 /**
  * The middleware every request passes, built once per app. Each one does the least it can
@@ -14,7 +16,7 @@ import type { Logger } from '../log.ts';
  */
 
 interface NodeBindings {
-  incoming: { headers: Record<string, string | string[] | undefined> };
+  incoming: IncomingMessage;
   outgoing: { setHeader(name: string, value: string): unknown };
 }
 
@@ -89,9 +91,11 @@ export function requestContext(log: Logger, logRequests: boolean): MiddlewareHan
 }
 
 /**
- * Refuses a request body larger than `maxSize` bytes with 413 PayloadTooLargeError. A
- * request without a body, or with a Content-Length (which Node's parser holds the body to),
- * is decided from its headers alone; only a chunked body is counted as it streams in.
+ * Refuses a request body larger than `maxSize` bytes with 413 PayloadTooLargeError, whatever
+ * the method (GET and HEAD carry none). A request with a Content-Length (which Node's parser
+ * holds the body to), or with neither a length nor chunks (it has no body), is decided from
+ * its headers alone; only a chunked body is counted as it streams in, and stops being read
+ * past the limit. In process (`app.request`) a body has no Content-Length, so it is counted.
  */
 export function bodyLimit(maxSize: number): MiddlewareHandler<AppEnv> {
   const tooLarge = (): never => {
@@ -105,9 +109,29 @@ export function bodyLimit(maxSize: number): MiddlewareHandler<AppEnv> {
     const length = requestHeader(c, 'content-length');
     if (chunked === undefined) {
       if (length !== undefined) return Number.parseInt(length || '0', 10) > maxSize ? tooLarge() : next();
-      // No length and not chunked: over HTTP/1.1 there is no body. A Request built in
-      // process (app.request) has no Content-Length either, so count what it carries.
+      // Over HTTP/1.1, no length and no chunks is no body (a DELETE as most clients send it).
+      if (nodeBindings(c)) return next();
     }
     return streaming(c, next);
   };
+}
+
+/**
+ * Says `Connection: close` on an answer given before the request body was read to its end,
+ * when what is left of it cannot be skipped safely on a kept-alive connection: after a 413
+ * (the rest may be of any size, and @hono/node-server skips at most 64 MiB or 500 ms of an
+ * unread body before it cuts the connection), and after a body read part of the way (a
+ * counted limit, a capped upload: the adapter's skip stalls on a body that was read from,
+ * and cuts the connection 500 ms later). Without it, a keep-alive client sends its next
+ * request on a connection about to be cut, and that request is lost unanswered; with it,
+ * the client opens a new connection, and this one ends in stages (lingerOnClose) so that
+ * the answer is not lost either. Only on a real socket: in process there is no connection.
+ */
+export function closeIfBodyLeft(c: Context, status: number): void {
+  const node = nodeBindings(c);
+  if (!node) return;
+  const { incoming, outgoing } = node;
+  if (status !== 413 && !(incoming.readableDidRead && !incoming.readableEnded)) return;
+  outgoing.setHeader('connection', 'close');
+  lingerOnClose(incoming);
 }

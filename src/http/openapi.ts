@@ -32,7 +32,9 @@ export function buildOpenApi(routes: readonly Route[], publicUrl: string) {
     };
     const byStatus = new Map<number, string[]>();
     const limited = op.access === 'public' ? [] : (['TooManyRequestsError'] as const);
-    for (const kind of [...(op.errors ?? []), ...limited, 'InternalServerError' as const]) {
+    // Every method but GET has a body limit (src/app.ts), so any of them may answer 413.
+    const bodied = op.method === 'get' ? [] : (['PayloadTooLargeError'] as const);
+    for (const kind of new Set([...(op.errors ?? []), ...bodied, ...limited, 'InternalServerError' as const])) {
       const st = ERROR_STATUS[kind];
       byStatus.set(st, [...(byStatus.get(st) ?? []), kind]);
     }

@@ -2,17 +2,14 @@ import type { Context } from 'hono';
 import type { AppEnv } from '../http/env.ts';
 import type { Route, RouteParam } from '../platform/module.ts';
 import type { ErrorKind } from '../errors.ts';
-import { jsonBody } from '../http/body.ts';
+import { jsonBody, optionalJsonBody } from '../http/body.ts';
 import { validate } from '../schemas/ajv.ts';
 import { CreateStreamResponse, SpeakResponse, StreamAnswer, StreamIce, StreamSession, StreamSpeak, StreamStatus } from '../schemas/streams.ts';
 import type { StreamVariant } from './interface.ts';
 import { DEFAULT_SESSION_TIMEOUT_S, type StreamService } from './hub.ts';
 
 /** A body that may be absent (DELETE, interrupt): absent or empty is `{}`, so the missing session_id is the SessionError. */
-async function lenientBody(c: Context<AppEnv>): Promise<Record<string, unknown>> {
-  const text = await c.req.raw.clone().text();
-  return text.trim() === '' ? {} : jsonBody(c);
-}
+const lenientBody = async (c: Context<AppEnv>): Promise<Record<string, unknown>> => (await optionalJsonBody(c)) ?? {};
 
 /** The routes of one stream variant (`/talks/streams`, `/clips/streams`, `/agents/{agentId}/streams`): thin handlers over the stream service. */
 export function streamRoutes(service: StreamService, variant: StreamVariant): Route[] {

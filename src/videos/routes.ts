@@ -10,7 +10,7 @@ export function videoRoutes(deps: VideoUploadDeps): Route[] {
       bodyLimit: 'stream',
       rawBody: { contentType: 'application/octet-stream', description: 'the video file\'s bytes (video/mp4, video/quicktime, video/webm or application/octet-stream)' },
       ok: { status: 201, description: '{id, url, duration, width, height, has_audio, size}' },
-      errors: ['BadRequestError', 'InvalidFileSizeError', 'AuthorizationError'],
+      errors: ['BadRequestError', 'PayloadTooLargeError', 'AuthorizationError'],
       handler: async (c) => c.json(await uploadVideo(deps, c.var.user.id, c.req.raw.body, c.req.header('content-length')), 201),
     },
     {

@@ -40,7 +40,8 @@ const ID = /^vid_[A-Za-z0-9_-]{1,64}$/;
  * storage URL goes into `source_url` (a consent video, avatar footage).
  */
 export async function uploadVideo(deps: VideoUploadDeps, userId: string, body: ReadableStream<Uint8Array> | null, declaredLength: string | undefined): Promise<UploadedVideo> {
-  const tooLarge = () => new ApiError('InvalidFileSizeError', `The video is larger than the limit of ${deps.maxBytes} bytes`, [{ field: 'body', message: `must be at most ${deps.maxBytes} bytes` }]);
+  // 413 like every body over its limit (and so Connection: close, src/http/errors.ts).
+  const tooLarge = () => new ApiError('PayloadTooLargeError', `The video is larger than the limit of ${deps.maxBytes} bytes`, [{ field: 'body', message: `must be at most ${deps.maxBytes} bytes` }]);
   if (declaredLength !== undefined && Number(declaredLength) > deps.maxBytes) throw tooLarge();
   const dir = await mkdtemp(join(tmpdir(), 'mimic-video-'));
   try {

@@ -34,6 +34,9 @@ describe('OpenAPI document', () => {
     expect(doc.components.schemas.FaceSquare.required).toEqual(['size', 'top_left']);
     expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['201', '400', '401', '402', '403', '413', '500']));
     expect(doc.components.schemas.JsonError.required).toEqual(['kind', 'description']);
+    // Every method with a body has the body limit, a stream's DELETE too; GET has none.
+    expect(doc.paths['/talks/streams/{streamId}'].delete.responses['413'].description).toBe('PayloadTooLargeError');
+    expect(doc.paths['/animations/{id}'].get.responses['413']).toBeUndefined();
   });
 
   it('every documented path answers (none is a dead entry)', async () => {

@@ -43,7 +43,7 @@ describe('POST /videos', () => {
     expect(((await broken.json()) as { description: string }).description).toMatch(/does not decode/);
     expect((await post(h, u.key, new Uint8Array())).status).toBe(400);
     const big = await post(h, u.key, Buffer.alloc(1024 * 1024 + 1, 1), 'application/octet-stream');
-    expect([big.status, ((await big.json()) as { kind: string }).kind]).toEqual([400, 'InvalidFileSizeError']);
+    expect([big.status, ((await big.json()) as { kind: string }).kind]).toEqual([413, 'PayloadTooLargeError']);
     expect((await h.app.request('/videos', { method: 'POST', body: Buffer.alloc(10) })).status).toBe(401);
     expect(h.services.mediaStore.find(u.id, 'videos')).toBeNull();
   }, 120_000);

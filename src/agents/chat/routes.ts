@@ -3,7 +3,7 @@ import { streamSSE } from 'hono/streaming';
 import { ApiError } from '../../errors.ts';
 import type { Route, RouteParam } from '../../platform/module.ts';
 import type { AppEnv } from '../../http/env.ts';
-import { jsonBody } from '../../http/body.ts';
+import { jsonBody, optionalJsonBody } from '../../http/body.ts';
 import { requestHeader } from '../../http/middleware.ts';
 import { connectionIdFromAuthorization } from '../../users/api-keys.ts';
 import { pageParams } from '../../http/params.ts';
@@ -15,7 +15,7 @@ const chatId: RouteParam = { name: 'chatId', in: 'path', description: 'the chat 
 
 /** A body that may be absent (the SDK's create-chat call): none is `{}`. */
 async function optionalBody(c: Context<AppEnv>): Promise<Record<string, unknown>> {
-  return (await c.req.text()).trim() === '' ? {} : jsonBody(c);
+  return (await optionalJsonBody(c)) ?? {};
 }
 
 const streamParam: RouteParam = { name: 'stream', in: 'query', description: 'true: the answer as server-sent events (also with Accept: text/event-stream): delta events, then answer or error' };

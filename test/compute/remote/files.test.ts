@@ -108,6 +108,8 @@ describe('result upload', () => {
     })();
     const streamed = await fetch(url, { method: 'PUT', body: ReadableStream.from(chunks), duplex: 'half' } as RequestInit);
     expect(streamed.status).toBe(413);
+    // The rest of the body is not read: the connection ends with the answer (test/http/body-limits.test.ts).
+    expect(streamed.headers.get('connection')).toBe('close');
     const wrong = await f.upload(url, fakeVideo('isom'));
     expect(wrong.status).toBe(400);
     expect(wrong.body.kind).toBe('BadRequestError');
