@@ -3,11 +3,13 @@
  * video track (VP8 and/or H.264), one sendonly Opus track and an SCTP section, so the
  * browser can open its own data channel (the demo's `JanusDataChannel`). It never renders:
  * RTP packets come from a `StreamRenderer` through `sink`, events go out as text on every
- * open data channel.
+ * open data channel. Remote candidates pass the ICE policy (src/streams/ice-policy.ts) before
+ * werift sees them: refused ones are dropped and counted, never contacted.
  */
 import { MediaStreamTrack, RTCPeerConnection, useH264, useOPUS, useVP8, type RTCDataChannel, type RTCRtpTransceiver } from 'werift';
 import type { StreamMediaSink, VideoCodec } from '../compute/stream.ts';
 import type { IceServer } from './settings.ts';
+import type { IcePolicy } from './ice-policy.ts';
 
 export type CompatibilityMode = 'on' | 'off' | 'auto';
 
@@ -19,6 +21,8 @@ export interface PeerOptions {
   compatibility: CompatibilityMode;
   /** The longest the offer waits for the server's own candidates. */
   gatherTimeoutMs: number;
+  /** Which remote candidates may be contacted (MIMIC_ICE_ALLOW). */
+  icePolicy: IcePolicy;
 }
 
 /** A candidate as the client posts it (`RTCIceCandidate.toJSON()`). */
@@ -47,6 +51,8 @@ export interface StreamPeer {
   readonly sink: StreamMediaSink;
   /** The number of open data channels (introspection for tests). */
   readonly channels: number;
+  /** Remote candidates the ICE policy refused on this connection. */
+  readonly refusedCandidates: number;
   close(): Promise<void>;
 }
 
@@ -55,6 +61,8 @@ export interface PeerEvents {
   message(text: string): void;
   /** The connection failed or was closed by the far side. */
   failed(): void;
+  /** A remote candidate was refused by the ICE policy (`reason` is its class, never its address); `count` on this connection so far. */
+  refused?(reason: string, count: number): void;
 }
 
 const MAX_EARLY = 100;
@@ -92,14 +100,50 @@ function fixSenderReports(sender: RTCRtpTransceiver['sender']): void {
   };
 }
 
+/**
+ * The connection address of a candidate (`candidate:` optional), read as werift reads it
+ * (`Candidate.fromSdp`: fields split on single spaces, the address fifth), or null when werift
+ * could not parse it either.
+ */
+export function candidateAddress(text: string): string | null {
+  const bits = (text.startsWith('candidate:') ? text.slice('candidate:'.length) : text).split(' ');
+  return bits.length < 8 ? null : bits[4]!;
+}
+
+/**
+ * `sdp` without the candidate lines `keep` refuses. Lines are split as werift splits them (on
+ * CRLF, or on LF when the text has no CRLF), so every line werift could read as a candidate
+ * passes through `keep`.
+ */
+export function screenCandidates(sdp: string, keep: (candidate: string) => boolean): string {
+  const eol = sdp.includes('\r\n') ? '\r\n' : '\n';
+  return sdp
+    .split(eol)
+    .filter((l) => !l.startsWith('a=candidate:') || keep(l.slice('a='.length)))
+    .join(eol);
+}
+
 const codecsFor = (mode: CompatibilityMode) =>
   mode === 'on' ? [useVP8()] : mode === 'off' ? [useH264()] : [useH264(), useVP8()];
 
 export function createStreamPeer(opts: PeerOptions, events: PeerEvents): StreamPeer {
+  let refused = 0;
+  /** True when mimic may contact the candidate; a refusal is counted. */
+  const allowed = (address: string, type?: string): boolean => {
+    // werift learns peer-reflexive candidates from the peer's own authenticated checks: answering their source is ICE.
+    if (type === 'prflx') return true;
+    const reason = opts.icePolicy.refusal(address);
+    if (reason === null) return true;
+    refused++;
+    events.refused?.(reason, refused);
+    return false;
+  };
   const pc = new RTCPeerConnection({
     iceServers: opts.iceServers.map((s) => ({ urls: s.urls, ...(s.username !== undefined ? { username: s.username } : {}), ...(s.credential !== undefined ? { credential: s.credential } : {}) })),
     codecs: { video: codecsFor(opts.compatibility), audio: [useOPUS({ mimeType: 'audio/opus' })] },
     bundlePolicy: 'max-bundle',
+    // Behind the screening of answer and trickle: no pair with a refused address is ever checked.
+    iceFilterCandidatePair: (pair) => allowed(pair.remoteCandidate.host, pair.remoteCandidate.type),
     iceUseIpv6: opts.iceAddress === undefined,
     ...(opts.iceAddress !== undefined ? { iceInterfaceAddresses: { udp4: opts.iceAddress }, iceAdditionalHostAddresses: [opts.iceAddress] } : {}),
   });
@@ -181,7 +225,12 @@ export function createStreamPeer(opts: PeerOptions, events: PeerEvents): StreamP
       if (!/^v=0\r?\n/.test(sdp) || !/\r?\nm=video /.test(sdp) || !/\r?\na=fingerprint:/.test(sdp) || !/\r?\na=ice-ufrag:/.test(sdp)) {
         throw new Error('not an SDP answer with video, a DTLS fingerprint and ICE credentials');
       }
-      await pc.setRemoteDescription({ type: 'answer', sdp });
+      // A malformed candidate line stays: werift refuses the whole answer over it.
+      const screened = screenCandidates(sdp, (c) => {
+        const address = candidateAddress(c);
+        return address === null || allowed(address);
+      });
+      await pc.setRemoteDescription({ type: 'answer', sdp: screened });
       const mime = videoTx.sender.codec?.mimeType.toLowerCase();
       if (mime === 'video/vp8') return 'vp8';
       if (mime === 'video/h264') return 'h264';
@@ -189,6 +238,9 @@ export function createStreamPeer(opts: PeerOptions, events: PeerEvents): StreamP
     },
     async addCandidate(candidate) {
       if (candidate === null || candidate.candidate === '') return;
+      const address = candidateAddress(candidate.candidate);
+      if (address === null) throw new Error('not a candidate line');
+      if (!allowed(address)) return;
       await pc.addIceCandidate({ candidate: candidate.candidate, sdpMid: candidate.sdpMid ?? undefined, sdpMLineIndex: candidate.sdpMLineIndex ?? undefined });
     },
     send(text) {
@@ -206,6 +258,9 @@ export function createStreamPeer(opts: PeerOptions, events: PeerEvents): StreamP
     },
     get channels() {
       return [...channels].filter((dc) => dc.readyState === 'open').length;
+    },
+    get refusedCandidates() {
+      return refused;
     },
     async close() {
       if (closed) return;

@@ -1,8 +1,9 @@
-/** The ICE policy over the address table (the egress classifier's) and MIMIC_ICE_ALLOW parsing. */
+/** The ICE policy over the address table (the egress classifier's), MIMIC_ICE_ALLOW parsing, and how candidates are read out of an answer and a trickle. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../src/config.ts';
 import { parseIceAllow } from '../../src/streams/ice-policy.ts';
+import { candidateAddress, screenCandidates } from '../../src/streams/peer.ts';
 import { streamSettings } from '../../src/streams/settings.ts';
 
 const byDefault = parseIceAllow(undefined);
@@ -130,3 +131,21 @@ describe('MIMIC_ICE_ALLOW', () => {
   });
 });
 
+describe('reading candidates as werift reads them', () => {
+  it('finds the address in a trickled candidate, with or without its prefix', () => {
+    expect(candidateAddress('candidate:1 1 udp 2122260223 10.0.0.1 9 typ host generation 0')).toBe('10.0.0.1');
+    expect(candidateAddress('1 1 udp 2122260223 10.0.0.1 9 typ host')).toBe('10.0.0.1');
+    // werift strips only `candidate:`, and still reads the fifth field as the address.
+    expect(candidateAddress('a=candidate:1 1 udp 2122260223 10.0.0.1 9 typ host')).toBe('10.0.0.1');
+    expect(candidateAddress('candidate:1 1 udp 2122260223 10.0.0.1 9')).toBeNull();
+  });
+
+  it('screens every candidate line of an answer, CRLF or LF', () => {
+    const lines = ['v=0', 'm=video 9 UDP/TLS/RTP/SAVPF 96', 'a=candidate:1 1 udp 1 10.0.0.1 9 typ host', 'a=candidate:2 1 udp 1 127.0.0.1 9 typ host', 'a=end-of-candidates', ''];
+    const keepLoopback = (c: string) => candidateAddress(c) === '127.0.0.1';
+    for (const eol of ['\r\n', '\n']) {
+      const out = screenCandidates(lines.join(eol), keepLoopback);
+      expect(out).toBe(lines.filter((l) => !l.includes('10.0.0.1')).join(eol));
+    }
+  });
+});
