@@ -308,7 +308,7 @@ export function createStreamService(deps: HubDeps) {
         const holder: { s?: LiveStream } = {};
         peer = createStreamPeer(
           { iceServers: deps.settings.iceServers, icePolicy: deps.settings.icePolicy, compatibility: opts.compatibility, gatherTimeoutMs: deps.settings.gatherTimeoutMs, ...(deps.settings.iceAddress ? { iceAddress: deps.settings.iceAddress } : {}) },
-          { message: (text) => holder.s && onMessage(holder.s, text), failed: () => holder.s && void close(holder.s, 'peer connection failed'), refused: (reason, count) => deps.log.info('ice candidate refused', { stream_id: id, reason, refused_stream: count, refused_total: ++iceRefused }) },
+          { message: (text) => holder.s && onMessage(holder.s, text), failed: () => holder.s && void close(holder.s, 'peer connection failed'), refused: (reasons, count) => deps.log.info('ice candidates refused', { stream_id: id, reasons, refused_stream: count, refused_total: (iceRefused += Object.values(reasons).reduce((a, b) => a + b, 0)) }) },
         );
         try {
           session = await renderer.open(

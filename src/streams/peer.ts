@@ -61,8 +61,11 @@ export interface PeerEvents {
   message(text: string): void;
   /** The connection failed or was closed by the far side. */
   failed(): void;
-  /** A remote candidate was refused by the ICE policy (`reason` is its class, never its address); `count` on this connection so far. */
-  refused?(reason: string, count: number): void;
+  /**
+   * Remote candidates were refused by the ICE policy: how many for each reason (their class,
+   * never their address), once per answer or trickled candidate; `total` on this connection so far.
+   */
+  refused?(reasons: Record<string, number>, total: number): void;
 }
 
 const MAX_EARLY = 100;
@@ -111,16 +114,17 @@ export function candidateAddress(text: string): string | null {
 }
 
 /**
- * `sdp` without the candidate lines `keep` refuses. Lines are split as werift splits them (on
- * CRLF, or on LF when the text has no CRLF), so every line werift could read as a candidate
- * passes through `keep`.
+ * `sdp` without the candidate lines `keep` refuses: it gets them all at once (`candidate:...`)
+ * and answers one verdict each. Lines are split as werift splits them (on CRLF, or on LF when
+ * the text has no CRLF), so every line werift could read as a candidate passes through `keep`.
  */
-export function screenCandidates(sdp: string, keep: (candidate: string) => boolean): string {
+export function screenCandidates(sdp: string, keep: (candidates: string[]) => boolean[]): string {
   const eol = sdp.includes('\r\n') ? '\r\n' : '\n';
-  return sdp
-    .split(eol)
-    .filter((l) => !l.startsWith('a=candidate:') || keep(l.slice('a='.length)))
-    .join(eol);
+  const lines = sdp.split(eol);
+  const isCandidate = (l: string) => l.startsWith('a=candidate:');
+  const verdicts = keep(lines.filter(isCandidate).map((l) => l.slice('a='.length)));
+  let i = 0;
+  return lines.filter((l) => !isCandidate(l) || verdicts[i++] === true).join(eol);
 }
 
 const codecsFor = (mode: CompatibilityMode) =>
@@ -128,22 +132,31 @@ const codecsFor = (mode: CompatibilityMode) =>
 
 export function createStreamPeer(opts: PeerOptions, events: PeerEvents): StreamPeer {
   let refused = 0;
-  /** True when mimic may contact the candidate; a refusal is counted. */
-  const allowed = (address: string, type?: string): boolean => {
-    // werift learns peer-reflexive candidates from the peer's own authenticated checks: answering their source is ICE.
-    if (type === 'prflx') return true;
-    const reason = opts.icePolicy.refusal(address);
-    if (reason === null) return true;
-    refused++;
-    events.refused?.(reason, refused);
-    return false;
+  /**
+   * True for each address mimic may contact, and for null (a candidate werift cannot parse: it
+   * refuses it itself); refusals are counted by reason, one event for an answer's many.
+   */
+  const screen = (addresses: (string | null)[]): boolean[] => {
+    const reasons: Record<string, number> = {};
+    const verdicts = addresses.map((address) => {
+      const reason = address === null ? null : opts.icePolicy.refusal(address);
+      if (reason !== null) reasons[reason] = (reasons[reason] ?? 0) + 1;
+      return reason === null;
+    });
+    const n = verdicts.filter((ok) => !ok).length;
+    if (n > 0) {
+      refused += n;
+      events.refused?.(reasons, refused);
+    }
+    return verdicts;
   };
   const pc = new RTCPeerConnection({
     iceServers: opts.iceServers.map((s) => ({ urls: s.urls, ...(s.username !== undefined ? { username: s.username } : {}), ...(s.credential !== undefined ? { credential: s.credential } : {}) })),
     codecs: { video: codecsFor(opts.compatibility), audio: [useOPUS({ mimeType: 'audio/opus' })] },
     bundlePolicy: 'max-bundle',
     // Behind the screening of answer and trickle: no pair with a refused address is ever checked.
-    iceFilterCandidatePair: (pair) => allowed(pair.remoteCandidate.host, pair.remoteCandidate.type),
+    // Peer-reflexive candidates are learnt from the peer's own authenticated checks: answering their source is ICE.
+    iceFilterCandidatePair: (pair) => pair.remoteCandidate.type === 'prflx' || screen([pair.remoteCandidate.host])[0]!,
     iceUseIpv6: opts.iceAddress === undefined,
     ...(opts.iceAddress !== undefined ? { iceInterfaceAddresses: { udp4: opts.iceAddress }, iceAdditionalHostAddresses: [opts.iceAddress] } : {}),
   });
@@ -226,11 +239,7 @@ export function createStreamPeer(opts: PeerOptions, events: PeerEvents): StreamP
         throw new Error('not an SDP answer with video, a DTLS fingerprint and ICE credentials');
       }
       // A malformed candidate line stays: werift refuses the whole answer over it.
-      const screened = screenCandidates(sdp, (c) => {
-        const address = candidateAddress(c);
-        return address === null || allowed(address);
-      });
-      await pc.setRemoteDescription({ type: 'answer', sdp: screened });
+      await pc.setRemoteDescription({ type: 'answer', sdp: screenCandidates(sdp, (candidates) => screen(candidates.map(candidateAddress))) });
       const mime = videoTx.sender.codec?.mimeType.toLowerCase();
       if (mime === 'video/vp8') return 'vp8';
       if (mime === 'video/h264') return 'h264';
@@ -240,7 +249,7 @@ export function createStreamPeer(opts: PeerOptions, events: PeerEvents): StreamP
       if (candidate === null || candidate.candidate === '') return;
       const address = candidateAddress(candidate.candidate);
       if (address === null) throw new Error('not a candidate line');
-      if (!allowed(address)) return;
+      if (!screen([address])[0]) return;
       await pc.addIceCandidate({ candidate: candidate.candidate, sdpMid: candidate.sdpMid ?? undefined, sdpMLineIndex: candidate.sdpMLineIndex ?? undefined });
     },
     send(text) {

@@ -142,7 +142,7 @@ describe('reading candidates as werift reads them', () => {
 
   it('screens every candidate line of an answer, CRLF or LF', () => {
     const lines = ['v=0', 'm=video 9 UDP/TLS/RTP/SAVPF 96', 'a=candidate:1 1 udp 1 10.0.0.1 9 typ host', 'a=candidate:2 1 udp 1 127.0.0.1 9 typ host', 'a=end-of-candidates', ''];
-    const keepLoopback = (c: string) => candidateAddress(c) === '127.0.0.1';
+    const keepLoopback = (candidates: string[]) => candidates.map((c) => candidateAddress(c) === '127.0.0.1');
     for (const eol of ['\r\n', '\n']) {
       const out = screenCandidates(lines.join(eol), keepLoopback);
       expect(out).toBe(lines.filter((l) => !l.includes('10.0.0.1')).join(eol));
