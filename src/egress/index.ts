@@ -1,5 +1,5 @@
 export { EgressError, isEgressError, type EgressReason } from './errors.ts';
-export { createEgressPolicy, parseEgressUrl, refusalOf, canonicalIp, type EgressPolicy, type EgressTarget } from './policy.ts';
+export { createEgressPolicy, parseEgressUrl, refusalOf, canonicalIp, classOf, parseIp, mappedV4, hasPrefix, type AddressClass, type AddressScope, type EgressPolicy, type EgressTarget } from './policy.ts';
 export {
   createGuardedClient,
   type GuardedClient,

@@ -105,38 +105,54 @@ export function canonicalIp(text: string): string | null {
 
 // ---------------------------------------------------------------- address classes
 
-type V4Range = readonly [base: string, bits: number, label: string];
+/**
+ * Where a non-public address lies. `private` (RFC 1918, CGNAT, unique local) and `loopback`
+ * are networks an operator may run its own services or clients on; `special` is everything
+ * else refused (link-local and the metadata services on it, this-network, multicast,
+ * broadcast, reserved, documentation, and the NAT64/6to4/compatible spellings of any
+ * non-public IPv4 address): no destination a caller needs.
+ */
+export type AddressScope = 'private' | 'loopback' | 'special';
+
+export interface AddressClass {
+  /** Why the address is not public: 'loopback', 'link-local', 'IPv4-mapped private'... */
+  label: string;
+  scope: AddressScope;
+}
+
+type V4Range = readonly [base: string, bits: number, label: string, scope: AddressScope];
 
 /** Everything here is refused; the rest of IPv4 is public unicast. */
 const V4_REFUSED: readonly V4Range[] = [
-  ['0.0.0.0', 8, 'this-network'],
-  ['10.0.0.0', 8, 'private'],
-  ['100.64.0.0', 10, 'shared (CGNAT)'],
-  ['127.0.0.0', 8, 'loopback'],
-  ['169.254.0.0', 16, 'link-local'],
-  ['172.16.0.0', 12, 'private'],
-  ['192.0.0.0', 24, 'IETF protocol assignments'],
-  ['192.0.2.0', 24, 'documentation'],
-  ['192.88.99.0', 24, '6to4 relay anycast'],
-  ['192.168.0.0', 16, 'private'],
-  ['198.18.0.0', 15, 'benchmarking'],
-  ['198.51.100.0', 24, 'documentation'],
-  ['203.0.113.0', 24, 'documentation'],
-  ['224.0.0.0', 4, 'multicast'],
-  ['240.0.0.0', 4, 'reserved'],
+  ['0.0.0.0', 8, 'this-network', 'special'],
+  ['10.0.0.0', 8, 'private', 'private'],
+  ['100.64.0.0', 10, 'shared (CGNAT)', 'private'],
+  ['127.0.0.0', 8, 'loopback', 'loopback'],
+  ['169.254.0.0', 16, 'link-local', 'special'],
+  ['172.16.0.0', 12, 'private', 'private'],
+  ['192.0.0.0', 24, 'IETF protocol assignments', 'special'],
+  ['192.0.2.0', 24, 'documentation', 'special'],
+  ['192.88.99.0', 24, '6to4 relay anycast', 'special'],
+  ['192.168.0.0', 16, 'private', 'private'],
+  ['198.18.0.0', 15, 'benchmarking', 'special'],
+  ['198.51.100.0', 24, 'documentation', 'special'],
+  ['203.0.113.0', 24, 'documentation', 'special'],
+  ['224.0.0.0', 4, 'multicast', 'special'],
+  ['240.0.0.0', 4, 'reserved', 'special'],
 ];
 
-const V4_TABLE = V4_REFUSED.map(([base, bits, label]) => {
+const V4_TABLE = V4_REFUSED.map(([base, bits, label, scope]) => {
   const mask = bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
-  return { net: (parseIPv4(base)! & mask) >>> 0, mask, label };
+  return { net: (parseIPv4(base)! & mask) >>> 0, mask, class: { label, scope } satisfies AddressClass };
 });
 
-function classifyV4(value: number): string | null {
-  for (const r of V4_TABLE) if (((value & r.mask) >>> 0) === r.net) return r.label;
+function classifyV4(value: number): AddressClass | null {
+  for (const r of V4_TABLE) if (((value & r.mask) >>> 0) === r.net) return r.class;
   return null;
 }
 
-function hasPrefix(bytes: Uint8Array, prefix: readonly number[], bits: number): boolean {
+/** Whether the first `bits` bits of `bytes` are those of `prefix`. */
+export function hasPrefix(bytes: Uint8Array, prefix: readonly number[], bits: number): boolean {
   for (let i = 0; i < bits; i++) {
     const byte = i >> 3;
     const bit = 7 - (i & 7);
@@ -148,45 +164,64 @@ function hasPrefix(bytes: Uint8Array, prefix: readonly number[], bits: number): 
 const embeddedV4 = (bytes: Uint8Array, at: number): number =>
   ((bytes[at]! << 24) | (bytes[at + 1]! << 16) | (bytes[at + 2]! << 8) | bytes[at + 3]!) >>> 0;
 
+/** The IPv4 address an IPv4-mapped IPv6 address (`::ffff:a.b.c.d`) reaches, else null. */
+export function mappedV4(bytes: Uint8Array): number | null {
+  return bytes.subarray(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff ? embeddedV4(bytes, 12) : null;
+}
+
 /** IPv6 ranges refused outright, checked after the forms that embed an IPv4 address. */
-const V6_REFUSED: readonly [prefix: number[], bits: number, label: string][] = [
-  [[0x00, 0x64, 0xff, 0x9b, 0x00, 0x01], 48, 'local-use NAT64'],
-  [[0x01, 0x00], 64, 'discard-only'],
-  [[0x20, 0x01, 0x00, 0x00], 23, 'IETF protocol assignments (Teredo, benchmarking, ORCHID)'],
-  [[0x20, 0x01, 0x0d, 0xb8], 32, 'documentation'],
-  [[0x3f, 0xff], 20, 'documentation'],
-  [[0xfc], 7, 'unique local'],
-  [[0xfe, 0x80], 10, 'link-local'],
-  [[0xfe, 0xc0], 10, 'site-local'],
-  [[0xff], 8, 'multicast'],
+const V6_REFUSED: readonly [prefix: number[], bits: number, label: string, scope: AddressScope][] = [
+  [[0x00, 0x64, 0xff, 0x9b, 0x00, 0x01], 48, 'local-use NAT64', 'special'],
+  [[0x01, 0x00], 64, 'discard-only', 'special'],
+  [[0x20, 0x01, 0x00, 0x00], 23, 'IETF protocol assignments (Teredo, benchmarking, ORCHID)', 'special'],
+  [[0x20, 0x01, 0x0d, 0xb8], 32, 'documentation', 'special'],
+  [[0x3f, 0xff], 20, 'documentation', 'special'],
+  [[0xfc], 7, 'unique local', 'private'],
+  [[0xfe, 0x80], 10, 'link-local', 'special'],
+  [[0xfe, 0xc0], 10, 'site-local', 'special'],
+  [[0xff], 8, 'multicast', 'special'],
 ];
 
-function classifyV6(bytes: Uint8Array): string | null {
+const special = (label: string): AddressClass => ({ label, scope: 'special' });
+
+function classifyV6(bytes: Uint8Array): AddressClass | null {
   const zeros = (n: number) => bytes.subarray(0, n).every((b) => b === 0);
-  // ::ffff:a.b.c.d (IPv4-mapped): the OS connects to the IPv4 address.
-  if (zeros(10) && bytes[10] === 0xff && bytes[11] === 0xff) {
-    const inner = classifyV4(embeddedV4(bytes, 12));
-    return inner && `IPv4-mapped ${inner}`;
+  // ::ffff:a.b.c.d (IPv4-mapped): the OS connects to the IPv4 address itself.
+  const mapped = mappedV4(bytes);
+  if (mapped !== null) {
+    const inner = classifyV4(mapped);
+    return inner && { label: `IPv4-mapped ${inner.label}`, scope: inner.scope };
   }
-  if (zeros(16)) return 'unspecified';
-  if (zeros(15) && bytes[15] === 1) return 'loopback';
+  if (zeros(16)) return special('unspecified');
+  if (zeros(15) && bytes[15] === 1) return { label: 'loopback', scope: 'loopback' };
   // ::a.b.c.d (IPv4-compatible, deprecated) and ::ffff:0:a.b.c.d (IPv4-translated): refused whole.
-  if (zeros(12)) return 'IPv4-compatible';
-  if (zeros(8) && bytes[8] === 0xff && bytes[9] === 0xff && bytes[10] === 0 && bytes[11] === 0) return 'IPv4-translated';
+  if (zeros(12)) return special('IPv4-compatible');
+  if (zeros(8) && bytes[8] === 0xff && bytes[9] === 0xff && bytes[10] === 0 && bytes[11] === 0) return special('IPv4-translated');
   // 64:ff9b::a.b.c.d (well-known NAT64 prefix): a gateway forwards to the IPv4 address.
   if (hasPrefix(bytes, [0x00, 0x64, 0xff, 0x9b], 96)) {
     const inner = classifyV4(embeddedV4(bytes, 12));
-    return inner && `NAT64 ${inner}`;
+    return inner && special(`NAT64 ${inner.label}`);
   }
   // 2002:a.b.c.d::/48 (6to4): a relay forwards to the IPv4 address.
   if (hasPrefix(bytes, [0x20, 0x02], 16)) {
     const inner = classifyV4(embeddedV4(bytes, 2));
-    return inner && `6to4 ${inner}`;
+    return inner && special(`6to4 ${inner.label}`);
   }
-  for (const [prefix, bits, label] of V6_REFUSED) if (hasPrefix(bytes, prefix, bits)) return label;
+  for (const [prefix, bits, label, scope] of V6_REFUSED) if (hasPrefix(bytes, prefix, bits)) return { label, scope };
   // Only global unicast 2000::/3 is public; everything else is reserved.
-  if (!hasPrefix(bytes, [0x20], 3)) return 'reserved';
+  if (!hasPrefix(bytes, [0x20], 3)) return special('reserved');
   return null;
+}
+
+/**
+ * The class of a non-public address, or null when it is public unicast. Text that is not
+ * an address is 'not an address' (special). The one classifier of outbound requests and of
+ * the ICE candidates live streams may contact (src/streams/ice-policy.ts).
+ */
+export function classOf(address: string): AddressClass | null {
+  const ip = parseIp(address);
+  if (!ip) return special('not an address');
+  return ip.version === 4 ? classifyV4(ip.value) : classifyV6(ip.bytes);
 }
 
 /**
@@ -194,9 +229,7 @@ function classifyV6(bytes: Uint8Array): string | null {
  * it is public unicast. Text that is not an address is refused as 'not an address'.
  */
 export function refusalOf(address: string): string | null {
-  const ip = parseIp(address);
-  if (!ip) return 'not an address';
-  return ip.version === 4 ? classifyV4(ip.value) : classifyV6(ip.bytes);
+  return classOf(address)?.label ?? null;
 }
 
 // ---------------------------------------------------------------- URLs

@@ -92,6 +92,8 @@ export interface StreamStats {
 
 export function createStreamService(deps: HubDeps) {
   const streams = new Map<string, LiveStream>();
+  /** Remote ICE candidates the policy refused, all streams of this process together. */
+  let iceRefused = 0;
   const limits = createStreamLimits(deps.settings, {
     open: () => streams.size,
     openOf: (userId) => [...streams.values()].filter((s) => s.userId === userId).length,
@@ -305,8 +307,8 @@ export function createStreamService(deps: HubDeps) {
         const sessionId = `sess_${randomBytes(24).toString('base64url')}`;
         const holder: { s?: LiveStream } = {};
         peer = createStreamPeer(
-          { iceServers: deps.settings.iceServers, compatibility: opts.compatibility, gatherTimeoutMs: deps.settings.gatherTimeoutMs, ...(deps.settings.iceAddress ? { iceAddress: deps.settings.iceAddress } : {}) },
-          { message: (text) => holder.s && onMessage(holder.s, text), failed: () => holder.s && void close(holder.s, 'peer connection failed') },
+          { iceServers: deps.settings.iceServers, icePolicy: deps.settings.icePolicy, compatibility: opts.compatibility, gatherTimeoutMs: deps.settings.gatherTimeoutMs, ...(deps.settings.iceAddress ? { iceAddress: deps.settings.iceAddress } : {}) },
+          { message: (text) => holder.s && onMessage(holder.s, text), failed: () => holder.s && void close(holder.s, 'peer connection failed'), refused: (reasons, count) => deps.log.info('ice candidates refused', { stream_id: id, reasons, refused_stream: count, refused_total: (iceRefused += Object.values(reasons).reduce((a, b) => a + b, 0)) }) },
         );
         try {
           session = await renderer.open(

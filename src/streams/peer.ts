@@ -3,11 +3,13 @@
  * video track (VP8 and/or H.264), one sendonly Opus track and an SCTP section, so the
  * browser can open its own data channel (the demo's `JanusDataChannel`). It never renders:
  * RTP packets come from a `StreamRenderer` through `sink`, events go out as text on every
- * open data channel.
+ * open data channel. Remote candidates pass the ICE policy (src/streams/ice-policy.ts) before
+ * werift sees them: refused ones are dropped and counted, never contacted.
  */
 import { MediaStreamTrack, RTCPeerConnection, useH264, useOPUS, useVP8, type RTCDataChannel, type RTCRtpTransceiver } from 'werift';
 import type { StreamMediaSink, VideoCodec } from '../compute/stream.ts';
 import type { IceServer } from './settings.ts';
+import type { IcePolicy } from './ice-policy.ts';
 
 export type CompatibilityMode = 'on' | 'off' | 'auto';
 
@@ -19,6 +21,8 @@ export interface PeerOptions {
   compatibility: CompatibilityMode;
   /** The longest the offer waits for the server's own candidates. */
   gatherTimeoutMs: number;
+  /** Which remote candidates may be contacted (MIMIC_ICE_ALLOW). */
+  icePolicy: IcePolicy;
 }
 
 /** A candidate as the client posts it (`RTCIceCandidate.toJSON()`). */
@@ -47,6 +51,8 @@ export interface StreamPeer {
   readonly sink: StreamMediaSink;
   /** The number of open data channels (introspection for tests). */
   readonly channels: number;
+  /** Remote candidates the ICE policy refused on this connection. */
+  readonly refusedCandidates: number;
   close(): Promise<void>;
 }
 
@@ -55,6 +61,11 @@ export interface PeerEvents {
   message(text: string): void;
   /** The connection failed or was closed by the far side. */
   failed(): void;
+  /**
+   * Remote candidates were refused by the ICE policy: how many for each reason (their class,
+   * never their address), once per answer or trickled candidate; `total` on this connection so far.
+   */
+  refused?(reasons: Record<string, number>, total: number): void;
 }
 
 const MAX_EARLY = 100;
@@ -92,14 +103,60 @@ function fixSenderReports(sender: RTCRtpTransceiver['sender']): void {
   };
 }
 
+/**
+ * The connection address of a candidate (`candidate:` optional), read as werift reads it
+ * (`Candidate.fromSdp`: fields split on single spaces, the address fifth), or null when werift
+ * could not parse it either.
+ */
+export function candidateAddress(text: string): string | null {
+  const bits = (text.startsWith('candidate:') ? text.slice('candidate:'.length) : text).split(' ');
+  return bits.length < 8 ? null : bits[4]!;
+}
+
+/**
+ * `sdp` without the candidate lines `keep` refuses: it gets them all at once (`candidate:...`)
+ * and answers one verdict each. Lines are split as werift splits them (on CRLF, or on LF when
+ * the text has no CRLF), so every line werift could read as a candidate passes through `keep`.
+ */
+export function screenCandidates(sdp: string, keep: (candidates: string[]) => boolean[]): string {
+  const eol = sdp.includes('\r\n') ? '\r\n' : '\n';
+  const lines = sdp.split(eol);
+  const isCandidate = (l: string) => l.startsWith('a=candidate:');
+  const verdicts = keep(lines.filter(isCandidate).map((l) => l.slice('a='.length)));
+  let i = 0;
+  return lines.filter((l) => !isCandidate(l) || verdicts[i++] === true).join(eol);
+}
+
 const codecsFor = (mode: CompatibilityMode) =>
   mode === 'on' ? [useVP8()] : mode === 'off' ? [useH264()] : [useH264(), useVP8()];
 
 export function createStreamPeer(opts: PeerOptions, events: PeerEvents): StreamPeer {
+  let refused = 0;
+  /**
+   * True for each address mimic may contact, and for null (a candidate werift cannot parse: it
+   * refuses it itself); refusals are counted by reason, one event for an answer's many.
+   */
+  const screen = (addresses: (string | null)[]): boolean[] => {
+    const reasons: Record<string, number> = {};
+    const verdicts = addresses.map((address) => {
+      const reason = address === null ? null : opts.icePolicy.refusal(address);
+      if (reason !== null) reasons[reason] = (reasons[reason] ?? 0) + 1;
+      return reason === null;
+    });
+    const n = verdicts.filter((ok) => !ok).length;
+    if (n > 0) {
+      refused += n;
+      events.refused?.(reasons, refused);
+    }
+    return verdicts;
+  };
   const pc = new RTCPeerConnection({
     iceServers: opts.iceServers.map((s) => ({ urls: s.urls, ...(s.username !== undefined ? { username: s.username } : {}), ...(s.credential !== undefined ? { credential: s.credential } : {}) })),
     codecs: { video: codecsFor(opts.compatibility), audio: [useOPUS({ mimeType: 'audio/opus' })] },
     bundlePolicy: 'max-bundle',
+    // Behind the screening of answer and trickle: no pair with a refused address is ever checked.
+    // Peer-reflexive candidates are learnt from the peer's own authenticated checks: answering their source is ICE.
+    iceFilterCandidatePair: (pair) => pair.remoteCandidate.type === 'prflx' || screen([pair.remoteCandidate.host])[0]!,
     iceUseIpv6: opts.iceAddress === undefined,
     ...(opts.iceAddress !== undefined ? { iceInterfaceAddresses: { udp4: opts.iceAddress }, iceAdditionalHostAddresses: [opts.iceAddress] } : {}),
   });
@@ -181,7 +238,8 @@ export function createStreamPeer(opts: PeerOptions, events: PeerEvents): StreamP
       if (!/^v=0\r?\n/.test(sdp) || !/\r?\nm=video /.test(sdp) || !/\r?\na=fingerprint:/.test(sdp) || !/\r?\na=ice-ufrag:/.test(sdp)) {
         throw new Error('not an SDP answer with video, a DTLS fingerprint and ICE credentials');
       }
-      await pc.setRemoteDescription({ type: 'answer', sdp });
+      // A malformed candidate line stays: werift refuses the whole answer over it.
+      await pc.setRemoteDescription({ type: 'answer', sdp: screenCandidates(sdp, (candidates) => screen(candidates.map(candidateAddress))) });
       const mime = videoTx.sender.codec?.mimeType.toLowerCase();
       if (mime === 'video/vp8') return 'vp8';
       if (mime === 'video/h264') return 'h264';
@@ -189,6 +247,9 @@ export function createStreamPeer(opts: PeerOptions, events: PeerEvents): StreamP
     },
     async addCandidate(candidate) {
       if (candidate === null || candidate.candidate === '') return;
+      const address = candidateAddress(candidate.candidate);
+      if (address === null) throw new Error('not a candidate line');
+      if (!screen([address])[0]) return;
       await pc.addIceCandidate({ candidate: candidate.candidate, sdpMid: candidate.sdpMid ?? undefined, sdpMLineIndex: candidate.sdpMLineIndex ?? undefined });
     },
     send(text) {
@@ -206,6 +267,9 @@ export function createStreamPeer(opts: PeerOptions, events: PeerEvents): StreamP
     },
     get channels() {
       return [...channels].filter((dc) => dc.readyState === 'open').length;
+    },
+    get refusedCandidates() {
+      return refused;
     },
     async close() {
       if (closed) return;

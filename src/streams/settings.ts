@@ -1,5 +1,6 @@
 import { ConfigurationError, int } from '../config.ts';
 import type { ConfigSection } from '../platform/module.ts';
+import { parseIceAllow, type IcePolicy } from './ice-policy.ts';
 
 /** One entry of `MIMIC_ICE_SERVERS`, handed to the server's peer and to the client as `ice_servers`. */
 export interface IceServer {
@@ -12,6 +13,8 @@ export interface StreamSettings {
   iceServers: IceServer[];
   /** Only this local IPv4 address gathers ICE candidates (`MIMIC_STREAM_ICE_ADDRESS`); absent: every interface. */
   iceAddress?: string;
+  /** Which addresses of the clients' candidates mimic may send to (`MIMIC_ICE_ALLOW`; SECURITY.md, "ICE policy"). */
+  icePolicy: IcePolicy;
   perUser: number;
   total: number;
   /** Longest wait for the server's own candidates before the offer is answered. */
@@ -54,6 +57,7 @@ export const streamSettings: ConfigSection<StreamSettings> = {
   variables: [
     { name: 'MIMIC_ICE_SERVERS', default: '[]', description: 'JSON list of ICE servers [{urls, username?, credential?}] for the server and the clients (STUN/TURN, e.g. a coturn beside mimic); credentials are never logged' },
     { name: 'MIMIC_STREAM_ICE_ADDRESS', default: '', description: 'the one local IPv4 address WebRTC candidates are gathered on (e.g. 127.0.0.1 or the public interface); empty: every interface' },
+    { name: 'MIMIC_ICE_ALLOW', default: '', description: 'comma list of private, loopback, CIDRs or addresses the clients\' ICE candidates may also have (default: public addresses only; link-local and other special ranges never; behind NAT use TURN)' },
     { name: 'MIMIC_STREAMS_PER_USER', default: '3', description: 'open live streams one user may have at once (1 to 100)' },
     { name: 'MIMIC_STREAMS_MAX', default: '20', description: 'open live streams of this API process, all users together (1 to 1000)' },
     { name: 'MIMIC_STREAM_GATHER_MS', default: '1500', description: 'longest wait for the server\'s ICE candidates when a stream is created (100 to 10000)' },
@@ -64,6 +68,7 @@ export const streamSettings: ConfigSection<StreamSettings> = {
     return {
       iceServers: parseIceServers(env.MIMIC_ICE_SERVERS),
       ...(address ? { iceAddress: address } : {}),
+      icePolicy: parseIceAllow(env.MIMIC_ICE_ALLOW),
       perUser: int(env, 'MIMIC_STREAMS_PER_USER', 3, 1, 100),
       total: int(env, 'MIMIC_STREAMS_MAX', 20, 1, 1000),
       gatherTimeoutMs: int(env, 'MIMIC_STREAM_GATHER_MS', 1500, 100, 10_000),

@@ -108,7 +108,7 @@ export async function startWorld(pages: Record<string, PageFile>): Promise<World
     const pageServer = track(await servePages(pages));
     const pageOrigin = `http://127.0.0.1:${pageServer.port}`;
     const mimic = await startLiveService({
-      env: { MIMIC_EGRESS_ALLOW: 'localhost', MIMIC_CORS_ORIGINS: pageOrigin, MIMIC_ICE_SERVERS: '[]' },
+      env: { MIMIC_EGRESS_ALLOW: 'localhost', MIMIC_CORS_ORIGINS: pageOrigin, MIMIC_ICE_SERVERS: '[]', MIMIC_ICE_ALLOW: 'loopback' },
       // One self-signed certificate serves every loopback TLS server of this process (test/helpers/tls.ts).
       options: { ca: [media.ca] },
       permissions: ['stitch'],

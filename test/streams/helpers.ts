@@ -1,4 +1,4 @@
-/** What the stream tests share: the real app with the stream renderer's test double, the tone voice, loopback ICE, and a libwebrtc browser. */
+/** What the stream tests share: the real app with the stream renderer's test double, the tone voice, loopback ICE (allowed by MIMIC_ICE_ALLOW), and a libwebrtc browser. */
 import { afterEach } from 'vitest';
 import { harness, type Harness } from '../helpers/harness.ts';
 import { toneCatalogue, type ToneVoice } from '../helpers/tone-voice.ts';
@@ -22,7 +22,8 @@ export interface StreamHarness {
 export function streamHarness(env: Record<string, string> = {}, voices?: VoiceCatalogue, opts: ServiceOptions = {}): StreamHarness {
   const renderer = createFakeStreamRenderer();
   const tone = toneCatalogue();
-  const h = harness({ MIMIC_STREAM_ICE_ADDRESS: '127.0.0.1', ...env }, { voices: voices ?? tone.catalogue, streamRenderer: renderer, ...opts });
+  // Everything runs on loopback: the test allows exactly the peers' address (the default ICE policy refuses loopback).
+  const h = harness({ MIMIC_STREAM_ICE_ADDRESS: '127.0.0.1', MIMIC_ICE_ALLOW: '127.0.0.1/32', ...env }, { voices: voices ?? tone.catalogue, streamRenderer: renderer, ...opts });
   const service = (h.services.modules as unknown as { streams: { service: StreamService } }).streams.service;
   return { h, renderer, voice: tone.voice, service };
 }

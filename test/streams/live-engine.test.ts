@@ -63,12 +63,12 @@ async function speaksOnce(l: LiveService, codec: 'VP8' | 'H264') {
 describe('live streams on the real engines', () => {
   // libwebrtc's build here decodes no H.264: H.264 from the engine is decoded in test/compute/local/stream and in Chromium (test/browser).
   it('the local CPU engine streams the presenter idling and speaking', async () => {
-    live = await startLiveService({ env: { MIMIC_STREAM_ICE_ADDRESS: '127.0.0.1', MIMIC_WORKER: 'false' } });
+    live = await startLiveService({ env: { MIMIC_STREAM_ICE_ADDRESS: '127.0.0.1', MIMIC_ICE_ALLOW: '127.0.0.1/32', MIMIC_WORKER: 'false' } });
     await speaksOnce(live, 'VP8');
   });
 
   it('a remote worker claims the stream.render task and streams it back over its signed socket', async () => {
-    live = await startLiveService({ env: { MIMIC_STREAM_ICE_ADDRESS: '127.0.0.1', MIMIC_WORKER: 'false', MIMIC_COMPUTE_BACKEND: 'remote' } });
+    live = await startLiveService({ env: { MIMIC_STREAM_ICE_ADDRESS: '127.0.0.1', MIMIC_ICE_ALLOW: '127.0.0.1/32', MIMIC_WORKER: 'false', MIMIC_COMPUTE_BACKEND: 'remote' } });
     const { token } = await live.running.services.compute.workers.add('stream-worker');
     const stop = new AbortController();
     const backend = createLocalBackend();
