@@ -52,10 +52,13 @@ const cases: Case[] = [
   { name: 'recursive $ref, input 200 levels deep', schema: recursive, input: () => deepInput(200) },
   { name: 'binary tree (left/right $ref), 65,535 nodes', schema: tree, input: () => treeInput(15) },
   { name: 'no schema recursion, input 100,000 levels deep', schema: { type: 'object' }, input: () => deepInput(100_000) },
-  { name: 'items anyOf 2000 branches, 50,000 {} items (all fail)', schema: { type: 'object', properties: { xs: { type: 'array', items: manyBranches(2000) } } }, input: () => ({ xs: Array.from({ length: 50_000 }, () => ({})) }) },
+  { name: 'items anyOf 1000 branches, 50,000 {} items (all fail)', schema: { type: 'object', properties: { xs: { type: 'array', items: manyBranches(1000) } } }, input: () => ({ xs: Array.from({ length: 50_000 }, () => ({})) }) },
   { name: 'items type string, 500,000 numbers (all fail)', schema: { type: 'object', properties: { xs: { type: 'array', items: { type: 'string' } } } }, input: () => ({ xs: new Array(500_000).fill(0) }) },
   { name: 'contains string, 500,000 numbers', schema: { type: 'object', properties: { xs: { type: 'array', contains: { type: 'string' } } } }, input: () => ({ xs: new Array(500_000).fill(0) }) },
   { name: 'dependencies 1000 keys, 30,000 properties', schema: { type: 'object', dependencies: Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`p${i}`, Array.from({ length: 20 }, (_, j) => `q${j}`)])) }, input: () => Object.fromEntries(Array.from({ length: 30_000 }, (_, i) => [`p${i}`, 0])) },
+  { name: 'properties 2400 names, 100,000 {} items', schema: { type: 'object', properties: { xs: { type: 'array', items: { type: 'object', properties: Object.fromEntries(Array.from({ length: 2400 }, (_, i) => [`p${i}`, { type: 'string' }])) } } } }, input: () => ({ xs: Array.from({ length: 100_000 }, () => ({})) }) },
+  { name: 'enum 3000 strings, 100,000 items (the last value)', schema: { type: 'object', properties: { xs: { type: 'array', items: { enum: Array.from({ length: 3000 }, (_, i) => `v${i}`) } } } }, input: () => ({ xs: new Array(100_000).fill('v2999') }) },
+  { name: 'ordinary: 7000 objects of 20 integer properties (~1 MiB)', schema: { type: 'object', properties: { rows: { type: 'array', items: { type: 'object', properties: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`p${i}`, { type: 'integer' }])), additionalProperties: false } } } }, input: () => ({ rows: new Array(7000).fill(Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`p${i}`, i]))) }) },
   { name: 'patternProperties 200 patterns, 30,000 properties', schema: { type: 'object', patternProperties: Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`^x${i}y`, { type: 'string' }])) }, input: () => Object.fromEntries(Array.from({ length: 30_000 }, (_, i) => [`p${i}`, 0])) },
 ];
 

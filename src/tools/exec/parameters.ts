@@ -168,13 +168,23 @@ export function parameterValidator(key: string, parameters: object): (input: unk
   return (input) => {
     const work = validationWork(parameters, input);
     if (typeof work === 'string') return [{ field: 'input', message: WORK_REFUSED[work] }];
-    const fn = work <= VALIDATION_LIMITS.allReasonsSteps ? v.all : (v.first ??= compile(parameters, false));
-    return fn(input) ? [] : toFieldErrors(fn.errors ?? [], 'input').slice(0, MAX_DETAILS);
+    const run = (fn: ValidateFunction) => (fn(input) ? [] : toFieldErrors(fn.errors ?? [], 'input').slice(0, MAX_DETAILS));
+    if (work <= VALIDATION_LIMITS.allReasonsSteps) return run(v.all);
+    try {
+      return run((v.first ??= compile(parameters, false)));
+    } catch (err) {
+      if (!(err instanceof RangeError) || v.first === v.all) throw err;
+      // Without `allErrors` Ajv nests each check inside the one before it: 2000 properties on one
+      // object overflowed the stack compiling or first running it. Such a schema keeps the
+      // every-reason validator for large inputs too.
+      v.first = v.all;
+      return run(v.all);
+    }
   };
 }
 
 const WORK_REFUSED = {
-  'too-much': `is too large for this tool's schema: validating it would take more than ${VALIDATION_LIMITS.maxSteps} steps (values times the subschemas that apply to them); send less input or simplify the schema`,
+  'too-much': `is too large for this tool's schema: validating it would take more than ${VALIDATION_LIMITS.maxSteps} steps (its values times the parts of the schema that apply to each); send less input or simplify the schema`,
   'too-deep': `nests deeper than ${VALIDATION_LIMITS.maxDepth} levels into this tool's recursive schema`,
 } as const;
 

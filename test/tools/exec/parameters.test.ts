@@ -296,6 +296,24 @@ describe('the work of validating one input', () => {
     expect(validate({ xs: [{ p999: 1 }] })).toEqual([]);
   });
 
+  it.each([
+    ['2000 properties names on every object', { type: 'object', properties: Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`p${i}`, { type: 'string' }])) }, {}],
+    ['an enum of 3000 strings on every item', { enum: Array.from({ length: 3000 }, (_, i) => `v${i}`) }, 'v2999'],
+  ])('counts %s, which Ajv checks whatever the value holds', (_, items, item) => {
+    const validate = parameterValidator(`names-${JSON.stringify(item)}`, { type: 'object', properties: { xs: { type: 'array', items } } });
+    expect(validate({ xs: new Array(100_000).fill(item) })).toEqual([tooMuch]);
+    expect(validate({ xs: new Array(100).fill(item) })).toEqual([]);
+  });
+
+  it('lets a 1 MiB input of an ordinary schema through', () => {
+    const properties = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`p${i}`, { type: 'integer', minimum: 0 }]));
+    const validate = parameterValidator('ordinary', { type: 'object', properties: { rows: { type: 'array', items: { type: 'object', properties, required: ['p0', 'p1'], additionalProperties: false } } } });
+    const row = Object.fromEntries(Object.keys(properties).map((k, i) => [k, i]));
+    const rows = new Array(7000).fill(row);
+    expect(JSON.stringify({ rows }).length).toBeGreaterThan(1_000_000);
+    expect(validate({ rows })).toEqual([]);
+  });
+
   it('follows a recursive schema as deep as the input goes, up to the limit', () => {
     const validate = parameterValidator('tree', tree);
     const grow = (levels: number): unknown => (levels === 0 ? { v: 0 } : { v: levels, left: grow(levels - 1), right: grow(levels - 1) });
@@ -306,6 +324,23 @@ describe('the work of validating one input', () => {
     expect(validate({ root: deep })).toEqual([]);
     for (let i = 0; i < 100_000; i++) deep = { left: deep };
     expect(validate({ root: deep })).toEqual([{ field: 'input', message: 'nests deeper than 256 levels into this tool\'s recursive schema' }]);
+  });
+
+  it('keeps every reason for a large input when the schema cannot compile to stop at the first', () => {
+    // 2000 properties on one object: compiled without allErrors, Ajv's nested checks overflowed the stack.
+    const properties = Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`p${i}`, { type: 'string' }]));
+    const schema = { type: 'object', properties: { xs: { type: 'array', items: { type: 'object', properties } } } };
+    expect(checkParameters(schema)).toEqual({ ok: true });
+    const validate = parameterValidator('wide-object', schema);
+    // 1000 objects: over the steps that keep every reason (2000 names each), under the limit.
+    const xs = Array.from({ length: 1000 }, () => ({ p0: 'a' }));
+    expect(validate({ xs })).toEqual([]);
+    xs[7] = { p0: 1 } as never;
+    xs[9] = { p0: 2 } as never;
+    expect(validate({ xs })).toEqual([
+      { field: 'input.xs.7.p0', message: 'must be string' },
+      { field: 'input.xs.9.p0', message: 'must be string' },
+    ]);
   });
 
   it('reports the first reason only for a large input', () => {
