@@ -55,6 +55,8 @@ export const RENDER_ERROR_KINDS = [
   'InvalidFaceError',
   'ConfigError',
   'VideoEnhanceError',
+  /** The result could not be delivered to result_url for a reason retrying cannot change (the egress policy refuses it). */
+  'ResultUrlError',
   'UnknownError',
 ] as const;
 export type RenderErrorKind = (typeof RENDER_ERROR_KINDS)[number];

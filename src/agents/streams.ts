@@ -22,8 +22,9 @@ export function agentStreamVariant(deps: Pick<AgentDeps, 'store' | 'presenters'>
       if (presenter.type === 'talk') return { sourceUrl: presenter.source_url, ...common };
       const entry = await deps.presenters.find(user.id, presenter.presenter_id);
       if (!entry) throw notFound('agent presenter');
-      const color = typeof presenter.background?.color === 'string' ? presenter.background.color : undefined;
-      return { sourceUrl: `presenter:${entry.id}`, sourcePath: entry.imagePath, ...common, ...(color ? { background: { kind: 'color' as const, color } } : {}) };
+      const { color, source_url: backgroundUrl } = presenter.background ?? {};
+      const background = typeof color === 'string' ? { background: { kind: 'color' as const, color } } : backgroundUrl !== undefined ? { backgroundUrl } : {};
+      return { sourceUrl: `presenter:${entry.id}`, sourcePath: entry.imagePath, ...common, ...background };
     },
   };
 }

@@ -5,6 +5,7 @@ import type { AuthUser } from '../users/auth-user.ts';
 import type { CreateAnimationBody } from '../schemas/animations.ts';
 import { isoTime } from '../clock.ts';
 import { checkWebhookUrl } from '../resources/webhook-url.ts';
+import { checkOutboundUrls } from '../resources/outbound-urls.ts';
 import { DEFAULT_CATEGORY, DRIVER_CATEGORIES, bankUrl, parseBankUrl, pickDriver } from './driver-bank.ts';
 import { ANIMATION_COST, SAMPLE_SOURCE, SAMPLE_SOURCE_KEY, type AnimationDeps } from './deps.ts';
 import type { AnimationDetails } from './kind.ts';
@@ -68,6 +69,19 @@ function checkStorageRefs(deps: AnimationDeps, userId: string, body: CreateAnima
   return stored;
 }
 
+/** The URLs the service will contact: inputs it fetches, the result it uploads, the webhook. */
+function outboundUrls(body: CreateAnimationBody): [string, string | undefined][] {
+  const logo = body.config?.logo;
+  return [
+    ['source_url', body.source_url],
+    ['driver_url', body.driver_url],
+    ['config.overlay', body.config?.overlay],
+    ['config.logo.url', typeof logo === 'object' ? logo.url : undefined],
+    ['result_url', body.result_url],
+    ['webhook', body.webhook],
+  ];
+}
+
 /**
  * The rules that need an input's bytes, for every input whose bytes are here now (stored
  * ones and the sample); fetched inputs meet the same rules at render time. Returns the
@@ -111,7 +125,9 @@ export async function createAnimation(deps: AnimationDeps, user: AuthUser, raw: 
   const id = lifecycle.newId(deps.newId);
   const driverResolved = resolveDriver(body, id);
   checkWebhookUrl(body.webhook);
-  const sourceSize = await checkInputs(deps, body, checkStorageRefs(deps, user.id, body));
+  const stored = checkStorageRefs(deps, user.id, body);
+  await checkOutboundUrls(deps.client, outboundUrls(body), [`${deps.config.storageScheme}://`, 'bank://']);
+  const sourceSize = await checkInputs(deps, body, stored);
   if (body.config?.stitch === true) requirePermission(user, 'stitch', 'config.stitch');
 
   // Without a source_url the record points at the user's stored copy of the sample from the start.

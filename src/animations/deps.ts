@@ -4,6 +4,7 @@ import type { Clock, IdFactory } from '../clock.ts';
 import type { JobQueue } from '../jobs/queue.ts';
 import type { AnimationSchemas } from '../schemas/animations.ts';
 import type { MediaAccess } from '../media/index.ts';
+import type { GuardedClient } from '../egress/client.ts';
 import type { AnimationLifecycle } from './kind.ts';
 
 export interface AnimationDeps {
@@ -16,6 +17,8 @@ export interface AnimationDeps {
   /** The job queue: a deleted animation's job is cancelled through it (its `enqueue` runs inside the resource store's create). */
   queue: JobQueue;
   media: MediaAccess;
+  /** The request's URLs are checked against the egress policy before anything is stored. */
+  client: Pick<GuardedClient, 'check'>;
 }
 
 export const RENDER_JOB = 'animation.render';

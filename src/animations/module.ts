@@ -13,7 +13,7 @@ export const animationsModule = defineModule({
   create(p) {
     const { config, stores, clock, newId, queue, media, backend, client, log } = p;
     const lifecycle = animationLifecycle(stores.resources, clock, media);
-    const deps: AnimationDeps = { config, lifecycle, clock, newId, schemas: animationSchemas(config.storageScheme), queue, media };
+    const deps: AnimationDeps = { config, lifecycle, clock, newId, schemas: animationSchemas(config.storageScheme), queue, media, client };
     const render: RenderDeps = { ...deps, backend, client, log };
     return {
       deps,

@@ -5,6 +5,7 @@ import type { AuthUser } from '../users/auth-user.ts';
 import type { CreateClipBody } from '../schemas/clips.ts';
 import { isoTime } from '../clock.ts';
 import { checkWebhookUrl } from '../resources/webhook-url.ts';
+import { checkOutboundUrls } from '../resources/outbound-urls.ts';
 import { AUDIO_LIMITS, measureAudio } from '../audios/upload.ts';
 import { InputRejected, inspectImage } from '../animations/checks.ts';
 import { DEFAULT_PRESENTER_ID } from '../presenters/built-in.ts';
@@ -42,6 +43,18 @@ export function storedObject(deps: Pick<ClipDeps, 'config' | 'media'>, userId: s
 
 /** The fields of a clip or a talk that may name stored objects. */
 type SpeakingRefs = Pick<CreateClipBody, 'script' | 'result_url'> & Partial<Pick<CreateClipBody, 'background'>> & { config?: Pick<NonNullable<CreateClipBody['config']>, 'logo'> };
+
+/** The URLs of a clip or a talk the service will contact: inputs it fetches, the result it uploads, the webhook. */
+export function outboundUrls(body: SpeakingRefs & { webhook?: string }): [string, string | undefined][] {
+  const logo = body.config?.logo;
+  return [
+    ['script.audio_url', body.script.type === 'audio' ? body.script.audio_url : undefined],
+    ['config.logo.url', typeof logo === 'object' ? logo.url : undefined],
+    ['background.source_url', body.background?.source_url],
+    ['result_url', body.result_url],
+    ['webhook', body.webhook],
+  ];
+}
 
 /** Storage-scheme URLs name objects the caller owns; answers the local file of each stored input. */
 export function storedInputs(deps: Pick<ClipDeps, 'config' | 'media'>, userId: string, body: SpeakingRefs): { audio?: string; logo?: string; background?: string } {
@@ -116,6 +129,7 @@ export async function createClip(deps: ClipDeps, user: AuthUser, raw: unknown) {
   if (!presenter) throw bad('presenter_id', 'names no presenter (GET /clips/presenters lists them)');
   checkWebhookUrl(body.webhook);
   const stored = storedInputs(deps, user.id, body);
+  await checkOutboundUrls(deps.client, outboundUrls(body), [`${deps.config.storageScheme}://`]);
   for (const role of ['logo', 'background'] as const) {
     const path = stored[role];
     if (!path) continue;

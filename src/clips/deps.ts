@@ -2,6 +2,7 @@ import type { Config } from '../config.ts';
 import type { Clock, IdFactory } from '../clock.ts';
 import type { JobQueue } from '../jobs/queue.ts';
 import type { MediaAccess } from '../media/index.ts';
+import type { GuardedClient } from '../egress/client.ts';
 import type { ClipSchemas } from '../schemas/clips.ts';
 import type { VoiceCatalogue } from '../voices/catalogue.ts';
 import type { PresenterCatalogue } from '../presenters/catalogue.ts';
@@ -21,6 +22,8 @@ export interface ClipDeps {
   voices: VoiceCatalogue | undefined;
   /** The videos being rendered, as HLS playlists (`pending_url`). */
   pending: PendingVideos;
+  /** The request's URLs are checked against the egress policy before anything is stored. */
+  client: Pick<GuardedClient, 'check'>;
 }
 
 export const CLIP_JOB = 'clip.render';

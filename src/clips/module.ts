@@ -27,6 +27,7 @@ export const clipsModule = defineModule({
       presenters: p.presenters ?? createPresenterCatalogue({ media }),
       voices: p.voices,
       pending,
+      client,
     };
     const render: RenderDeps = { ...deps, backend, client, log };
     return {

@@ -71,6 +71,12 @@ export interface StreamInit extends Omit<RequestInit, 'truncate'> {
 }
 
 export interface GuardedClient {
+  /**
+   * What the policy says of `url` now, without sending anything: its shape, an address
+   * literal, and every address its host resolves to (an allowed host name is not resolved).
+   * Throws the EgressError a request would meet (`dns` when the name does not resolve).
+   */
+  check(url: string): Promise<void>;
   request(url: string, init?: RequestInit): Promise<GuardedResponse>;
   /**
    * Like `request`, but a 2xx body goes to `init.onChunk` as it arrives and the answer's
@@ -99,6 +105,22 @@ function extraCaFromEnv(): string[] {
   }
 }
 
+/** Resolves `host` and checks every answer against the policy: the addresses a connection may use. */
+async function checkedAddresses(policy: EgressPolicy, resolve: Resolver, host: string): Promise<string[]> {
+  let addresses: string[];
+  try {
+    addresses = await resolve(host);
+  } catch {
+    throw new EgressError('dns', `host ${host} could not be resolved`);
+  }
+  if (addresses.length === 0) throw new EgressError('dns', `host ${host} has no addresses`);
+  for (const address of addresses) {
+    const why = policy.refusal(host, address);
+    if (why) throw new EgressError('refused_address', `host ${host} resolves to a ${why} address, which is not allowed`);
+  }
+  return addresses;
+}
+
 /** The connection-time half of the guard: resolve once, check all, hand back checked addresses. */
 function guardedLookup(policy: EgressPolicy, resolve: Resolver) {
   return (
@@ -107,21 +129,14 @@ function guardedLookup(policy: EgressPolicy, resolve: Resolver) {
     callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void,
   ): void => {
     const host = hostname.toLowerCase().replace(/\.$/, '');
-    resolve(host).then(
+    checkedAddresses(policy, resolve, host).then(
       (addresses) => {
-        if (addresses.length === 0) return callback(new EgressError('dns', `host ${host} has no addresses`), '');
-        for (const address of addresses) {
-          const why = policy.refusal(host, address);
-          if (why) {
-            return callback(new EgressError('refused_address', `host ${host} resolves to a ${why} address, which is not allowed`), '');
-          }
-        }
         const checked = addresses.map((address) => ({ address, family: isIP(address) || 4 }));
         if (options.all) return callback(null, checked);
         const first = checked[0]!;
         callback(null, first.address, first.family);
       },
-      () => callback(new EgressError('dns', `host ${host} could not be resolved`), ''),
+      (err: EgressError) => callback(err, ''),
     );
   };
 }
@@ -283,7 +298,15 @@ export function createGuardedClient(opts: GuardedClientOptions): GuardedClient {
     });
   }
 
+  const resolve = opts.resolve ?? defaultResolve;
+
   return {
+    async check(url) {
+      const target = vet(url);
+      if (target.literal || policy.isHostAllowed(target.host)) return;
+      await checkedAddresses(policy, resolve, target.host);
+    },
+
     async request(url, init = {}) {
       const target = vet(url);
       const maxBytes = init.maxBytes ?? opts.defaultMaxBytes;

@@ -4,6 +4,8 @@ import type { GuardedClient } from '../egress/client.ts';
 import type { MediaAccess } from '../media/index.ts';
 import type { Lifecycle } from './lifecycle.ts';
 import type { ResultFormat } from '../compute/interface.ts';
+import { RenderError } from '../errors.ts';
+import { isPolicyRefusal } from './outbound-urls.ts';
 
 /** What a rendering resource (an animation, a clip) does with its progress and its finished video. */
 
@@ -31,7 +33,9 @@ export interface DeliverDeps {
 
 /**
  * Puts a finished video where the request asked: an https upload URL (PUT), a storage-scheme
- * key, or `defaultKey` in the owner's media store.
+ * key, or `defaultKey` in the owner's media store. An upload the egress policy refuses (the
+ * host now resolves to a refused address) is a RenderError, so the job ends at once, refunded:
+ * rendering again cannot change it. Other upload failures are thrown as they are, for a retry.
  */
 export async function deliverVideo(
   deps: DeliverDeps,
@@ -40,7 +44,12 @@ export async function deliverVideo(
   const contentType = VIDEO_CONTENT_TYPE[input.format];
   const { target } = input;
   if (target?.startsWith('https://')) {
-    await deps.client.upload(target, input.file, { contentType, timeoutMs: deps.config.fetch.timeoutMs });
+    try {
+      await deps.client.upload(target, input.file, { contentType, timeoutMs: deps.config.fetch.timeoutMs });
+    } catch (err) {
+      if (isPolicyRefusal(err)) throw new RenderError('ResultUrlError', `The result could not be delivered to result_url: ${err.message}`);
+      throw err;
+    }
     return { resultExternalUrl: target, resultKey: null };
   }
   const key = target ? deps.media.keyOfStorageUrl(target)! : input.defaultKey;

@@ -13,6 +13,7 @@ import { ApiError, RenderError } from '../errors.ts';
 import type { Clock, IdFactory } from '../clock.ts';
 import type { Logger } from '../log.ts';
 import type { StreamEvent, StreamRenderer, StreamRenderSession, StreamSpeech } from '../compute/stream.ts';
+import type { BackgroundInput } from '../compute/interface.ts';
 import { inputFile, type InputFileDeps } from '../resources/input-file.ts';
 import type { VoiceCatalogue } from '../voices/catalogue.ts';
 import type { UserStore } from '../users/store.ts';
@@ -190,13 +191,23 @@ export function createStreamService(deps: HubDeps) {
 
   async function pictureOf(userId: string, source: StreamSource, workDir: string): Promise<string> {
     if (source.sourcePath) return source.sourcePath;
-    const ext = /\.jpe?g(?:[?#]|$)/i.test(source.sourceUrl) ? '.jpg' : '.png';
+    return fetchPicture(userId, source.sourceUrl, workDir, 'source', 'source_url', 'the picture');
+  }
+
+  /** The picture behind the person: fetched once, here, when the stream opens (the renderer scales it to the frame). */
+  async function backgroundOf(userId: string, source: StreamSource, workDir: string): Promise<BackgroundInput | undefined> {
+    if (source.backgroundUrl === undefined) return source.background;
+    return { kind: 'image', path: await fetchPicture(userId, source.backgroundUrl, workDir, 'background', 'background.source_url', 'the background picture') };
+  }
+
+  function fetchPicture(userId: string, url: string, workDir: string, name: string, field: string, what: string): Promise<string> {
+    const ext = /\.jpe?g(?:[?#]|$)/i.test(url) ? '.jpg' : '.png';
     return inputFile(deps.input, {
-      url: source.sourceUrl, userId, workDir, fileName: `source${ext}`, maxBytes: MAX_PICTURE_BYTES,
+      url, userId, workDir, fileName: `${name}${ext}`, maxBytes: MAX_PICTURE_BYTES,
       accept: (t) => t === '' || /^(?:image\/|application\/octet-stream)/i.test(t),
-      missing: () => new ApiError('BadRequestError', 'Invalid request body: source_url names an object that does not exist in your media store'),
-      tooLarge: () => new ApiError('InvalidFileSizeError', `The picture is larger than the limit of ${MAX_PICTURE_BYTES} bytes`),
-      failed: (message) => new ApiError('BadRequestError', `Could not load the picture: ${message}`),
+      missing: () => new ApiError('BadRequestError', `Invalid request body: ${field} names an object that does not exist in your media store`),
+      tooLarge: () => new ApiError('InvalidFileSizeError', `${what[0]!.toUpperCase()}${what.slice(1)} is larger than the limit of ${MAX_PICTURE_BYTES} bytes`),
+      failed: (message) => new ApiError('BadRequestError', `Could not load ${what}: ${message}`),
     });
   }
 
@@ -303,6 +314,7 @@ export function createStreamService(deps: HubDeps) {
         await mkdir(deps.workRoot, { recursive: true });
         workDir = await mkdtemp(join(deps.workRoot, 'strm-'));
         const sourcePath = await pictureOf(userId, src, workDir);
+        const background = await backgroundOf(userId, src, workDir);
         const id = deps.newId('strm');
         const sessionId = `sess_${randomBytes(24).toString('base64url')}`;
         const holder: { s?: LiveStream } = {};
@@ -312,7 +324,7 @@ export function createStreamService(deps: HubDeps) {
         );
         try {
           session = await renderer.open(
-            { streamId: id, sourcePath, ...(src.face ? { face: src.face } : {}), stitch: src.stitch, ...(src.background ? { background: src.background } : {}), seed: id, workDir },
+            { streamId: id, sourcePath, ...(src.face ? { face: src.face } : {}), stitch: src.stitch, ...(background ? { background } : {}), seed: id, workDir },
             peer.sink,
             (e) => holder.s && onEvent(holder.s, e),
           );

@@ -24,6 +24,12 @@ export interface StreamSource {
   face?: FaceRequest;
   stitch: boolean;
   background?: BackgroundInput;
+  /**
+   * A picture the person is shown on (cut out with a matte, the picture scaled to cover the
+   * frame): an https URL or a stored image, fetched once when the stream opens, as `sourceUrl`.
+   * It replaces `background`.
+   */
+  backgroundUrl?: string;
   voice?: StreamVoice;
   /** Agent streams: the agent they belong to (chat answers are spoken only on its own streams). */
   agentId?: string;

@@ -5,11 +5,12 @@ import { requirePermission } from '../users/permissions.ts';
 import type { CreateTalkBody } from '../schemas/talks.ts';
 import { isoTime } from '../clock.ts';
 import { checkWebhookUrl } from '../resources/webhook-url.ts';
+import { checkOutboundUrls } from '../resources/outbound-urls.ts';
 import { InputRejected, checkResultFormat, inspectImage } from '../animations/checks.ts';
 import { closestVoice } from '../voices/catalogue.ts';
 import { EMBEDDED_PROVIDERS } from '../voices/interface.ts';
 import { SECONDS_PER_CREDIT, creditsForSeconds, spokenText } from '../clips/deps.ts';
-import { chargedSeconds, chooseVoice, storedInputs, storedObject } from '../clips/create.ts';
+import { chargedSeconds, chooseVoice, outboundUrls, storedInputs, storedObject } from '../clips/create.ts';
 import type { ClipVoice } from '../clips/kind.ts';
 import type { TalkDeps, TalkDetails } from './kind.ts';
 
@@ -65,6 +66,7 @@ export async function createTalk(deps: TalkDeps, user: AuthUser, raw: unknown) {
   await asRequestError(() => checkResultFormat(body));
   const photo = storedObject(deps, user.id, 'source_url', body.source_url);
   const stored = storedInputs(deps, user.id, body);
+  await checkOutboundUrls(deps.client, [['source_url', body.source_url], ...outboundUrls(body)], [`${deps.config.storageScheme}://`]);
   if (photo) await asRequestError(() => inspectImage('source', photo, deps.config));
   if (stored.logo) await asRequestError(() => inspectImage('logo', stored.logo!, deps.config));
   if (body.config?.stitch === true) requirePermission(user, 'stitch', 'config.stitch');

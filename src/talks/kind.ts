@@ -9,6 +9,7 @@ import { resourceLifecycle, type Lifecycle, type ResourceKind } from '../resourc
 import type { ClipDetails, ClipResult } from '../clips/kind.ts';
 import type { PendingVideos } from '../clips/pending.ts';
 import { presentTalk, type TalkView } from './present.ts';
+import type { GuardedClient } from '../egress/client.ts';
 
 export const TALK_JOB = 'talk.render';
 
@@ -50,4 +51,6 @@ export interface TalkDeps {
   voices: VoiceCatalogue | undefined;
   /** The videos being rendered, as HLS playlists (`pending_url`). */
   pending: PendingVideos;
+  /** The request's URLs are checked against the egress policy before anything is stored. */
+  client: Pick<GuardedClient, 'check'>;
 }

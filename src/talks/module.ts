@@ -21,7 +21,7 @@ export const talksModule = defineModule({
       owner: { path: 'talks', idPrefix: 'tlk', label: 'talk' },
     });
     const lifecycle = talkLifecycle(stores.resources, clock, media, pending);
-    const deps: TalkDeps = { config, lifecycle, clock, newId, queue, media, schemas: talkSchemas(config.storageScheme), voices: p.voices, pending };
+    const deps: TalkDeps = { config, lifecycle, clock, newId, queue, media, schemas: talkSchemas(config.storageScheme), voices: p.voices, pending, client };
     const render: TalkRenderDeps = { ...deps, backend, client, log };
     return {
       deps,

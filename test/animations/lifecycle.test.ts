@@ -113,10 +113,16 @@ describe('animation lifecycle', () => {
     expect(credits(h, u.id)).toBe(1);
   });
 
-  it('fails with SourceError when the source URL is refused by the egress policy', async () => {
-    h = harness({}, {});
+  it('refuses a source URL the egress policy refuses at request time, and fails with SourceError when it is refused at fetch time', async () => {
+    const dns: Record<string, string[]> = { 'photos.example.test': ['93.184.216.34'] };
+    h = harness({}, { resolve: async (host) => dns[host] ?? [] });
     const u = h.user({ credits: 1 });
-    const id = (await h.call('POST', '/animations', { key: u.key, body: { source_url: 'https://127.0.0.1/face.jpg' } })).body.id;
+    const refused = await h.call('POST', '/animations', { key: u.key, body: { source_url: 'https://127.0.0.1/face.jpg' } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.details[0].field).toBe('source_url');
+    const id = (await h.call('POST', '/animations', { key: u.key, body: { source_url: 'https://photos.example.test/face.jpg' } })).body.id;
+    // The name resolves elsewhere by the time the job fetches it.
+    dns['photos.example.test'] = ['127.0.0.1'];
     await h.services.worker.drain();
     const rec = (await h.call('GET', `/animations/${id}`, { key: u.key })).body;
     expect(rec.status).toBe('error');

@@ -74,6 +74,34 @@ describe('default policy', () => {
   });
 });
 
+describe('check: the policy without sending', () => {
+  const names: Record<string, string[]> = { 'pub.test': ['93.184.216.34'], 'loop.test': ['127.0.0.1'], 'both.test': ['93.184.216.34', 'fd00::1'] };
+  const resolve = async (host: string) => names[host] ?? Promise.reject(new Error('ENOTFOUND'));
+
+  it('answers what a request would meet, and sends nothing', async () => {
+    let lookups = 0;
+    const c = client({ resolve: async (host) => (lookups++, resolve(host)) });
+    await expect(c.check('https://pub.test/r.mp4')).resolves.toBeUndefined();
+    expect((await failure(c.check('https://loop.test/r.mp4?sig=SECRET'))).message).toBe('host loop.test resolves to a loopback address, which is not allowed');
+    expect((await failure(c.check('https://both.test/'))).reason).toBe('refused_address');
+    expect((await failure(c.check('https://169.254.169.254/latest/meta-data'))).reason).toBe('refused_address');
+    expect((await failure(c.check('https://[::1]/'))).reason).toBe('refused_address');
+    expect((await failure(c.check('ftp://pub.test/'))).reason).toBe('scheme');
+    expect((await failure(c.check('https://u:p@pub.test/'))).reason).toBe('credentials_in_url');
+    expect((await failure(c.check('https://nowhere.test/'))).reason).toBe('dns');
+    expect(lookups).toBe(4);
+    expect(http.received).toHaveLength(0);
+  });
+
+  it('does not resolve a host the allow list names, and lets an allowed literal through', async () => {
+    let lookups = 0;
+    const c = client({ allow: ['loop.test', '10.0.0.1'], resolve: async (host) => (lookups++, resolve(host)) });
+    await c.check('https://loop.test/');
+    await c.check('https://10.0.0.1/');
+    expect(lookups).toBe(0);
+  });
+});
+
 describe('pinning', () => {
   it('a name that resolves to loopback is refused unless allowed, and lands on the checked address', async () => {
     let lookups = 0;

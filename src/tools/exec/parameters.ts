@@ -2,6 +2,8 @@ import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv'
 import formats from 'ajv-formats';
 import type { FieldError } from '../../schemas/ajv.ts';
 import { patternProblem, re2Engine } from './pattern-engine.ts';
+import { uniqueItems } from './unique-items.ts';
+import { VALIDATION_LIMITS, validationWork } from './validation-work.ts';
 
 /**
  * Limits on a tool's `schema.parameters` (a JSON Schema written by the user):
@@ -12,10 +14,18 @@ import { patternProblem, re2Engine } from './pattern-engine.ts';
  * - every `pattern` and `patternProperties` key at most 1000 characters, and an RE2 expression
  *   (linear-time matching: no backreferences, no lookaround; see pattern-engine.ts);
  * - `$ref` local only (starting with `#`): nothing is ever fetched or shared between schemas;
+ * - at most 1000 `anyOf` and `oneOf` branches in all: Ajv nests each branch in the one before
+ *   it, and 2000 overflowed the stack when the validator first ran (every call a 500);
+ * - `$id` below the root only as a plain-name fragment (`#name`): a URI there would change what
+ *   the `$ref`s under it point to, and the work count (validation-work.ts) follows them from the root;
  * - it must compile: unresolvable `$ref`s, unknown `format`s, unknown keywords (typos such as
  *   `requird`) and invalid regular expressions are refused with the compiler's reason.
+ *
+ * And on each input, before Ajv runs (validation-work.ts): at most VALIDATION_LIMITS.maxSteps
+ * (subschema, value) pairs, and a recursive schema followed at most VALIDATION_LIMITS.maxDepth
+ * levels into the input; above VALIDATION_LIMITS.allReasonsSteps, only the first reason. `uniqueItems` runs in linear time (unique-items.ts).
  */
-export const PARAMETERS_LIMITS = { maxBytes: 64 * 1024, maxDepth: 32, maxPatternLength: 1000 } as const;
+export const PARAMETERS_LIMITS = { maxBytes: 64 * 1024, maxDepth: 32, maxPatternLength: 1000, maxBranches: 1000 } as const;
 
 /** Validators kept compiled; the key (tool id + updated_at) changes whenever the schema does. */
 const CACHE_SIZE = 1000;
@@ -52,9 +62,11 @@ const metaChecker = addFormats(new Ajv(OPTIONS));
  * would keep every schema forever in its internal cache and let one tenant's `$id` clash with,
  * or be referenced from, another tenant's schema.
  */
-function compile(parameters: object): ValidateFunction {
-  const ajv = addFormats(new Ajv({ ...OPTIONS, meta: false, validateSchema: false, addUsedSchema: false }));
+function compile(parameters: object, allErrors = true): ValidateFunction {
+  const ajv = addFormats(new Ajv({ ...OPTIONS, allErrors, meta: false, validateSchema: false, addUsedSchema: false }));
   ajv.addKeyword({ keyword: 'example' });
+  ajv.removeKeyword('uniqueItems');
+  ajv.addKeyword(uniqueItems);
   return ajv.compile(parameters);
 }
 
@@ -97,6 +109,7 @@ export function checkParameters(parameters: unknown): Check {
 function scan(root: object): FieldError[] {
   const found: FieldError[] = [];
   const stack: { value: unknown; path: string; depth: number }[] = [{ value: root, path: BASE, depth: 1 }];
+  let branches = 0;
   while (stack.length > 0 && found.length < MAX_DETAILS) {
     const { value, path, depth } = stack.pop()!;
     if (depth > PARAMETERS_LIMITS.maxDepth) {
@@ -106,6 +119,12 @@ function scan(root: object): FieldError[] {
       const at = `${path}.${key}`;
       if (key === '$ref' && typeof child === 'string' && !child.startsWith('#')) {
         found.push({ field: at, message: 'must be a local reference starting with # (remote references are not fetched)' });
+      }
+      if ((key === 'anyOf' || key === 'oneOf') && Array.isArray(child) && (branches += child.length) > PARAMETERS_LIMITS.maxBranches) {
+        return [{ field: at, message: `brings the anyOf and oneOf branches of the schema over ${PARAMETERS_LIMITS.maxBranches}` }];
+      }
+      if (key === '$id' && depth > 1 && typeof child === 'string' && !/^#[A-Za-z][\w.:-]*$/.test(child)) {
+        found.push({ field: at, message: 'must be a plain-name fragment such as #address below the root (a URI would change what the $refs under it mean)' });
       }
       if (key === 'pattern' && typeof child === 'string') {
         const problem = child.length > PARAMETERS_LIMITS.maxPatternLength ? `must be at most ${PARAMETERS_LIMITS.maxPatternLength} characters` : patternProblem(child);
@@ -127,7 +146,9 @@ function scan(root: object): FieldError[] {
   return found;
 }
 
-const cache = new Map<string, ValidateFunction>();
+/** A tool's validators: every reason (small inputs), and the first reason only (large ones, compiled when first needed). */
+type Validators = { all: ValidateFunction; first?: ValidateFunction };
+const cache = new Map<string, Validators>();
 
 /**
  * The input validator of a stored tool, compiled once per `key` (least recently used out).
@@ -135,17 +156,37 @@ const cache = new Map<string, ValidateFunction>();
  * does not compile, which `checkParameters` rules out for every stored tool.
  */
 export function parameterValidator(key: string, parameters: object): (input: unknown) => FieldError[] {
-  let validate = cache.get(key);
-  if (validate) {
+  let validators = cache.get(key);
+  if (validators) {
     cache.delete(key);
   } else {
-    validate = compile(parameters);
+    validators = { all: compile(parameters) };
     if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
   }
-  cache.set(key, validate);
-  const fn = validate;
-  return (input) => (fn(input) ? [] : toFieldErrors(fn.errors ?? [], 'input').slice(0, MAX_DETAILS));
+  cache.set(key, validators);
+  const v = validators;
+  return (input) => {
+    const work = validationWork(parameters, input);
+    if (typeof work === 'string') return [{ field: 'input', message: WORK_REFUSED[work] }];
+    const run = (fn: ValidateFunction) => (fn(input) ? [] : toFieldErrors(fn.errors ?? [], 'input').slice(0, MAX_DETAILS));
+    if (work <= VALIDATION_LIMITS.allReasonsSteps) return run(v.all);
+    try {
+      return run((v.first ??= compile(parameters, false)));
+    } catch (err) {
+      if (!(err instanceof RangeError) || v.first === v.all) throw err;
+      // Without `allErrors` Ajv nests each check inside the one before it: 2000 properties on one
+      // object overflowed the stack compiling or first running it. Such a schema keeps the
+      // every-reason validator for large inputs too.
+      v.first = v.all;
+      return run(v.all);
+    }
+  };
 }
+
+const WORK_REFUSED = {
+  'too-much': `is too large for this tool's schema: validating it would take more than ${VALIDATION_LIMITS.maxSteps} steps (its values times the parts of the schema that apply to each); send less input or simplify the schema`,
+  'too-deep': `nests deeper than ${VALIDATION_LIMITS.maxDepth} levels into this tool's recursive schema`,
+} as const;
 
 /** Ajv errors as `{field, message}` with dotted paths under `base`, in the style of `src/schemas/ajv.ts`. */
 function toFieldErrors(errors: readonly ErrorObject[], base: string): FieldError[] {

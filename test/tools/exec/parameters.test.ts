@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkParameters, parameterValidator, PARAMETERS_LIMITS } from '../../../src/tools/exec/parameters.ts';
+import { VALIDATION_LIMITS } from '../../../src/tools/exec/validation-work.ts';
 
 const weather = {
   type: 'object',
@@ -143,6 +144,26 @@ describe('checkParameters', () => {
     );
   });
 
+  it.each([['#address'], ['#a.b-c:d_1']])('accepts a plain-name $id %s below the root', (id) => {
+    expect(checkParameters({ type: 'object', properties: { a: { $ref: id } }, definitions: { x: { $id: id, type: 'string' } } })).toEqual({ ok: true });
+  });
+
+  it.each([['https://example.com/other'], ['other.json'], ['#/definitions/x']])('refuses the $id %s below the root, naming it', (id) => {
+    const result = checkParameters({ type: 'object', definitions: { x: { $id: id, type: 'string' } } });
+    expect(result).toEqual({ ok: false, details: [{ field: 'schema.parameters.definitions.x.$id', message: expect.stringMatching(/plain-name fragment/) }] });
+  });
+
+  it('refuses more than 1000 anyOf and oneOf branches in all, naming the list that crosses the limit', () => {
+    const branches = (n: number) => Array.from({ length: n }, (_, i) => ({ required: [`p${i}`] }));
+    expect(checkParameters({ type: 'object', anyOf: branches(PARAMETERS_LIMITS.maxBranches) })).toEqual({ ok: true });
+    // 2000 branches compiled, then overflowed the stack on the first call.
+    expect(checkParameters({ type: 'object', anyOf: branches(2000) })).toEqual({
+      ok: false,
+      details: [{ field: 'schema.parameters.anyOf', message: 'brings the anyOf and oneOf branches of the schema over 1000' }],
+    });
+    expect(checkParameters({ type: 'object', anyOf: branches(600), properties: { a: { oneOf: branches(600) } } }).ok).toBe(false);
+  });
+
   it('does not mistake a property named like a keyword for the keyword', () => {
     expect(checkParameters({ type: 'object', properties: { $ref: { type: 'string' }, pattern: { type: 'string' } }, required: ['$ref', 'pattern'] })).toEqual({ ok: true });
   });
@@ -220,5 +241,111 @@ describe('parameterValidator', () => {
       { field: 'input.v', message: 'must be string' },
       { field: 'input.v', message: 'must be number' },
     ]);
+  });
+});
+
+/** `levels` definitions, each a `combinator` of two references to the next: 2^levels paths to the last. */
+function doubling(levels: number, combinator: 'allOf' | 'anyOf' | 'oneOf'): Record<string, unknown> {
+  const definitions: Record<string, unknown> = { [`d${levels}`]: { type: 'string' } };
+  for (let i = levels - 1; i >= 0; i--) definitions[`d${i}`] = { [combinator]: [{ $ref: `#/definitions/d${i + 1}` }, { $ref: `#/definitions/d${i + 1}` }] };
+  return { type: 'object', properties: { x: { $ref: '#/definitions/d0' } }, definitions };
+}
+
+const node = { type: 'object', properties: { v: { type: 'integer' }, left: { $ref: '#/definitions/node' }, right: { $ref: '#/definitions/node' } } };
+const tree = { type: 'object', properties: { root: { $ref: '#/definitions/node' } }, definitions: { node } };
+
+describe('the work of validating one input', () => {
+  const tooMuch = { field: 'input', message: expect.stringMatching(/^is too large for this tool's schema: validating it would take more than 1000000 steps/) };
+
+  it('checks uniqueItems on 40,000 distinct objects, and finds a copy of the first after them', () => {
+    const validate = parameterValidator('unique-objects', { type: 'object', properties: { xs: { type: 'array', uniqueItems: true } } });
+    const xs = Array.from({ length: 40_000 }, (_, i) => ({ k: i, tags: [i, `t${i}`] }));
+    expect(validate({ xs })).toEqual([]);
+    expect(validate({ xs: [...xs, { tags: [0, 't0'], k: 0 }] })).toEqual([{ field: 'input.xs', message: 'must NOT have duplicate items (items ## 0 and 40000 are identical)' }]);
+  });
+
+  it.each([
+    ['objects whatever the key order', [{ a: 1, b: [1, { c: null }] }, { b: [1, { c: null }], a: 1 }], false],
+    ['1 and 1.0', [1, 1.0], false],
+    ['equal strings', ['x', 'y', 'x'], false],
+    ['a number and its string', [1, '1'], true],
+    ['null and the string null', [null, 'null'], true],
+    ['arrays in another order', [[1, 2], [2, 1]], true],
+    ['an object and an array', [{}, []], true],
+    ['false and 0', [false, 0], true],
+  ])('uniqueItems: %s', (_, xs, unique) => {
+    const validate = parameterValidator('unique-semantics', { type: 'object', properties: { xs: { type: 'array', uniqueItems: true } } });
+    expect(validate({ xs })).toHaveLength(unique ? 0 : 1);
+  });
+
+  it.each([['allOf', 30], ['anyOf', 24], ['oneOf', 24]] as const)('refuses %s of two references, %i levels deep, before validating', (combinator, levels) => {
+    // 2^levels subschemas applied to one string: an anyOf of 24 levels ran out of memory.
+    expect(parameterValidator(`doubling-${combinator}`, doubling(levels, combinator))({ x: 1 })).toEqual([tooMuch]);
+  });
+
+  it('still validates a few levels of such references', () => {
+    const validate = parameterValidator('doubling-small', doubling(4, 'anyOf'));
+    expect(validate({ x: 'a' })).toEqual([]);
+    expect(validate({ x: 1 })).toEqual([{ field: 'input.x', message: 'must be string' }]);
+  });
+
+  it('refuses a wide schema times a long input', () => {
+    const anyOf = Array.from({ length: PARAMETERS_LIMITS.maxBranches }, (_, i) => ({ required: [`p${i}`] }));
+    const validate = parameterValidator('wide', { type: 'object', properties: { xs: { type: 'array', items: { anyOf } } } });
+    expect(validate({ xs: Array.from({ length: 50_000 }, () => ({})) })).toEqual([tooMuch]);
+    expect(validate({ xs: [{ p999: 1 }] })).toEqual([]);
+  });
+
+  it.each([
+    ['2000 properties names on every object', { type: 'object', properties: Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`p${i}`, { type: 'string' }])) }, {}],
+    ['an enum of 3000 strings on every item', { enum: Array.from({ length: 3000 }, (_, i) => `v${i}`) }, 'v2999'],
+  ])('counts %s, which Ajv checks whatever the value holds', (_, items, item) => {
+    const validate = parameterValidator(`names-${JSON.stringify(item)}`, { type: 'object', properties: { xs: { type: 'array', items } } });
+    expect(validate({ xs: new Array(100_000).fill(item) })).toEqual([tooMuch]);
+    expect(validate({ xs: new Array(100).fill(item) })).toEqual([]);
+  });
+
+  it('lets a 1 MiB input of an ordinary schema through', () => {
+    const properties = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`p${i}`, { type: 'integer', minimum: 0 }]));
+    const validate = parameterValidator('ordinary', { type: 'object', properties: { rows: { type: 'array', items: { type: 'object', properties, required: ['p0', 'p1'], additionalProperties: false } } } });
+    const row = Object.fromEntries(Object.keys(properties).map((k, i) => [k, i]));
+    const rows = new Array(7000).fill(row);
+    expect(JSON.stringify({ rows }).length).toBeGreaterThan(1_000_000);
+    expect(validate({ rows })).toEqual([]);
+  });
+
+  it('follows a recursive schema as deep as the input goes, up to the limit', () => {
+    const validate = parameterValidator('tree', tree);
+    const grow = (levels: number): unknown => (levels === 0 ? { v: 0 } : { v: levels, left: grow(levels - 1), right: grow(levels - 1) });
+    // 65,535 nodes: linear work, the two references apply to different values.
+    expect(validate({ root: grow(15) })).toEqual([]);
+    let deep: unknown = { v: 0 };
+    for (let i = 0; i < VALIDATION_LIMITS.maxDepth - 2; i++) deep = { left: deep };
+    expect(validate({ root: deep })).toEqual([]);
+    for (let i = 0; i < 100_000; i++) deep = { left: deep };
+    expect(validate({ root: deep })).toEqual([{ field: 'input', message: 'nests deeper than 256 levels into this tool\'s recursive schema' }]);
+  });
+
+  it('keeps every reason for a large input when the schema cannot compile to stop at the first', () => {
+    // 2000 properties on one object: compiled without allErrors, Ajv's nested checks overflowed the stack.
+    const properties = Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`p${i}`, { type: 'string' }]));
+    const schema = { type: 'object', properties: { xs: { type: 'array', items: { type: 'object', properties } } } };
+    expect(checkParameters(schema)).toEqual({ ok: true });
+    const validate = parameterValidator('wide-object', schema);
+    // 1000 objects: over the steps that keep every reason (2000 names each), under the limit.
+    const xs = Array.from({ length: 1000 }, () => ({ p0: 'a' }));
+    expect(validate({ xs })).toEqual([]);
+    xs[7] = { p0: 1 } as never;
+    xs[9] = { p0: 2 } as never;
+    expect(validate({ xs })).toEqual([
+      { field: 'input.xs.7.p0', message: 'must be string' },
+      { field: 'input.xs.9.p0', message: 'must be string' },
+    ]);
+  });
+
+  it('reports the first reason only for a large input', () => {
+    const validate = parameterValidator('large', { type: 'object', properties: { xs: { type: 'array', items: { type: 'string' } } } });
+    expect(validate({ xs: [1, 2, 3] })).toHaveLength(3);
+    expect(validate({ xs: new Array(500_000).fill(0) })).toEqual([{ field: 'input.xs.0', message: 'must be string' }]);
   });
 });
