@@ -19,15 +19,17 @@ const CHECK_TIMEOUT_MS = 3000;
  * result it uploads, the webhook it calls), checked against the egress policy now, as the
  * guarded client would check it then: a 400 naming the first field refused, before anything
  * is stored or charged. URLs starting with one of `local` (the storage scheme, the driver
- * bank) are not contacted and not checked. A name that does not resolve now, or not within
- * 3 s, passes: it may resolve later, and the guard checks again when the request is made.
+ * bank) are not contacted and not checked, nor is an empty one (none). A name that does not
+ * resolve now, or not within 3 s, passes: it may resolve later, and the guard checks again
+ * when the request is made.
  */
 export async function checkOutboundUrls(
   client: Pick<GuardedClient, 'check'>,
   fields: readonly (readonly [field: string, url: string | undefined])[],
   local: readonly string[],
 ): Promise<void> {
-  const contacted = fields.filter((f): f is readonly [string, string] => f[1] !== undefined && !local.some((prefix) => f[1]!.startsWith(prefix)));
+  // An empty string is no URL: the hosted clients send `webhook: ""` for none.
+  const contacted = fields.filter((f): f is readonly [string, string] => !!f[1] && !local.some((prefix) => f[1]!.startsWith(prefix)));
   const verdicts = await Promise.all(contacted.map(([, url]) => within(client.check(url).then(() => undefined, (err: unknown) => err))));
   verdicts.forEach((err, i) => {
     if (!isPolicyRefusal(err)) return;

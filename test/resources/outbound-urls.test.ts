@@ -65,6 +65,13 @@ describe.each(['clips', 'talks', 'animations'] as const)('POST /%s', (kind: Kind
     expect(rows(hh, 'resources')).toBe(0);
   });
 
+  it('accepts an empty webhook (none), as the hosted clients send it', async () => {
+    const hh = make();
+    const u = hh.user();
+    const res = await hh.call('POST', `/${kind}`, { key: u.key, body: bodies[kind]({ webhook: '' }) });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+  });
+
   it('accepts a host the allow list names, a public one, and one that does not resolve now', async () => {
     const hh = make({ MIMIC_EGRESS_ALLOW: 'loop.example.test' });
     const u = hh.user({ credits: 100 });
