@@ -349,3 +349,46 @@ export function junkBody(sizes: Sizes): fc.Arbitrary<HostileBody> {
     fc.constant<HostileBody>({ how: ['a multipart form cut short'], bytes: Buffer.from('--x\r\nContent-Disposition: form-data; name="image"; filename="a.jpg"\r\nContent-Type: image/jpeg\r\n\r\n\xff\xd8\xff') }),
   );
 }
+
+/** A value of a type no branch allows, chosen deterministically. */
+function firstWrongValue(allowed: Set<JsonType>): Json {
+  const order: [JsonType, Json][] = [['null', null], ['boolean', false], ['array', []], ['object', {}], ['string', ''], ['number', 1.5]];
+  return order.find(([t]) => !allowed.has(t))![1];
+}
+
+/**
+ * Deterministic cases: `depth` levels of nested arrays and of nested objects under each property
+ * of the schema and under an unknown key, each in a body the schema refuses for another reason
+ * (a required field left out, another field of a wrong type, or an unknown field of a closed
+ * schema). Properties for which no such reason exists are left out.
+ */
+export function deepCases(resolve: (s: Schema) => Schema, schema: Schema, depth: number): HostileBody[] {
+  const shape = shapeOf(resolve, schema);
+  const typed = typedEverywhere(shape);
+  const out: HostileBody[] = [];
+  for (const key of [...shape.props.keys(), 'fuzz_unknown']) {
+    let poison: Record<string, Json> | undefined;
+    let why: string | undefined;
+    const missing = [...shape.required].find((r) => r !== key);
+    if (missing) {
+      poison = {};
+      why = `without required ${missing}`;
+    } else {
+      const other = typed.find(([t]) => t !== key);
+      if (other) {
+        poison = { [other[0]]: firstWrongValue(other[1]) };
+        why = `${other[0]} of a wrong type`;
+      } else if (shape.closed && key !== 'fuzz_unknown') {
+        poison = { fuzz_unknown: 1 };
+        why = 'with unknown field fuzz_unknown';
+      }
+    }
+    if (!poison) continue;
+    for (const [open, close, what] of [['[', ']', 'arrays'], ['{"a":', '}', 'objects']] as const) {
+      const nest = open.repeat(depth) + (what === 'objects' ? '1' : '') + close.repeat(depth);
+      const rest = JSON.stringify(poison).slice(1, -1);
+      out.push({ how: [`${key}: ${what} nested ${depth} deep`, why!], bytes: Buffer.from(`{${JSON.stringify(key)}:${nest}${rest ? `,${rest}` : ''}}`) });
+    }
+  }
+  return out;
+}

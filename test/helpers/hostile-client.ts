@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
-import { Agent, request } from 'undici';
+import { Client, request } from 'undici';
 import { ROOT } from './cli.ts';
 
 /**
@@ -22,6 +22,8 @@ export interface HostileService {
   ids: Record<'secret' | 'tool' | 'agent' | 'chat' | 'consent' | 'presenter', string>;
   /** Body limits in bytes: `json` for every JSON route, and the upload routes' own. */
   limits: Record<string, number>;
+  /** Why the service refused a tool schema with `uniqueItems` on untyped items, if it did. */
+  uniqueItemsRefused?: string;
   /** The server's stderr (its log lines), last 200 lines. */
   stderr: string[];
   /** Set when the process ended (a crash, if the suite did not stop it). */
@@ -46,7 +48,7 @@ export async function startHostileService(): Promise<HostileService> {
     lines.once('line', resolve);
     child.once('exit', () => reject(new Error(`the service did not start (${exit}):\n${stderr.join('\n')}`)));
   });
-  const info = JSON.parse(first) as Pick<HostileService, 'base' | 'key' | 'ids' | 'limits'>;
+  const info = JSON.parse(first) as Pick<HostileService, 'base' | 'key' | 'ids' | 'limits' | 'uniqueItemsRefused'>;
   return {
     ...info,
     stderr,
@@ -80,6 +82,9 @@ export interface Outbound {
   chunk?: number;
 }
 
+/** The size of a chunked body's pieces: at most 4096 pieces (a megabyte in 1-byte pieces would take seconds to send). */
+export const pieceSize = (length: number, chunk: number): number => Math.max(chunk, Math.ceil(length / 4096));
+
 export interface Connection {
   send(out: Outbound): Promise<Answer>;
   /** Connections undici saw end, with undici's reason (UND_ERR_INFO reset: undici closed it itself). */
@@ -88,10 +93,14 @@ export interface Connection {
   close(): Promise<void>;
 }
 
-/** One keep-alive connection (undici, pipelining 1): requests reuse it one after another. */
+/**
+ * One keep-alive connection (an undici Client, pipelining 1): requests reuse it one after
+ * another, and it reconnects after the server closes it. (An undici Agent would not do here:
+ * after a server-side close it counts the old client's late disconnect events against the new
+ * client and closes that one too, so every later request would look dropped.)
+ */
 export function connection(base: string): Connection {
-  const agent = new Agent({
-    connections: 1,
+  const agent = new Client(base, {
     pipelining: 1,
     keepAliveTimeout: 30_000,
     keepAliveMaxTimeout: 30_000,
@@ -109,7 +118,8 @@ export function connection(base: string): Connection {
           : transfer === 'length'
             ? body
             : Readable.from((function* () {
-                for (let at = 0; at < body.length; at += chunk) yield body.subarray(at, at + chunk);
+                const size = pieceSize(body.length, chunk);
+                for (let at = 0; at < body.length; at += size) yield body.subarray(at, at + size);
               })(), { objectMode: false });
       const res = await request(`${base}${path}`, {
         method: method as 'GET',

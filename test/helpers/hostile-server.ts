@@ -35,28 +35,32 @@ const secret = await create('/secrets', { type: 'bearer', provider: 'fuzz', toke
 /**
  * Its input schema has an array under `uniqueItems` with no item type (Ajv compares such items
  * pairwise) next to a required field, so the suite can send inputs that are invalid (no call
- * goes out) and still large. The URL is a reserved .test name: a call that did go out fails in DNS.
+ * goes out) and still large. The URL is a reserved .test name: a call that did go out fails in
+ * DNS. Should the service refuse such a schema when the tool is created (one way to bound that
+ * comparison), the tool is made without `uniqueItems` and the refusal is reported.
  */
-const tool = await create('/tools', {
+const parameters = (uniqueItems: boolean) => ({
+  type: 'object',
+  properties: {
+    city: { type: 'string', minLength: 1, maxLength: 100 },
+    tags: { type: 'array', ...(uniqueItems ? { uniqueItems: true } : {}) },
+    days: { type: 'integer', minimum: 1, maximum: 14 },
+    options: { type: 'object', properties: { units: { enum: ['metric', 'imperial'] } }, additionalProperties: false },
+  },
+  required: ['city'],
+  additionalProperties: false,
+});
+const toolBody = (uniqueItems: boolean) => ({
   name: 'fuzz_lookup',
   description: 'A tool for the hostile-input suite',
   provider: 'fuzz',
-  schema: {
-    parameters: {
-      type: 'object',
-      properties: {
-        city: { type: 'string', minLength: 1, maxLength: 100 },
-        tags: { type: 'array', uniqueItems: true },
-        days: { type: 'integer', minimum: 1, maximum: 14 },
-        options: { type: 'object', properties: { units: { enum: ['metric', 'imperial'] } }, additionalProperties: false },
-      },
-      required: ['city'],
-      additionalProperties: false,
-    },
-  },
+  schema: { parameters: parameters(uniqueItems) },
   config: { type: 'server', url: 'https://api.fuzz.test/v1?q={city}', method: 'GET' },
   auth: { secret_id: secret },
 });
+const withUniqueItems = await service.api('POST', '/tools', toolBody(true));
+const uniqueItemsRefused = withUniqueItems.status === 400 ? String(withUniqueItems.body?.description) : undefined;
+const tool = uniqueItemsRefused === undefined && withUniqueItems.status === 201 ? (withUniqueItems.body.id as string) : await create('/tools', toolBody(false));
 const presenter = 'eileen-Nc7kQ2rT5x';
 const agent = await create('/agents', {
   preview_name: 'Fuzz',
@@ -72,7 +76,7 @@ const limits = {
   '/audios': AUDIO_LIMITS.maxBytes + 64 * 1024,
   '/videos': VIDEO_BYTES,
 };
-process.stdout.write(`${JSON.stringify({ base: service.base, key: service.key, ids: { secret, tool, agent, chat, consent, presenter }, limits })}\n`);
+process.stdout.write(`${JSON.stringify({ base: service.base, key: service.key, ids: { secret, tool, agent, chat, consent, presenter }, limits, uniqueItemsRefused })}\n`);
 
 let closing = false;
 process.on('SIGTERM', () => {

@@ -3,10 +3,10 @@
  * bodies derived from its request schema that the schema refuses (wrong types, missing and
  * unknown fields, huge and deep values, numbers such as 1e309, invalid UTF-8, `__proto__`
  * keys, text that is not JSON, wrong content types), bodies an operation does not expect, and
- * bodies over the limit, sent with Content-Length or chunked over one reused keep-alive
- * connection. Each must be answered with a JsonError 4xx (never a 5xx), the connection must go
- * on serving the next request, and /health, asked on its own connection throughout, must
- * answer every time.
+ * bodies over the limit, sent with Content-Length or chunked on a keep-alive connection that
+ * then carries the next request. Each must be answered with a JsonError 4xx (never a 5xx), the
+ * connection must go on serving the next request, and /health, asked on its own connection
+ * throughout, must answer every time.
  *
  * Bounded: MIMIC_FUZZ_RUNS runs per operation (default 20); MIMIC_FUZZ_SEED replays a run (a
  * failure names its seed and counter-example).
@@ -15,8 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { Ajv } from 'ajv';
 import formats from 'ajv-formats';
-import { invalidBody, junkBody, resolver, type HostileBody, type Schema } from '../helpers/hostile-bodies.ts';
-import { ANSWER_DEADLINE_MS, connection, healthProbe, startHostileService, type Answer, type Connection, type HealthProbe, type HostileService, type Outbound } from '../helpers/hostile-client.ts';
+import { deepCases, invalidBody, junkBody, resolver, type HostileBody, type Schema } from '../helpers/hostile-bodies.ts';
+import { ANSWER_DEADLINE_MS, connection, pieceSize, healthProbe, startHostileService, type Answer, type Connection, type HealthProbe, type HostileService, type Outbound } from '../helpers/hostile-client.ts';
 
 const RUNS = Number(process.env.MIMIC_FUZZ_RUNS ?? 20);
 const VERBOSE = process.env.MIMIC_FUZZ_VERBOSE === '1';
@@ -33,7 +33,8 @@ interface Operation {
 }
 
 let svc: HostileService;
-let conn: Connection;
+/** For the suite's own requests (the document, the tool). */
+let control: Connection;
 let health: HealthProbe;
 let operations: Operation[];
 let resolve: (s: Schema) => Schema;
@@ -44,9 +45,9 @@ const skipped = new Map<string, number>();
 
 beforeAll(async () => {
   svc = await startHostileService();
-  conn = connection(svc.base);
+  control = connection(svc.base);
   health = healthProbe(svc.base);
-  const doc = (await conn.send({ method: 'GET', path: '/openapi.json' })).json;
+  const doc = (await control.send({ method: 'GET', path: '/openapi.json' })).json;
   resolve = resolver(doc);
   operations = Object.entries<Record<string, any>>(doc.paths).flatMap(([path, ops]) =>
     Object.entries<any>(ops).map(([method, op]) => {
@@ -76,7 +77,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await health?.stop();
-  await conn?.close();
+  await control?.close();
   await svc?.stop();
   if (skipped.size > 0) console.log(`hostile-openapi: generated bodies the schema accepts (skipped): ${JSON.stringify(Object.fromEntries(skipped))}`);
 });
@@ -157,34 +158,38 @@ const isJsonError = (a: Answer) => typeof a.json?.kind === 'string' && typeof a.
 const unrouted = (a: Answer) => a.status === 404 && /^no route for /.test(a.json?.description ?? '');
 
 /**
- * Sends `out` on the shared connection, then GET /health on the same connection. Throws (a
- * property failure) when either is lost, or when the connection was dropped in between
- * without the answer saying `Connection: close`.
+ * Sends `out` on a new keep-alive connection, then GET /health on the same connection. Throws
+ * (a property failure) when either is lost, or when the server dropped the connection without
+ * its answer saying `Connection: close`. A connection per case: a connection cut late by one
+ * case must not be blamed on the next.
  */
 async function exchange(out: Outbound): Promise<Answer> {
   if (svc.exited()) throw new Error(`the service ${svc.exited()}:\n${svc.stderr.slice(-20).join('\n')}`);
   if (wedged) throw new Error(`the service stopped answering earlier (${wedged})`);
-  const before = conn.disconnects.length;
-  let answer: Answer;
+  const conn = connection(svc.base);
   try {
-    answer = await conn.send(out);
-  } catch (err) {
-    const code = (err as { code?: string }).code ?? (err as Error).name;
-    if (/TIMEOUT/i.test(code) || (err as Error).name === 'TimeoutError') wedged = `${out.method} ${out.path.slice(0, 80)} unanswered after ${ANSWER_DEADLINE_MS} ms`;
-    throw new Error(`lost request: ${code} ${(err as Error).message}`);
+    let answer: Answer;
+    try {
+      answer = await conn.send(out);
+    } catch (err) {
+      const code = (err as { code?: string }).code ?? (err as Error).name;
+      if (/TIMEOUT/i.test(code) || (err as Error).name === 'TimeoutError') wedged = `${out.method} ${out.path.slice(0, 80)} unanswered after ${ANSWER_DEADLINE_MS} ms`;
+      throw new Error(`lost request: ${code} ${(err as Error).message}`);
+    }
+    let next: Answer;
+    try {
+      next = await conn.send({ method: 'GET', path: '/health' });
+    } catch (err) {
+      throw new Error(`the request after a ${answer.status} on the same connection was lost: ${(err as { code?: string }).code ?? ''} ${(err as Error).message}`);
+    }
+    if (next.status !== 200) throw new Error(`the request after a ${answer.status} answered ${next.status} ${next.text.slice(0, 200)}`);
+    if ((conn.disconnects.length > 0 || conn.connects > 1) && !/close/i.test(String(answer.headers.connection ?? ''))) {
+      throw new Error(`the server dropped the keep-alive connection after a ${answer.status} without Connection: close (${conn.disconnects.map((d) => d.reason).join(', ')})`);
+    }
+    return answer;
+  } finally {
+    await conn.close();
   }
-  let next: Answer;
-  try {
-    next = await conn.send({ method: 'GET', path: '/health' });
-  } catch (err) {
-    throw new Error(`the request after a ${answer.status} on the same connection was lost: ${(err as { code?: string }).code ?? ''} ${(err as Error).message}`);
-  }
-  if (next.status !== 200) throw new Error(`the request after a ${answer.status} answered ${next.status} ${next.text.slice(0, 200)}`);
-  const dropped = conn.disconnects.slice(before);
-  if (dropped.length > 0 && !/close/i.test(String(answer.headers.connection ?? ''))) {
-    throw new Error(`the server dropped the keep-alive connection after a ${answer.status} without Connection: close (${dropped.map((d) => d.reason).join(', ')})`);
-  }
-  return answer;
 }
 
 interface Failure {
@@ -235,14 +240,17 @@ describe(`hostile bodies for every operation of /openapi.json (seed ${SEED})`, (
     const failures = await forEachOperation(ops, RUNS, (op) =>
       fc.asyncProperty(
         fc.record({ path: pathOf(op, true), body: invalidBody(resolve, op.schema!, { limit: limitOf(op) }), type: jsonType, auth: authArb, transfer: transferArb, chunk: fc.integer({ min: 1, max: 65536 }) }).map((c) =>
-          printable(c, () => `${op.method} ${c.path.length > 120 ? `${c.path.slice(0, 120)}…(${c.path.length})` : c.path} [${c.transfer}${c.transfer === 'chunked' ? ` by ${c.chunk}` : ''}, content-type ${c.type ?? 'none'}, auth ${c.auth}] ${describeBody(c.body)}`),
+          printable(c, () => `${op.method} ${c.path.length > 120 ? `${c.path.slice(0, 120)}…(${c.path.length})` : c.path} [${c.transfer}${c.transfer === 'chunked' ? ` by ${pieceSize(c.body.bytes.length, c.chunk)}` : ''}, content-type ${c.type ?? 'none'}, auth ${c.auth}] ${describeBody(c.body)}`),
         ),
         async (c) => {
           // The oracle: the document's own schema must refuse what the server reads.
           let parsed: unknown;
           let json = true;
+          const text = new TextDecoder().decode(c.body.bytes);
           try {
-            parsed = JSON.parse(new TextDecoder().decode(c.body.bytes));
+            // An empty body may stand for {} (some operations take an optional body although
+            // the document marks every request body required; see the report of issue 17).
+            parsed = JSON.parse(text.trim() === '' ? '{}' : text);
           } catch {
             json = false;
           }
@@ -259,6 +267,27 @@ describe(`hostile bodies for every operation of /openapi.json (seed ${SEED})`, (
         },
       ),
     );
+    expectNoFailures(failures);
+    expectHealthy();
+  }, 600_000);
+
+  it('each JSON operation answers 10,000 levels of nesting, under each of its fields and an unknown one, with a JsonError 4xx', async () => {
+    const ops = operations.filter((op) => op.schema);
+    const failures = await forEachOperation(ops, 1, (op) => {
+      const cases = deepCases(resolve, op.schema!, 10_000)
+        // Only bodies the document's schema refuses: a valid one could start work.
+        .filter((b) => !validatorOf(op)(JSON.parse(b.bytes.toString())))
+        .map((b) => printable(b, () => `${op.method} ${concretePath(op)} ${describeBody(b)}`));
+      return fc.asyncProperty(fc.constant(null), async () => {
+        for (const body of cases) {
+          const a = await exchange({ method: op.method, path: concretePath(op), headers: headersFor('key', 'application/json'), body: body.bytes });
+          const what = `${op.method} ${concretePath(op)} ${body.how.join('; ')}: ${a.text.slice(0, 300)}`;
+          expect(a.status, what).toBeGreaterThanOrEqual(400);
+          expect(a.status, what).toBeLessThan(500);
+          expect(isJsonError(a), what).toBe(true);
+        }
+      });
+    });
     expectNoFailures(failures);
     expectHealthy();
   }, 600_000);
@@ -322,7 +351,8 @@ describe(`hostile bodies for every operation of /openapi.json (seed ${SEED})`, (
   }, 600_000);
 
   it("a tool call's input that the tool's own parameters refuse is a JsonError 4xx, huge arrays under uniqueItems included", async () => {
-    const tool = (await conn.send({ method: 'GET', path: `/tools/${svc.ids.tool}`, headers: headersFor('key', undefined) })).json;
+    if (svc.uniqueItemsRefused) console.log(`hostile-openapi: the service refuses uniqueItems on untyped items at create (${svc.uniqueItemsRefused}); the huge array goes to a tool without it`);
+    const tool = (await control.send({ method: 'GET', path: `/tools/${svc.ids.tool}`, headers: headersFor('key', undefined) })).json;
     const parameters = tool.schema.parameters as Schema;
     const op = operations.find((o) => o.method === 'POST' && o.path === '/tools/{id}/calls')!;
     const limit = limitOf(op);
