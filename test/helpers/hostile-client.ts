@@ -183,7 +183,7 @@ export function healthProbe(base: string, everyMs = 100): HealthProbe {
         const res = await conn.send({ method: 'GET', path: '/health' });
         if (res.status !== 200 || res.json?.status !== 'ok') probe.failures.push(`/health answered ${res.status} ${res.text.slice(0, 200)}`);
       } catch (err) {
-        probe.failures.push(`/health failed: ${(err as { code?: string }).code ?? ''} ${(err as Error).message}`);
+        probe.failures.push(`/health failed: ${(err as Error).name} ${(err as { code?: unknown }).code ?? ''} ${(err as Error).message}`);
       }
       probe.maxMs = Math.max(probe.maxMs, performance.now() - started);
       probe.count++;
