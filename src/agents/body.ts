@@ -79,13 +79,20 @@ export function normalize(body: Json): Json {
   return out;
 }
 
+/**
+ * Deeper than any field of an agent nests. A merge patch is walked recursively, so a deeper one
+ * (10,000 levels fit in a small body) is refused before it could overflow the stack (a 500).
+ */
+export const MAX_PATCH_DEPTH = 64;
+
 /** RFC 7396 JSON merge patch: objects merge, null removes, anything else replaces. */
-export function mergePatch(target: unknown, patch: unknown): unknown {
+export function mergePatch(target: unknown, patch: unknown, depth = 1): unknown {
   if (!isObject(patch)) return patch;
+  if (depth > MAX_PATCH_DEPTH) throw bad('body', `nests objects more than ${MAX_PATCH_DEPTH} levels deep`);
   const out: Json = isObject(target) ? { ...target } : {};
   for (const [k, v] of Object.entries(patch)) {
     if (v === null) delete out[k];
-    else out[k] = mergePatch(out[k], v);
+    else out[k] = mergePatch(out[k], v, depth + 1);
   }
   return out;
 }
