@@ -70,7 +70,7 @@ export function computeRoutes(deps: ComputeRouteDeps): Route[] {
   const common = { tag: 'Compute workers', access: 'public', security: workerToken } as const;
   return [
     {
-      ...common, method: 'post', path: '/compute/v1/claim', summary: 'Claim the next task (long poll); 204 when none came', body: ClaimBody,
+      ...common, method: 'post', path: '/compute/v1/claim', summary: 'Claim the next task (long poll); 204 when none came', body: ClaimBody, bodyOptional: true,
       ok: { status: 200, description: 'a task with its lease and signed file URLs' }, errors: [...workerErrors],
       handler: async (c) => {
         const w = await worker(c);

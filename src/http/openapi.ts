@@ -48,7 +48,7 @@ export function buildOpenApi(routes: readonly Route[], publicUrl: string) {
       ...(op.deprecated ? { deprecated: true } : {}),
       ...(op.access === 'public' ? { security: op.security ?? [] } : {}),
       ...(op.params ? { parameters: op.params.map((p) => ({ ...p, ...(p.in === 'path' ? { required: true } : {}), schema: { type: 'string' } })) } : {}),
-      ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: ref(op.body) } } } } : {}),
+      ...(op.body ? { requestBody: { required: !op.bodyOptional, content: { 'application/json': { schema: ref(op.body) } } } } : {}),
       ...(op.rawBody ? { requestBody: { required: true, description: op.rawBody.description, content: { [op.rawBody.contentType]: {} } } } : {}),
       responses,
     };

@@ -47,6 +47,8 @@ export interface Route {
   bodyLimit?: number | 'stream';
   deprecated?: boolean;
   body?: TSchema;
+  /** The JSON body may be left out (the handler reads none as `{}`): published as not required. */
+  bodyOptional?: boolean;
   /** A body that is not JSON: its content type and a description (e.g. a multipart upload). */
   rawBody?: { contentType: string; description: string };
   params?: RouteParam[];

@@ -78,7 +78,7 @@ export function streamRoutes(service: StreamService, variant: StreamVariant): Ro
       },
     },
     {
-      method: 'post', path: `${prefix}/{streamId}/interrupt`, summary: 'Barge in: stop the current speech at once and drop the queued scripts', tag, params: withStream, body: StreamSession,
+      method: 'post', path: `${prefix}/{streamId}/interrupt`, summary: 'Barge in: stop the current speech at once and drop the queued scripts', tag, params: withStream, body: StreamSession, bodyOptional: true,
       ok: { status: 200, schema: StreamStatus, description: 'interrupted; stream/done (interrupted) follows for the script that was playing' },
       errors: sessionErrors,
       handler: async (c) => {
@@ -87,7 +87,7 @@ export function streamRoutes(service: StreamService, variant: StreamVariant): Ro
       },
     },
     {
-      method: 'delete', path: `${prefix}/{streamId}`, summary: 'Close the stream', tag, params: withStream, body: StreamSession,
+      method: 'delete', path: `${prefix}/{streamId}`, summary: 'Close the stream', tag, params: withStream, body: StreamSession, bodyOptional: true,
       ok: { status: 200, schema: StreamStatus, description: 'closed' },
       errors: sessionErrors,
       handler: async (c) => {

@@ -39,6 +39,18 @@ describe('OpenAPI document', () => {
     expect(doc.paths['/animations/{id}'].get.responses['413']).toBeUndefined();
   });
 
+  it('publishes a body as required only where leaving it out is refused', async () => {
+    const doc = (await h.call('GET', '/openapi.json')).body;
+    expect(doc.paths['/animations'].post.requestBody.required).toBe(true);
+    // These handlers read no body as {} (the hosted clients send a chat start and a stream's DELETE without one).
+    expect(doc.paths['/agents/{agentId}/chat'].post.requestBody.required).toBe(false);
+    expect(doc.paths['/talks/streams/{streamId}'].delete.requestBody.required).toBe(false);
+    expect(doc.paths['/clips/streams/{streamId}/interrupt'].post.requestBody.required).toBe(false);
+    const { key } = h.user();
+    const none = await h.call('POST', '/animations', { key });
+    expect(none.status).toBe(400);
+  });
+
   it('every documented path answers (none is a dead entry)', async () => {
     const doc = (await h.call('GET', '/openapi.json')).body;
     const { key } = h.user();

@@ -51,7 +51,7 @@ export function chatRoutes(deps: ChatDeps): Route[] {
   const { CreateChat, ChatBody, ChatAnswer, Chat, ChatWithMessages, ChatList } = deps.schemas;
   return [
     {
-      method: 'post', path: '/agents/{agentId}/chat', summary: 'Start a chat with an agent', tag: 'Agents', params: [agentId], body: CreateChat,
+      method: 'post', path: '/agents/{agentId}/chat', summary: 'Start a chat with an agent', tag: 'Agents', params: [agentId], body: CreateChat, bodyOptional: true,
       ok: { status: 201, schema: Chat, description: 'the chat: post messages to /agents/{agentId}/chat/{id}' },
       errors: ['BadRequestError', 'AuthorizationError', 'NotFoundError'],
       handler: async (c) => c.json(await createChat(deps, c.var.user.id, c.req.param('agentId')!, await optionalBody(c)), 201),
