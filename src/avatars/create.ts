@@ -4,6 +4,7 @@ import { validate } from '../schemas/ajv.ts';
 import type { AuthUser } from '../users/auth-user.ts';
 import type { AvatarView } from '../schemas/avatars.ts';
 import { checkWebhookUrl } from '../resources/webhook-url.ts';
+import { checkOutboundUrls } from '../resources/outbound-urls.ts';
 import { readAvatar, type AvatarDetails } from './kind.ts';
 import type { AvatarDeps } from './deps.ts';
 import { forgetClonedVoice } from './voice.ts';
@@ -26,6 +27,7 @@ export function presenterIdFor(name: string, random: (n: number) => Buffer = ran
 export async function createAvatar(deps: AvatarDeps, user: AuthUser, raw: unknown): Promise<AvatarView> {
   const body = validate(deps.schemas.CreateAvatar, raw);
   checkWebhookUrl(body.webhook);
+  await checkOutboundUrls(deps.client, [['webhook', body.webhook], ['source_url', body.source_url]], [`${deps.config.storageScheme}://`]);
   const name = body.name.trim().replace(/\s+/g, ' ');
   const { language } = await deps.consents.usable(user.id, body.consent_id, name);
   const storage = `${deps.config.storageScheme}://`;

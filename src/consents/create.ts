@@ -5,6 +5,7 @@ import { validate } from '../schemas/ajv.ts';
 import type { AuthUser } from '../users/auth-user.ts';
 import type { ConsentView } from '../schemas/consents.ts';
 import { checkWebhookUrl } from '../resources/webhook-url.ts';
+import { checkOutboundUrls } from '../resources/outbound-urls.ts';
 import { CONSENT_LANGUAGES, findLanguage } from './languages/index.ts';
 import type { ConsentLanguage } from './languages/types.ts';
 import { CONSENT_JOB, CONSENT_TTL_MS, EXPIRED, isExpired, readConsent, type ConsentDetails } from './kind.ts';
@@ -54,6 +55,7 @@ export async function createConsent(deps: ConsentDeps, user: AuthUser, raw: unkn
 export async function uploadConsent(deps: ConsentDeps, user: AuthUser, id: string, raw: unknown): Promise<ConsentView> {
   const body = validate(deps.schemas.UploadConsent, raw);
   checkWebhookUrl(body.webhook);
+  await checkOutboundUrls(deps.client, [['webhook', body.webhook], ['source_url', body.source_url]], [`${deps.config.storageScheme}://`]);
   const c = readConsent(await deps.lifecycle.fetch(user.id, id, LABEL));
   const now = deps.clock.now();
   if (isExpired(c, now)) {

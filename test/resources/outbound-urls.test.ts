@@ -82,6 +82,34 @@ describe.each(['clips', 'talks', 'animations'] as const)('POST /%s', (kind: Kind
   });
 });
 
+describe('the kinds with a webhook and an uploaded video', () => {
+  it('refuses a consent upload whose webhook or video the policy refuses, leaving the consent waiting for its video', async () => {
+    const hh = make();
+    const u = hh.user();
+    const consent = await hh.call('POST', '/consents', { key: u.key, body: { language: 'english' } });
+    expect(consent.status, JSON.stringify(consent.body)).toBe(201);
+    for (const [field, over] of [['webhook', { webhook: 'https://10.0.0.1/hook' }], ['source_url', { source_url: 'https://169.254.169.254/c.mp4' }]] as const) {
+      const res = await hh.call('POST', `/consents/${consent.body.id}`, { key: u.key, body: { name: 'Maria Lopez', source_url: 'https://public.example.test/c.mp4', ...over } });
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.body.details[0].field).toBe(field);
+    }
+    expect((await hh.call('GET', `/consents/${consent.body.id}`, { key: u.key })).body.status).toBe('created');
+  });
+
+  it('refuses an avatar whose webhook or footage the policy refuses, before its consent is looked at', async () => {
+    const hh = make();
+    const u = hh.user({ credits: 100 });
+    const avatar = { name: 'Maria Lopez', gender: 'female', consent_id: 'cns_missing', source_url: 'https://public.example.test/f.mp4' };
+    for (const [field, over] of [['webhook', { webhook: 'https://loop.example.test/hook' }], ['source_url', { source_url: 'https://192.168.1.1/f.mp4' }]] as const) {
+      const res = await hh.call('POST', '/clips/avatars', { key: u.key, body: { ...avatar, ...over } });
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.body.details[0].field).toBe(field);
+    }
+    expect(credits(hh, u.id)).toBe(100);
+    expect(rows(hh, 'jobs')).toBe(0);
+  });
+});
+
 describe('the fetched inputs', () => {
   it.each([
     ['clips', bodies.clips({ background: { source_url: 'https://loop.example.test/bg.png' } }), 'background.source_url'],
