@@ -32,3 +32,13 @@ export class EgressError extends Error {
 }
 
 export const isEgressError = (err: unknown): err is EgressError => err instanceof EgressError;
+
+/**
+ * Egress refusals that waiting cannot change: the URL's shape and scheme, credentials in it,
+ * and an address the policy refuses (a literal, or what the host resolves to). A job or a
+ * webhook that meets one fails at once instead of being retried; a request that carries one
+ * is a 400.
+ */
+export const POLICY_REFUSALS: ReadonlySet<EgressReason> = new Set(['bad_url', 'scheme', 'credentials_in_url', 'refused_address']);
+
+export const isPolicyRefusal = (err: unknown): err is EgressError => err instanceof EgressError && POLICY_REFUSALS.has(err.reason);

@@ -1,4 +1,4 @@
-export { EgressError, isEgressError, type EgressReason } from './errors.ts';
+export { EgressError, isEgressError, isPolicyRefusal, POLICY_REFUSALS, type EgressReason } from './errors.ts';
 export { createEgressPolicy, parseEgressUrl, refusalOf, canonicalIp, classOf, parseIp, mappedV4, hasPrefix, type AddressClass, type AddressScope, type EgressPolicy, type EgressTarget } from './policy.ts';
 export {
   createGuardedClient,

@@ -1,4 +1,4 @@
-import { isEgressError, type EgressError } from '../egress/index.ts';
+import { isEgressError, POLICY_REFUSALS, type EgressError } from '../egress/index.ts';
 import type { GuardedClient } from '../egress/client.ts';
 import { LlmError } from './interface.ts';
 import { sseReader, type SseEvent } from './sse.ts';
@@ -41,7 +41,7 @@ function statusFailure(provider: string, status: number, body: Buffer): LlmError
 function egressFailure(provider: string, err: EgressError): LlmError {
   if (err.reason === 'cancelled') return new LlmError('cancelled', `the ${provider} model call was cancelled`);
   if (err.reason === 'timeout') return new LlmError('timeout', `the ${provider} model server: ${err.message}`);
-  if (err.reason === 'refused_address' || err.reason === 'scheme' || err.reason === 'credentials_in_url' || err.reason === 'bad_url') {
+  if (POLICY_REFUSALS.has(err.reason)) {
     return new LlmError('refused', `the ${provider} model server's address is not allowed: ${err.message}`);
   }
   return new LlmError('unavailable', `the ${provider} model server: ${err.message}`);

@@ -1,15 +1,6 @@
 import { ApiError } from '../errors.ts';
-import { EgressError, type EgressReason } from '../egress/errors.ts';
+import { isPolicyRefusal } from '../egress/errors.ts';
 import type { GuardedClient } from '../egress/client.ts';
-
-/**
- * Egress refusals that waiting cannot change: the URL's shape and scheme, credentials in it,
- * and an address the policy refuses (a literal, or what the host resolves to). A job that
- * meets one fails at once instead of being retried; a request that carries one is a 400.
- */
-export const POLICY_REFUSALS: ReadonlySet<EgressReason> = new Set(['bad_url', 'scheme', 'credentials_in_url', 'refused_address']);
-
-export const isPolicyRefusal = (err: unknown): err is EgressError => err instanceof EgressError && POLICY_REFUSALS.has(err.reason);
 
 /** Longest wait for DNS at request time; past it the URL is accepted and the fetch or delivery decides. */
 const CHECK_TIMEOUT_MS = 3000;

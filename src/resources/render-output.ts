@@ -5,7 +5,7 @@ import type { MediaAccess } from '../media/index.ts';
 import type { Lifecycle } from './lifecycle.ts';
 import type { ResultFormat } from '../compute/interface.ts';
 import { RenderError } from '../errors.ts';
-import { isPolicyRefusal } from './outbound-urls.ts';
+import { isPolicyRefusal } from '../egress/errors.ts';
 
 /** What a rendering resource (an animation, a clip) does with its progress and its finished video. */
 

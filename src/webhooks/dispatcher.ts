@@ -1,6 +1,6 @@
 import { randomId, type Clock, type IdFactory } from '../clock.ts';
 import type { GuardedClient } from '../egress/client.ts';
-import { EgressError } from '../egress/errors.ts';
+import { EgressError, isPolicyRefusal } from '../egress/errors.ts';
 import type { WebhookMessageRow } from '../db/schema/webhooks.ts';
 import { createOutboxStore, type AttemptResult, type OutboxStore } from './outbox.ts';
 import type { OutboxHandle } from './outbox-store.ts';
@@ -62,8 +62,6 @@ export const USER_AGENT = 'mimic-webhooks/0.1';
 const MAX_DELAY_MS = 24 * 60 * 60 * 1000;
 const JITTER = 0.2;
 const REPLY_BYTES = 16 * 1024;
-/** Failures that no retry can fix: the URL itself is unusable. */
-const PERMANENT: ReadonlySet<string> = new Set(['bad_url', 'scheme', 'credentials_in_url']);
 
 /** Retry-After as seconds or an HTTP date, in ms from now; null when absent or unreadable. */
 export function retryAfterMs(value: string | undefined, now: number): number | null {
@@ -146,7 +144,8 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
       const now = deps.clock.now();
       // EgressError messages name the host only: never the path, query or credentials.
       const why = err instanceof EgressError ? `${err.reason}: ${err.message}` : 'network: the request failed';
-      result = err instanceof EgressError && PERMANENT.has(err.reason) ? { outcome: 'failed', statusCode: null, error: why } : nextStep(message, null, why, null, now);
+      // A URL the policy refuses can never be delivered to: no retry (as for a result_url).
+      result = isPolicyRefusal(err) ? { outcome: 'failed', statusCode: null, error: why } : nextStep(message, null, why, null, now);
     }
     const durationMs = performance.now() - started;
     const owned = await outbox.recordAttempt(message, result, { startedAt, durationMs, now: deps.clock.now() });

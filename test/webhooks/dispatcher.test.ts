@@ -178,7 +178,7 @@ describe('delivery', () => {
     expect(attempts(id)).toHaveLength(3);
   });
 
-  it('network failures and refused addresses are retried; errors never hold the URL query', async () => {
+  it('an address the egress policy refuses fails at once, not retried; errors never hold the URL query', async () => {
     const id = enqueue();
     const strict = createGuardedClient({ allow: [], defaultTimeoutMs: 1000, defaultMaxBytes: 1024 });
     try {
@@ -187,7 +187,7 @@ describe('delivery', () => {
       await strict.close();
     }
     const row = message(id);
-    expect(row).toMatchObject({ status: 'pending', attempts: 1, lastStatus: null });
+    expect(row).toMatchObject({ status: 'failed', attempts: 1, lastStatus: null });
     expect(row.lastError).toMatch(/^refused_address: host localhost/);
     expect(JSON.stringify([row.lastError, attempts(id)])).not.toMatch(/SECRET-TOKEN|hooks/);
     expect(receiver.received).toHaveLength(0);
@@ -223,6 +223,13 @@ describe('delivery', () => {
     expect(message(clip).status).toBe('delivered');
     expect(message(voice)).toMatchObject({ status: 'failed', attempts: 0 });
     expect(receiver.received.map((r) => JSON.parse(r.body.toString()))).toEqual([{ id: 'clp_1' }]);
+  });
+
+  it('a refused connection is a failed attempt, retried later', async () => {
+    const id = enqueue('https://localhost:1/hooks');
+    await dispatcher().runOnce();
+    expect(message(id)).toMatchObject({ status: 'pending', attempts: 1 });
+    expect(message(id).lastError).toMatch(/^network:/);
   });
 
   it('a timeout is a failed attempt', async () => {
