@@ -80,13 +80,15 @@ function inside(poly: number[], x: number, y: number): boolean {
 }
 
 /**
- * Inside the open gap (away from its edges and from the teeth under the upper lip): the
+ * Inside the open gap (away from its edges, and under the teeth drawn below the upper lip): the
  * relative texture (mean |pixel - its 3x3 mean| over the mean luminance) of the frame over the
  * picture's at the same pixels, how dark the gap is against the picture, and its chroma
  * (max - min channel) against the picture's.
  */
 function openGap(face: Face, frame: RgbImage, mouth: number): { texture: number; light: number; chroma: number; pixels: number } {
   const gap = rigFrame(face.rig, { ...neutralFrame(), mouth }).mouths[0]!.poly;
+  // Pixels this far under the gap's top: below any drawn teeth (at most 0.03 face heights).
+  const below = 0.04 * face.rig.faces[0]!.height;
   const residual = (img: RgbImage, x: number, y: number) => {
     let m = 0;
     for (let dy = -1; dy <= 1; dy++) for (let dx = -1; dx <= 1; dx++) m += lum(img, x + dx, y + dy) / 9;
@@ -99,7 +101,7 @@ function openGap(face: Face, frame: RgbImage, mouth: number): { texture: number;
   let tf = 0, ts = 0, lf = 0, ls = 0, cf = 0, cs = 0, n = 0;
   for (let y = 1; y < frame.height - 1; y++) {
     for (let x = 3; x < frame.width - 4; x++) {
-      const ok = [[0.5, 0.5], [-2.5, 0.5], [3.5, 0.5], [0.5, -5.5], [0.5, 3.5]].every(([dx, dy]) => inside(gap, x + dx!, y + dy!));
+      const ok = [[0.5, 0.5], [-2.5, 0.5], [3.5, 0.5], [0.5, 0.5 - below], [0.5, 3.5]].every(([dx, dy]) => inside(gap, x + dx!, y + dy!));
       if (!ok) continue;
       tf += residual(frame, x, y); ts += residual(face.image, x, y);
       lf += lum(frame, x, y); ls += lum(face.image, x, y);
@@ -135,11 +137,11 @@ describe('the mouth drawn on a picture', () => {
     const face = faces.get(name)!;
     const g = openGap(face, frameAt(face, 0.7), 0.7);
     expect(g.pixels).toBeGreaterThan(150);
-    // Measured: Ernst 0.33, Aksel 0.19, Mehmet 0.14, Grace 0.15 of the picture's light.
+    // Measured: Ernst 0.38, Aksel 0.18, Mehmet 0.11, Grace 0.15 of the picture's light.
     expect(g.light).toBeLessThan(0.45);
-    // Relative texture against the picture's, measured: Ernst 2.3, Aksel 3.8, Mehmet 3.9,
-    // Grace 3.7; the flat fill: 0.53, 0.42, 0.12, 0.24.
-    expect(g.texture).toBeGreaterThan(1);
+    // Relative texture against the picture's, measured: Ernst 0.75, Aksel 1.18, Mehmet 1.48,
+    // Grace 1.48; the flat fill: 0.44, 0.35, 0.09, 0.14.
+    expect(g.texture).toBeGreaterThan(0.6);
     // Chroma gained, measured: Mehmet's black-and-white engraving 0 (the flat fill: +24, a
     // maroon shape), the others lose some as the gap darkens.
     expect(g.chroma).toBeLessThanOrEqual(2);
