@@ -19,7 +19,8 @@ import { bankMotion, type MotionFrame, type MotionTrack } from './motion.ts';
 import { openOverlay, probeOverlay, type OverlayFrames } from './overlay.ts';
 import { buildRig, rigFrame, type Point3, type Rig } from './rig.ts';
 import { wavBytes } from './song.ts';
-import { fillMouth, warpTriangles, type RgbImage } from './warp.ts';
+import { warpTriangles, type RgbImage } from './warp.ts';
+import { mouthTones, shadeMouth, type MouthTones } from './mouth.ts';
 import { drawLayerRgba, loadBackground, overBackground, segmentPerson, withAlpha } from './matte.ts';
 import { ALPHA_FORMATS } from '../interface.ts';
 
@@ -150,13 +151,26 @@ export async function renderJob(job: RenderJob, onProgress: (done: number, total
   };
 }
 
+/** Each rig's mouth colours, one per face, taken once from the picture it was built on. */
+const rigTones = new WeakMap<Rig, MouthTones[]>();
+
+function tonesOf(image: RgbImage, rig: Rig): MouthTones[] {
+  let tones = rigTones.get(rig);
+  if (!tones) {
+    tones = rig.faces.map((f) => mouthTones(image, f.pivot[0], f.pivot[1] + 0.25 * f.height, 0.3 * f.height));
+    rigTones.set(rig, tones);
+  }
+  return tones;
+}
+
 /** Draws `image` posed as `motion` into `frame`, and the person's matte along into `matte.into`. */
 export function animateFrame(image: RgbImage, rig: Rig, motion: MotionFrame, frame: RgbImage, matte?: { from: Uint8Array; into: Uint8Array }): void {
   frame.data.set(image.data);
   matte?.into.set(matte.from);
   const { dst, mouths } = rigFrame(rig, motion);
   warpTriangles(image, frame, rig.tris, rig.src, dst, matte);
-  for (const m of mouths) fillMouth(frame, m.poly, m.depth);
+  const tones = mouths.length > 0 ? tonesOf(image, rig) : [];
+  for (const m of mouths) shadeMouth(frame, m, tones[m.face]!);
 }
 
 interface FrameSources {

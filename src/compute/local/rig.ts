@@ -10,6 +10,7 @@ import {
   type EyeRig,
 } from './landmarks.ts';
 import type { MotionFrame } from './motion.ts';
+import type { MouthGap } from './mouth.ts';
 import { delaunay } from './warp.ts';
 
 export type Point3 = [number, number, number];
@@ -31,6 +32,8 @@ interface FaceRig {
   jaw: Float64Array;
   /** The same for the head ring: the neck under the chin stretches with the jaw. */
   ringJaw: Float64Array;
+  /** The picture's own mouth is open (its teeth, if any, show): no teeth are drawn in. */
+  mouthOpen: boolean;
 }
 
 export interface Rig {
@@ -42,9 +45,15 @@ export interface Rig {
 
 export interface RigFrame {
   dst: Float64Array;
-  /** Polygons of open mouths to fill, with their opening in pixels. */
-  mouths: { poly: number[]; depth: number }[];
+  /**
+   * Open mouths: the gap between the lips (`mouth.ts` shades it), its outline as one polygon,
+   * and the jaw's opening (0..1).
+   */
+  mouths: (MouthGap & { poly: number[]; depth: number; face: number })[];
 }
+
+/** Lips further apart than this (share of the face height) in the picture show its mouth open. */
+const OPEN_IN_PICTURE = 0.012;
 
 const smoothstep = (x: number): number => (x <= 0 ? 0 : x >= 1 ? 1 : x * x * (3 - 2 * x));
 const dist = (a: Point3, b: Point3): number => Math.hypot(a[0] - b[0], a[1] - b[1]);
@@ -82,6 +91,7 @@ export function buildRig(meshes: Point3[][], width: number, height: number): Rig
     const face: FaceRig = {
       first: pts.length / 2, mesh, ringFirst: 0, ring: [], pivot: [cx, cy, 0],
       up, right, width: w, height: h, jaw: new Float64Array(0), ringJaw: new Float64Array(0),
+      mouthOpen: lipsApart(mesh, up) > OPEN_IN_PICTURE * h,
     };
     for (const p of mesh) pts.push(p[0], p[1]);
     // The head ring (hair, ears, neck) moves with the head; the outer ring stays put.
@@ -109,6 +119,15 @@ export function buildRig(meshes: Point3[][], width: number, height: number): Rig
   }
   const src = Float64Array.from(pts);
   return { src, tris: delaunay(src), faces };
+}
+
+/** How far apart the inner lips are in the picture, in pixels (the mean over the middle pairs). */
+function lipsApart(mesh: Point3[], up: [number, number]): number {
+  const middle = [2, 3, 4, 5, 6];
+  return middle.reduce((s, k) => {
+    const u = mesh[LIPS_UPPER_INNER[k]!]!, l = mesh[LIPS_LOWER_INNER[k]!]!;
+    return s + Math.max(0, (u[0] - l[0]) * up[0] + (u[1] - l[1]) * up[1]);
+  }, 0) / middle.length;
 }
 
 const rad = Math.PI / 180;
@@ -221,7 +240,8 @@ export function rigFrame(rig: Rig, m: MotionFrame): RigFrame {
       });
     }
 
-    // Mouth: the lower lip and jaw drop; the opening is filled dark.
+    // Mouth: the lower lip and jaw drop (a beard with them); the upper lip and a moustache stay
+    // with the upper face. The gap that opens between them is shaded afterwards.
     const open = m.mouth * 0.12 * H;
     if (open > 0.05) face.jaw.forEach((w, i) => w !== 0 && move(i, 0, -open * w));
 
@@ -253,7 +273,8 @@ export function rigFrame(rig: Rig, m: MotionFrame): RigFrame {
     });
 
     if (open > 0.5) {
-      // The dark opening spans from where the lower lip was (under the upper lip) to where it is now.
+      // The gap spans from where the lower lip was (under the upper lip, so teeth the picture
+      // shows stay visible) to where it is now.
       const top: number[] = [], bottom: number[] = [];
       LIPS_UPPER_INNER.forEach((ui, k) => {
         const li = LIPS_LOWER_INNER[k]!;
@@ -264,7 +285,10 @@ export function rigFrame(rig: Rig, m: MotionFrame): RigFrame {
       const c0 = pose(deformed[MOUTH_CORNER_INNER[0]]!), c1 = pose(deformed[MOUTH_CORNER_INNER[1]]!);
       const poly = [...c0, ...top, ...c1];
       for (let k = bottom.length - 2; k >= 0; k -= 2) poly.push(bottom[k]!, bottom[k + 1]!);
-      mouths.push({ poly, depth: open / (0.12 * H) });
+      mouths.push({
+        poly, depth: open / (0.12 * H), face: rig.faces.indexOf(face),
+        top: [...c0, ...top, ...c1], bottom: [...c0, ...bottom, ...c1], teeth: !face.mouthOpen, faceHeight: H,
+      });
     }
   }
   return { dst, mouths };

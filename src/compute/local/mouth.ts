@@ -1,0 +1,171 @@
+/**
+ * The inside of an opening mouth, drawn over the warped frame. The warp has already moved the
+ * upper lip (and a moustache over it) with the upper face and the lower lip (and a beard under
+ * it) with the jaw; what lies between the two inner lip contours is the gap. Only that gap is
+ * shaded, column by column: the warped pixels there are darkened (multiplied, never replaced),
+ * so the picture's own colour cast stays (sepia stays sepia) and hair that hangs over the
+ * opening keeps its strands. Where the gap is under a pixel and a half tall nothing is drawn,
+ * so a closed mouth leaves no line. Upper teeth are drawn under the upper lip where the gap is
+ * tall enough, when the picture shows none of its own.
+ */
+import type { RgbImage } from './warp.ts';
+
+export interface MouthGap {
+  /** The upper and lower boundary of the gap, corner to corner, [x0, y0, x1, y1, ...]. */
+  top: number[];
+  bottom: number[];
+  /** Draw upper teeth (the picture's mouth is closed, so it shows none of its own). */
+  teeth: boolean;
+  /** The face's height in pixels (teeth are sized by it). */
+  faceHeight: number;
+}
+
+/** Gaps shorter than this (pixels) draw nothing; the shade reaches full strength GAP_FULL further. */
+const GAP_MIN = 1.5;
+const GAP_FULL = 4;
+/** What the gap keeps of the picture's light: in its depth, and at its lips. */
+const DEPTH_LIGHT = 0.2;
+const EDGE_LIGHT = 0.55;
+/** Teeth: from a gap this tall (share of the face height), at most this tall. */
+const TEETH_FROM = 0.03;
+const TEETH_MAX = 0.03;
+/** Teeth let this much of the picture through (hair over them keeps its strands). */
+const TEETH_COVER = 0.8;
+/** Hair over the upper lip hangs this far over the opening at most (pixels, share of the gap). */
+const FRINGE_MAX = 6;
+const FRINGE_SHARE = 0.4;
+
+const smoothstep = (x: number): number => (x <= 0 ? 0 : x >= 1 ? 1 : x * x * (3 - 2 * x));
+
+/** y of the polyline `line` (sorted by x) at `x`, clamped at its ends. */
+function yAt(line: [number, number][], x: number): number {
+  if (x <= line[0]![0]) return line[0]![1];
+  for (let j = 1; j < line.length; j++) {
+    const [x1, y1] = line[j]!, [x0, y0] = line[j - 1]!;
+    if (x <= x1) return x1 > x0 ? y0 + ((y1 - y0) * (x - x0)) / (x1 - x0) : y1;
+  }
+  return line[line.length - 1]![1];
+}
+
+const pairs = (flat: number[]): [number, number][] =>
+  Array.from({ length: flat.length / 2 }, (_, i) => [flat[2 * i]!, flat[2 * i + 1]!] as [number, number]).sort((a, b) => a[0] - b[0]);
+
+/** The colours the mouth is drawn with, taken from the picture around it. */
+export interface MouthTones {
+  tooth: [number, number, number];
+  /** Per channel, the picture's tint around the mouth (mean colour over its mean grey): the
+   * shadow in the mouth takes it more strongly (warm in a colour photo, none in a grey one). */
+  tint: [number, number, number];
+}
+
+/**
+ * The mouth's colours for `img` around (cx, cy): teeth from its light tones, half greyed, so
+ * teeth in a sepia or black-and-white picture take its tint and a colour photo gets off-white
+ * teeth; the tint from its mean colour.
+ */
+export function mouthTones(img: RgbImage, cx: number, cy: number, radius: number): MouthTones {
+  const lums: [number, number, number, number][] = [];
+  const x0 = Math.max(0, Math.round(cx - radius)), x1 = Math.min(img.width - 1, Math.round(cx + radius));
+  const y0 = Math.max(0, Math.round(cy - radius)), y1 = Math.min(img.height - 1, Math.round(cy + radius));
+  for (let y = y0; y <= y1; y += 2) {
+    for (let x = x0; x <= x1; x += 2) {
+      const o = (y * img.width + x) * 3;
+      const r = img.data[o]!, g = img.data[o + 1]!, b = img.data[o + 2]!;
+      lums.push([0.299 * r + 0.587 * g + 0.114 * b, r, g, b]);
+    }
+  }
+  if (lums.length === 0) return { tooth: [225, 220, 210], tint: [1, 1, 1] };
+  const mean = [1, 2, 3].map((c) => lums.reduce((s, p) => s + p[c]!, 0) / lums.length);
+  const grey = Math.max(1, (mean[0]! + mean[1]! + mean[2]!) / 3);
+  const tint = mean.map((c) => Math.min(1.6, Math.max(0.5, c / grey))) as [number, number, number];
+  lums.sort((a, b) => a[0] - b[0]);
+  // The 90th percentile: light skin or hair, not a specular glint.
+  const [l, r, g, b] = lums[Math.floor(0.9 * (lums.length - 1))]!;
+  const greyed = (c: number) => 0.5 * c + 0.5 * l;
+  return { tooth: [greyed(r), greyed(g), greyed(b)].map((c) => Math.min(255, c * 0.92)) as [number, number, number], tint };
+}
+
+/** Shades the gap of an opening mouth in `img` (see the file's comment). */
+export function shadeMouth(img: RgbImage, gap: MouthGap, tones: MouthTones): void {
+  const { tooth, tint } = tones;
+  const { width: W, height: H, data } = img;
+  if (gap.top.length < 4 || gap.bottom.length < 4) return;
+  const top = pairs(gap.top), bottom = pairs(gap.bottom);
+  const xMin = Math.min(top[0]![0], bottom[0]![0]), xMax = Math.max(top.at(-1)![0], bottom.at(-1)![0]);
+  const span = Math.max(1, xMax - xMin);
+  const teethFrom = TEETH_FROM * gap.faceHeight, teethMax = TEETH_MAX * gap.faceHeight;
+  // The luminance under the gap before it is shaded (the strands of hair over it are read here).
+  const bx0 = Math.max(0, Math.floor(xMin) - 4), bx1 = Math.min(W - 1, Math.ceil(xMax) + 4);
+  let yTop = Infinity, yBottom = -Infinity;
+  for (const [, y] of [...top, ...bottom]) { yTop = Math.min(yTop, y); yBottom = Math.max(yBottom, y); }
+  const by0 = Math.max(0, Math.floor(yTop) - FRINGE_MAX - 2), by1 = Math.min(H - 1, Math.ceil(yBottom));
+  const bw = bx1 - bx0 + 1;
+  const under = new Float32Array(bw * Math.max(0, by1 - by0 + 1));
+  for (let y = by0; y <= by1; y++) {
+    for (let x = bx0; x <= bx1; x++) {
+      const o = (y * W + x) * 3;
+      under[(y - by0) * bw + x - bx0] = 0.299 * data[o]! + 0.587 * data[o + 1]! + 0.114 * data[o + 2]!;
+    }
+  }
+  /** How much the pixel stands out as a light strand from its row's neighbourhood (0..1). */
+  const strand = (x: number, y: number): number => {
+    const row = (y - by0) * bw;
+    let m = 0, n = 0;
+    for (let k = Math.max(bx0, x - 3); k <= Math.min(bx1, x + 3); k++) { m += under[row + k - bx0]!; n++; }
+    m /= n;
+    return Math.max(0, Math.min(1, (3 * (under[row + x - bx0]! - m)) / (m + 16)));
+  };
+  const xMid = (xMin + xMax) / 2;
+
+  for (let x = Math.max(0, Math.floor(xMin)); x <= Math.min(W - 1, Math.ceil(xMax)); x++) {
+    const xc = x + 0.5;
+    const yt = yAt(top, xc), yb = yAt(bottom, xc);
+    const g = yb - yt;
+    // A gap too thin to see draws nothing; its ends fade in over three pixels.
+    const strength = smoothstep((g - GAP_MIN) / GAP_FULL) * smoothstep(Math.min(xc - xMin, xMax - xc) / 3);
+    if (strength <= 0) continue;
+    // Towards the corners the mouth goes deeper into shade.
+    const u = (xc - xMin) / span;
+    const corner = smoothstep(Math.min(u, 1 - u) / 0.2);
+    const teethH = gap.teeth ? Math.min(teethMax, 0.35 * g) * smoothstep((g - teethFrom) / teethFrom) : 0;
+    // Between two teeth: a soft darker line; the teeth stand on an arch, so they narrow
+    // towards the corners (equal steps of the angle around it, about five a side).
+    const d = (Math.asin(Math.max(-1, Math.min(1, (2 * (xc - xMid)) / span))) / (Math.PI / 2)) * 5;
+    const between = smoothstep(1 - Math.abs(d - Math.round(d)) / 0.12);
+    const fringeH = Math.min(FRINGE_MAX, FRINGE_SHARE * g);
+    for (let y = Math.max(by0, Math.floor(yt)); y <= Math.min(by1, Math.ceil(yb)); y++) {
+      const yc = y + 0.5;
+      // Coverage with a one-pixel soft border.
+      const cover = Math.max(0, Math.min(1, yc - yt + 0.5, yb - yc + 0.5));
+      if (cover <= 0) continue;
+      const v = (yc - yt) / g;
+      // Light falls off into the mouth: brightest at the lips, darkest just above the middle.
+      const depth = Math.min(1, Math.abs(v - 0.42) / 0.58);
+      const light = (DEPTH_LIGHT + (EDGE_LIGHT - DEPTH_LIGHT) * depth * depth) * (0.7 + 0.3 * corner);
+      const t = yc - yt;
+      // Light strands of the hair just over the opening (a moustache) hang on down over it,
+      // fading; on a bare lip nothing stands out, so nothing hangs.
+      const hang = t < fringeH ? (1 - t / fringeH) * strand(x, Math.max(by0, Math.floor(yt) - 1 - Math.floor(t / 2))) : 0;
+      const tb = teethH > 0.5 ? Math.max(0, Math.min(1, teethH + 0.5 - t)) * (0.3 + 0.7 * corner) : 0;
+      // In front, the teeth take most of the shade away.
+      const a = cover * strength * (1 - 0.8 * tb) * (1 - 0.85 * hang);
+      const o = (y * W + x) * 3;
+      const r0 = data[o]!, g0 = data[o + 1]!, b0 = data[o + 2]!;
+      const keep = 1 - a * (1 - light);
+      const deep = 1.5 * a * (1 - light);
+      let r = r0 * keep * (1 + (tint[0] - 1) * deep);
+      let gg = g0 * keep * (1 + (tint[1] - 1) * deep);
+      let b = b0 * keep * (1 + (tint[2] - 1) * deep);
+      if (tb > 0) {
+        // Upper teeth: lit at the top, shaded at their edge, between them and towards the
+        // corners; the picture's texture (hair over them) shows through.
+        const ta = TEETH_COVER * cover * strength * tb * (1 - hang);
+        const shade = (0.9 - 0.3 * (t / Math.max(1, teethH)) ** 2) * (1 - 0.18 * between);
+        r = r * (1 - ta) + tooth[0] * shade * ta;
+        gg = gg * (1 - ta) + tooth[1] * shade * ta;
+        b = b * (1 - ta) + tooth[2] * shade * ta;
+      }
+      data[o] = Math.min(255, r + 0.5); data[o + 1] = Math.min(255, gg + 0.5); data[o + 2] = Math.min(255, b + 0.5);
+    }
+  }
+}
