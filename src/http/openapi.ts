@@ -2,6 +2,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { JsonError } from '../schemas/common.ts';
 import { ERROR_STATUS } from '../errors.ts';
 import type { Route } from '../platform/module.ts';
+import { REQUEST_EXAMPLES } from './request-examples.ts';
 
 /** Replaces nested schemas that carry an `$id` by references to components (registering them). */
 function componentize(schema: unknown, components: Record<string, unknown>): unknown {
@@ -40,6 +41,11 @@ const TAGS: readonly { name: string; description: string }[] = [
   { name: 'Service', description: 'Readiness, this document, the reference page, the landing page and the example page.' },
 ];
 
+const exampleOf = (op: Route) => {
+  const key = `${op.method.toUpperCase()} ${op.path}`;
+  return Object.hasOwn(REQUEST_EXAMPLES, key) ? { example: REQUEST_EXAMPLES[key] } : {};
+};
+
 /** The OpenAPI 3.1 document, built from the same schemas that validate requests. */
 export function buildOpenApi(routes: readonly Route[], publicUrl: string) {
   const components: Record<string, unknown> = {};
@@ -73,7 +79,7 @@ export function buildOpenApi(routes: readonly Route[], publicUrl: string) {
       ...(op.deprecated ? { deprecated: true } : {}),
       ...(op.access === 'public' ? { security: op.security ?? [] } : {}),
       ...(op.params ? { parameters: op.params.map((p) => ({ ...p, ...(p.in === 'path' ? { required: true } : {}), schema: { type: 'string' } })) } : {}),
-      ...(op.body ? { requestBody: { required: !op.bodyOptional, content: { 'application/json': { schema: ref(op.body) } } } } : {}),
+      ...(op.body ? { requestBody: { required: !op.bodyOptional, content: { 'application/json': { schema: ref(op.body), ...exampleOf(op) } } } } : {}),
       ...(op.rawBody ? { requestBody: { required: true, description: op.rawBody.description, content: { [op.rawBody.contentType]: {} } } } : {}),
       responses,
     };
