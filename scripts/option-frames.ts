@@ -1,7 +1,7 @@
 /**
  * Renders one example of every animation option with the local backend and saves one
  * representative frame of each, small, under docs/images/options/ (for
- * the README's "Every option" section). Inputs are made here from the sample portrait: a picture with
+ * docs/animation-options.md). Inputs are made here from the sample portrait: a picture with
  * several faces, a driver video, a custom logo, an overlay video.
  *
  *   npx tsx scripts/option-frames.ts

@@ -5,7 +5,7 @@ import { errorHandler, notFoundHandler } from './http/errors.ts';
 import { requireAuth } from './http/auth.ts';
 import { createMemoryRateLimiter, rateLimitPerKey } from './http/rate-limit/index.ts';
 import { buildOpenApi } from './http/openapi.ts';
-import { renderDocsPage } from './http/docs-page.ts';
+import { frontDoorRoutes } from './http/front-door/index.ts';
 import { mountRoutes } from './http/mount.ts';
 import { bodyLimit, requestContext } from './http/middleware.ts';
 import type { Config } from './config.ts';
@@ -22,7 +22,7 @@ export interface AppDeps {
 }
 
 /** The service's own routes: readiness and the API's description. */
-function serviceRoutes(deps: AppDeps, openapi: () => unknown, docsPage: () => string): Route[] {
+function serviceRoutes(deps: AppDeps, openapi: () => unknown): Route[] {
   const common = { tag: 'Service', access: 'public', security: [] } as const;
   return [
     {
@@ -38,11 +38,7 @@ function serviceRoutes(deps: AppDeps, openapi: () => unknown, docsPage: () => st
       ok: { status: 200, description: 'the document' },
       handler: (c) => c.json(openapi()),
     },
-    {
-      ...common, method: 'get', path: '/docs', summary: 'A browsable reference of this document',
-      ok: { status: 200, description: 'an HTML page', contentType: 'text/html' },
-      handler: (c) => c.html(docsPage()),
-    },
+    ...frontDoorRoutes(deps.config.publicUrl, '0.1.0'),
   ];
 }
 
@@ -70,8 +66,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const { config } = deps;
   const app = new Hono<AppEnv>();
   let openapi: unknown;
-  let docsPage: string | undefined;
-  const routes = [...serviceRoutes(deps, () => openapi, () => (docsPage ??= renderDocsPage(openapi as Parameters<typeof renderDocsPage>[0]))), ...deps.routes];
+  const routes = [...serviceRoutes(deps, () => openapi), ...deps.routes];
   openapi = buildOpenApi(routes, config.publicUrl);
 
   app.use(requestContext(deps.log, config.logRequests));

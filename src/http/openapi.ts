@@ -2,6 +2,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { JsonError } from '../schemas/common.ts';
 import { ERROR_STATUS } from '../errors.ts';
 import type { Route } from '../platform/module.ts';
+import { REQUEST_EXAMPLES } from './request-examples.ts';
 
 /** Replaces nested schemas that carry an `$id` by references to components (registering them). */
 function componentize(schema: unknown, components: Record<string, unknown>): unknown {
@@ -15,6 +16,35 @@ function componentize(schema: unknown, components: Record<string, unknown>): unk
   }
   return body;
 }
+
+/**
+ * The areas of the API in the order the README presents them, each with a line for the
+ * reference's navigation; a route whose tag is not here comes after them.
+ */
+const TAGS: readonly { name: string; description: string }[] = [
+  { name: 'Animations', description: 'A photo moving like a driver video (legacy: creating one is deprecated, reading and deleting are not). docs/animation-limits.md' },
+  { name: 'Clips', description: 'A presenter says a script, in an offline voice or a cloned one; presenters are listed and managed here. docs/clips.md, docs/presenters.md' },
+  { name: 'Talks', description: 'A photo that speaks a script. docs/talks.md' },
+  { name: 'Voices', description: 'The voices a clip or talk may speak with. docs/voices.md' },
+  { name: 'Media', description: 'Uploads a clip, talk, consent or avatar refers to: images, audio, videos.' },
+  { name: 'Consents', description: 'A person reads a generated statement on video; the recording is verified before an avatar may be made of them. docs/consents.md' },
+  { name: 'Avatars', description: 'Premium-plus avatars: footage of a consenting person, checked and trained into a presenter. docs/avatars.md' },
+  { name: 'Agents', description: 'An agent: a presenter with an LLM, a knowledge base and tools; chats. docs/agents.md' },
+  { name: 'Agent streams', description: 'A live agent over WebRTC: the streams every new streaming feature comes to. docs/streams.md' },
+  { name: 'Talk streams', description: 'Legacy live talk streams over WebRTC, kept for existing integrations; agent streams replace them. docs/streams.md' },
+  { name: 'Clip streams', description: 'Legacy live clip streams over WebRTC, kept for existing integrations; agent streams replace them. docs/streams.md' },
+  { name: 'Secrets', description: 'Credentials stored once, encrypted at rest; no response ever shows one.' },
+  { name: 'Tools', description: 'Server tools that call an external API with a secret attached, through the egress policy.' },
+  { name: 'Webhooks', description: 'The signing secret of webhooks and the record of their deliveries.' },
+  { name: 'Compute workers', description: 'Render workers on other machines (MIMIC_COMPUTE_BACKEND=remote). docs/compute-protocol.md' },
+  { name: 'Audit', description: 'What was done with your account, by whom.' },
+  { name: 'Service', description: 'Readiness, this document, the reference page, the landing page and the example page.' },
+];
+
+const exampleOf = (op: Route) => {
+  const key = `${op.method.toUpperCase()} ${op.path}`;
+  return Object.hasOwn(REQUEST_EXAMPLES, key) ? { example: REQUEST_EXAMPLES[key] } : {};
+};
 
 /** The OpenAPI 3.1 document, built from the same schemas that validate requests. */
 export function buildOpenApi(routes: readonly Route[], publicUrl: string) {
@@ -43,12 +73,13 @@ export function buildOpenApi(routes: readonly Route[], publicUrl: string) {
     }
     (paths[op.path] ??= {})[op.method] = {
       summary: op.summary,
+      ...(op.description ? { description: op.description } : {}),
       tags: [op.tag],
       operationId: `${op.method}${op.path.replace(/[{}]/g, '').replace(/\/(\w)/g, (_, ch: string) => ch.toUpperCase()).replace(/\W/g, '')}`,
       ...(op.deprecated ? { deprecated: true } : {}),
       ...(op.access === 'public' ? { security: op.security ?? [] } : {}),
       ...(op.params ? { parameters: op.params.map((p) => ({ ...p, ...(p.in === 'path' ? { required: true } : {}), schema: { type: 'string' } })) } : {}),
-      ...(op.body ? { requestBody: { required: !op.bodyOptional, content: { 'application/json': { schema: ref(op.body) } } } } : {}),
+      ...(op.body ? { requestBody: { required: !op.bodyOptional, content: { 'application/json': { schema: ref(op.body), ...exampleOf(op) } } } } : {}),
       ...(op.rawBody ? { requestBody: { required: true, description: op.rawBody.description, content: { [op.rawBody.contentType]: {} } } } : {}),
       responses,
     };
@@ -59,8 +90,15 @@ export function buildOpenApi(routes: readonly Route[], publicUrl: string) {
       title: 'mimic',
       version: '0.1.0',
       description:
-        'Self-hostable video generation service and agent tool runtime. Authenticate with `Authorization: Basic <API_KEY>`. Every error body is a JsonError.',
+        'Self-hostable video generation service and agent tool runtime, a drop-in for the hosted service\'s API. '
+        + 'Authenticate with `Authorization: Basic <API_KEY>`: in this reference, **Authorize** asks for a username and a password; '
+        + 'give the API key as the username and leave the password empty. Every error body is a JsonError.',
     },
+    tags: (() => {
+      const used = new Set(routes.map((r) => r.tag));
+      const known = TAGS.filter((t) => used.has(t.name));
+      return [...known, ...[...used].filter((t) => !TAGS.some((k) => k.name === t)).map((name) => ({ name }))];
+    })(),
     servers: [{ url: publicUrl }],
     security: [{ basic: [] }],
     paths,

@@ -34,6 +34,8 @@ export interface Route {
   /** The router's pattern when it differs from `path` (e.g. `/media/*` for a key of several segments). */
   pattern?: string;
   summary: string;
+  /** Longer prose for the reference (CommonMark), e.g. why an operation is deprecated. */
+  description?: string;
   tag: string;
   /**
    * Who may call it: 'api-key' (the default: the caller's API key, rate limited per key),

@@ -45,7 +45,8 @@ describe('GET /examples/stream/', () => {
   });
 
   it('lists nothing and serves no other file (an unknown path is behind the key)', async () => {
-    for (const path of ['/examples/', '/examples/stream', '/examples/stream/index.html', '/examples/stream/README.md', '/examples/stream/../../package.json', '/examples/stream/%2e%2e/%2e%2e/package.json', '/examples/animate.ts']) {
+    // `/examples/stream` and `.../index.html` redirect to the page (test/http/front-door).
+    for (const path of ['/examples/', '/examples/stream/README.md', '/examples/stream/../../package.json', '/examples/stream/%2e%2e/%2e%2e/package.json', '/examples/animate.ts']) {
       const res = await h.call('GET', path);
       expect(res.status, path).toBe(401);
     }
