@@ -4,7 +4,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT } from '../helpers/cli.ts';
+import { ROOT, mimicAsync } from '../helpers/cli.ts';
 
 vi.setConfig({ testTimeout: 180_000 });
 const dirs: string[] = [];
@@ -52,7 +52,7 @@ async function until(check: () => Promise<boolean> | boolean, what: string, chil
 }
 
 /** Starts the service the given way, sends SIGTERM to the process it started, and checks nothing is left serving. */
-async function stopsOnSigterm(command: string, args: string[], signal: NodeJS.Signals = 'SIGTERM') {
+async function stopsOnSigterm(command: string, args: string[], signal: NodeJS.Signals = 'SIGTERM', then?: (port: number, dataDir: string) => Promise<void>) {
   const dataDir = mkdtempSync(join(tmpdir(), 'mimic-signal-'));
   dirs.push(dataDir);
   const port = await freePort();
@@ -68,6 +68,7 @@ async function stopsOnSigterm(command: string, args: string[], signal: NodeJS.Si
   try {
     await until(() => healthy(port), 'serving', child, () => output);
     expect(processesOf(dataDir).length).toBeGreaterThan(0);
+    await then?.(port, dataDir);
     child.kill(signal);
     await exited;
     // The listener is gone, and so is every process of this run (npm's child included).
@@ -90,5 +91,27 @@ describe('stopping the service', () => {
   it('bin/mimic.mjs serve: SIGTERM and SIGINT stop it', async () => {
     await stopsOnSigterm(process.execPath, ['bin/mimic.mjs', 'serve']);
     await stopsOnSigterm(process.execPath, ['bin/mimic.mjs', 'serve'], 'SIGINT');
+  });
+});
+
+describe('starting the service', () => {
+  it('a port already in use: one clear line and exit code 1, and the first server keeps serving', async () => {
+    await stopsOnSigterm(process.execPath, ['bin/mimic.mjs', 'serve'], 'SIGTERM', async (port) => {
+      const other = mkdtempSync(join(tmpdir(), 'mimic-port-'));
+      dirs.push(other);
+      const second = await mimicAsync(['serve'], { PORT: String(port), HOST: '127.0.0.1', MIMIC_DATA_DIR: other });
+      expect(second.code).toBe(1);
+      const lines = second.stderr.split('\n').filter((l) => l && !l.startsWith('!!!'));
+      expect(lines).toEqual([`error: cannot listen on 127.0.0.1:${port}: the port is already in use (another mimic, or another program); set PORT or HOST`]);
+      expect(await healthy(port)).toBe(true);
+    });
+  });
+
+  it('a bad setting: one configuration error line, exit code 1, nothing served', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'mimic-config-'));
+    dirs.push(dataDir);
+    const res = await mimicAsync(['serve'], { PORT: '0', MIMIC_PUBLIC_URL: 'ftp://x', MIMIC_DATA_DIR: dataDir });
+    expect(res.code).toBe(1);
+    expect(res.stderr.trim()).toBe('configuration error: MIMIC_PUBLIC_URL must be an absolute http:// or https:// URL like https://mimic.example.com, got "ftp://x"');
   });
 });
