@@ -4,9 +4,11 @@
 FROM node:20-bookworm AS dependencies
 WORKDIR /app
 COPY package.json package-lock.json ./
-# Locked versions, without the test tools. package.json's allowScripts lets better-sqlite3,
-# esbuild and ffmpeg's binary package run their install scripts and declines onnxruntime-node's
-# (its CPU binary is in the tarball; the script would download CUDA libraries).
+# Locked versions, without the test tools. onnxruntime-node's CPU binary is in its tarball; its
+# install script would download CUDA 12 libraries on linux-x64. package.json's allowScripts
+# declines it for npm 11.19 (verified), but this image's npm is Node 20's npm 10, which ignores that
+# field: the variable the script itself reads skips it (npm does not warn about it).
+ENV ONNXRUNTIME_NODE_INSTALL=skip
 RUN npm ci --omit=dev
 
 FROM node:20-bookworm-slim

@@ -44,3 +44,13 @@ describe('Dockerfile', () => {
     expect(last('VOLUME')!.args).toContain(dataDir);
   });
 });
+
+describe('installing', () => {
+  it("declines onnxruntime-node's download without an npm setting npm warns about", () => {
+    // npm 11 honours allowScripts; older npm (Node 20's npm 10, the image's) does not, hence the variable the script reads.
+    expect(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).allowScripts['onnxruntime-node']).toBe(false);
+    expect(existsSync(join(ROOT, '.npmrc'))).toBe(false);
+    const install = instructions.findIndex((i) => i.word === 'RUN' && /npm ci\b/.test(i.args));
+    expect(instructions.slice(0, install).some((i) => i.word === 'ENV' && /\bONNXRUNTIME_NODE_INSTALL=skip\b/.test(i.args))).toBe(true);
+  });
+});
