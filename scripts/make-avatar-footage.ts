@@ -15,17 +15,30 @@ import { makeAvatarFootage, type FootageVariant } from '../test/helpers/avatar-v
 
 const VARIANTS: readonly FootageVariant[] = ['ok', 'short', 'talking-to-the-end', 'moving-ending', 'other-person'];
 
-const { values } = parseArgs({
-  options: {
-    picture: { type: 'string' },
-    minutes: { type: 'string' },
-    'silent-ending': { type: 'string' },
-    variant: { type: 'string', default: 'ok' },
-    out: { type: 'string' },
-  },
-});
-
 const usage = 'usage: npx tsx scripts/make-avatar-footage.ts [--picture FILE] [--minutes 5.5] [--silent-ending 40] [--variant ok|short|talking-to-the-end|moving-ending|other-person] --out FILE.mp4';
+const { values } = (() => {
+  try {
+    return parseArgs({
+      options: {
+        picture: { type: 'string' },
+        minutes: { type: 'string' },
+        'silent-ending': { type: 'string' },
+        variant: { type: 'string', default: 'ok' },
+        out: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (e) {
+    // An unknown option or a missing value: say which, then how to call it (not a stack trace).
+    console.error(`${(e as Error).message.split('. ')[0]}\n${usage}`);
+    process.exit(2);
+  }
+})();
+if (values.help) {
+  console.log(usage);
+  process.exit(0);
+}
+
 const number = (name: string, v: string | undefined): number | undefined => {
   if (v === undefined) return undefined;
   const n = Number(v);

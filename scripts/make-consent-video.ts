@@ -16,18 +16,31 @@ import { CONSENT_VOICES, makeConsentVideo, type ConsentVariant } from '../test/h
 
 const VARIANTS: readonly ConsentVariant[] = ['ok', 'no-sound', 'two-faces', 'no-face'];
 
-const { values } = parseArgs({
-  options: {
-    text: { type: 'string' },
-    language: { type: 'string', default: 'english' },
-    voice: { type: 'string' },
-    picture: { type: 'string' },
-    variant: { type: 'string', default: 'ok' },
-    out: { type: 'string' },
-  },
-});
-
 const usage = 'usage: npx tsx scripts/make-consent-video.ts --text "..." [--language english] [--voice ID] [--picture FILE] [--variant ok|no-sound|two-faces|no-face] --out FILE.mp4';
+const { values } = (() => {
+  try {
+    return parseArgs({
+      options: {
+        text: { type: 'string' },
+        language: { type: 'string', default: 'english' },
+        voice: { type: 'string' },
+        picture: { type: 'string' },
+        variant: { type: 'string', default: 'ok' },
+        out: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (e) {
+    // An unknown option or a missing value: say which, then how to call it (not a stack trace).
+    console.error(`${(e as Error).message.split('. ')[0]}\n${usage}`);
+    process.exit(2);
+  }
+})();
+if (values.help) {
+  console.log(usage);
+  process.exit(0);
+}
+
 if (!values.text || !values.out) {
   console.error(usage);
   process.exit(2);

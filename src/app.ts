@@ -69,8 +69,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const routes = [...serviceRoutes(deps, () => openapi), ...deps.routes];
   openapi = buildOpenApi(routes, config.publicUrl);
 
+  const onError = errorHandler(deps.log);
   app.use(requestContext(deps.log, config.logRequests));
-  app.onError(errorHandler(deps.log));
+  app.onError(onError);
   const origins = config.corsOrigins ?? [];
   if (origins.length > 0) app.use(corsPolicy(origins));
 
@@ -90,8 +91,14 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     ...(route.access === 'public' ? [] : [auth, rateLimit]),
   ]);
   // An unknown path is behind the key too: without one it answers 401, not whether it exists.
+  // Its refusal is rendered here: Hono calls notFound outside the middleware's error handling,
+  // so a throw would skip the request log line (an unknown path without a key went unlogged).
   app.notFound(async (c) => {
-    await auth(c, async () => {});
+    try {
+      await auth(c, async () => {});
+    } catch (err) {
+      return onError(err as Error, c);
+    }
     return notFoundHandler(c);
   });
   return app;

@@ -148,6 +148,21 @@ function imageBounds(env: Env): Config['images'] {
   return { minSide, maxSide, maxPixels: int(env, 'MIMIC_MAX_IMAGE_PIXELS', 4096 * 4096, 1) };
 }
 
+/** MIMIC_PUBLIC_URL: the http(s) base of every URL handed out (`localhost:8090` parses as a URL of scheme `localhost:`, so the scheme is checked). */
+function publicBase(env: Env, port: number): string {
+  const raw = env.MIMIC_PUBLIC_URL || `http://localhost:${port}`;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (!url || !/^https?:$/.test(url.protocol) || !url.hostname || url.search || url.hash || url.username || url.password) {
+    throw new ConfigurationError(`MIMIC_PUBLIC_URL must be an absolute http:// or https:// URL like https://mimic.example.com, got "${raw}"`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
 export interface MasterKey {
   key: Buffer;
   source: Config['masterKeySource'];
@@ -176,14 +191,9 @@ export function loadMasterKey(env: Env, dataDir: string, allowGenerate: boolean)
 
 export function loadConfig(env: Env = process.env, opts: { generateKey?: boolean } = {}): Config {
   const port = int(env, 'PORT', 8080, 0, 65535);
+  const publicUrl = publicBase(env, port);
   const dataDir = resolve(env.MIMIC_DATA_DIR || '.mimic');
   mkdirSync(join(dataDir, 'media'), { recursive: true });
-  const publicUrl = (env.MIMIC_PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, '');
-  try {
-    new URL(publicUrl);
-  } catch {
-    throw new ConfigurationError(`MIMIC_PUBLIC_URL must be an absolute URL, got "${publicUrl}"`);
-  }
   const storageScheme = (env.MIMIC_STORAGE_SCHEME || 's3').toLowerCase();
   if (!/^[a-z][a-z0-9+.-]*$/.test(storageScheme) || ['https', 'http', 'bank'].includes(storageScheme)) {
     throw new ConfigurationError(`MIMIC_STORAGE_SCHEME must be a URL scheme other than http, https and bank`);

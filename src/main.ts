@@ -19,6 +19,19 @@ function topHelp(): string {
   ].join('\n');
 }
 
+const SERVE_USAGE = 'npm start   (or: npm run -s mimic -- serve, or: mimic serve)';
+
+/** parseArgs' own sentences are long and, for an unknown option, end in an unbalanced quote: one short line instead. */
+function usageProblem(e: Error & { code?: string }): string {
+  if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option ${/'([^']+)'/.exec(e.message)?.[1] ?? ''}`.trim();
+  if (e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    const option = /'(--?[\w-]+)/.exec(e.message)?.[1];
+    if (option && / argument missing/.test(e.message)) return `${option} needs a value`;
+    if (option) return `${option} takes no value`;
+  }
+  return e.message;
+}
+
 function warnDevKey(config: Config): void {
   if (config.masterKeySource !== 'generated') return;
   err(
@@ -40,8 +53,13 @@ async function main(argv: string[]): Promise<number> {
   }
   if (first === 'serve') {
     if (argv.includes('--help') || argv.includes('-h')) {
-      out('usage: npm start   (or: npm run -s mimic -- serve)\nServes HTTP on PORT (default 8080) with data in MIMIC_DATA_DIR (default .mimic).');
+      out(`usage: ${SERVE_USAGE}\nServes HTTP on PORT (default 8080) with data in MIMIC_DATA_DIR (default .mimic); stops gracefully on SIGTERM or SIGINT.`);
       return 0;
+    }
+    const extra = argv[1];
+    if (extra !== undefined) {
+      err(`${extra.startsWith('-') ? 'unknown option' : 'unexpected argument'} ${extra}\nusage: ${SERVE_USAGE}`);
+      return 2;
     }
     const config = loadConfig();
     warnDevKey(config);
@@ -52,10 +70,17 @@ async function main(argv: string[]): Promise<number> {
   const found = findCommand(argv);
   const group = found ? null : findGroup(argv);
   if (group) {
-    // `users --help` prints the group's commands; a bare `users` prints them as a usage error.
+    // `users --help` prints the group's commands; a bare `users` prints them as a usage error,
+    // after naming what was not understood (`users frobnicate`, `users --bogus`).
     const asked = argv.includes('--help') || argv.includes('-h');
-    (asked ? out : err)(groupHelp(group));
-    return asked ? 0 : 2;
+    if (asked) {
+      out(groupHelp(group));
+      return 0;
+    }
+    const wrong = argv[group.name.split(' ').length];
+    const why = wrong === undefined ? '' : wrong.startsWith('-') ? `unknown option ${wrong}\n\n` : `unknown command: ${group.name} ${wrong}\n\n`;
+    err(why + groupHelp(group));
+    return 2;
   }
   if (!found) {
     err(`unknown command: ${argv.join(' ')}\n\n${topHelp()}`);
@@ -80,7 +105,7 @@ async function main(argv: string[]): Promise<number> {
     return await found.command.run(ctx, values, positionals);
   } catch (e) {
     if (e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      err(`${(e as Error).message}\nusage: npm run -s mimic -- ${found.command.usage}`);
+      err(`${usageProblem(e as Error & { code?: string })}\nusage: npm run -s mimic -- ${found.command.usage}`);
       return 2;
     }
     throw e;

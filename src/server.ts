@@ -29,6 +29,17 @@ export function serveSockets(server: ServerType, services: Services, opts: { hea
   });
 }
 
+/** The server could not listen: one line that says where and why, for the operator. */
+export class ListenError extends Error {}
+
+function listenError(err: NodeJS.ErrnoException, config: Config): Error {
+  const where = `${config.host}:${config.port}`;
+  if (err.code === 'EADDRINUSE') return new ListenError(`cannot listen on ${where}: the port is already in use (another mimic, or another program); set PORT or HOST`);
+  if (err.code === 'EACCES') return new ListenError(`cannot listen on ${where}: permission denied (ports below 1024 need privileges); set PORT`);
+  if (err.code === 'EADDRNOTAVAIL') return new ListenError(`cannot listen on ${where}: no interface has this address; set HOST`);
+  return err;
+}
+
 export async function startServer(config: Config, opts: ServiceOptions = {}): Promise<RunningServer> {
   const services = createServices(config, opts);
   try {
@@ -42,9 +53,16 @@ export async function startServer(config: Config, opts: ServiceOptions = {}): Pr
   }
   let ready = false;
   const app = buildApp(services, () => ready);
-  const server = await new Promise<ServerType>((resolve) => {
-    const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
-  });
+  let server: ServerType;
+  try {
+    server = await new Promise<ServerType>((resolve, reject) => {
+      const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
+      s.once('error', reject);
+    });
+  } catch (err) {
+    await services.close();
+    throw listenError(err as NodeJS.ErrnoException, config);
+  }
   const sockets = serveSockets(server, services);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;

@@ -83,7 +83,7 @@ export interface ResourceStore {
   start(id: string, now: number): Promise<ResourceRow | undefined>;
   /** Moves an unfinished resource to another unfinished state a kind declares (e.g. `validating`). */
   setStatus(id: string, status: string, now: number): Promise<boolean>;
-  /** Records progress of an unfinished resource. */
+  /** Records progress of an unfinished resource; a report behind the stored one (a render run again from its start) changes nothing. */
   progress(id: string, done: number, total: number, now: number): Promise<void>;
   /** Replaces the kind's working fields of an unfinished resource. */
   setDetails(id: string, details: string, now: number): Promise<void>;
@@ -154,7 +154,14 @@ export function createSqliteResourceStore(handle: Store, enqueueJob: EnqueueJob)
     .returning()
     .prepare();
   const setStatus = db.update(r).set({ status: v('status'), modifiedAt: v('now') }).where(unfinished()).prepare();
-  const progress = db.update(r).set({ progressDone: v('done'), progressTotal: v('total'), modifiedAt: v('now') }).where(unfinished()).prepare();
+  // Progress never goes back: a render run again after a restart (or a retry) reports from its
+  // first frame, and the record keeps the furthest fraction it reached (done/total, compared
+  // without division) until the new run passes it.
+  const progress = db
+    .update(r)
+    .set({ progressDone: v('done'), progressTotal: v('total'), modifiedAt: v('now') })
+    .where(and(unfinished(), sql`(${r.progressDone} IS NULL OR ${r.progressTotal} IS NULL OR ${r.progressDone} * ${p('total')} <= ${p('done')} * ${r.progressTotal})`))
+    .prepare();
   const setDetails = db.update(r).set({ details: v('details'), modifiedAt: v('now') }).where(unfinished()).prepare();
   const end = db
     .update(r)

@@ -63,7 +63,7 @@ const permissionList = Object.keys(PERMISSIONS).join(', ');
 export const USER_COMMANDS: Record<string, Command> = {
   'users create': {
     usage: 'users create [--name NAME] [--credits N] [--grant PERM,...]',
-    help: `Creates a user and its first API key; prints {"id","api_key"} (the key is shown only this once).\n  --credits N   starting credits (default 100); one animation costs 1\n  --grant P,..  permissions: ${permissionList}`,
+    help: `Creates a user and its first API key; prints {"id","api_key"} (the key is shown only this once).\n  --name NAME   a name, shown by users list (default: none)\n  --credits N   starting credits (default 100); one animation costs 1\n  --grant P,..  permissions: ${permissionList}`,
     options: { name: { type: 'string' }, credits: { type: 'string' }, grant: { type: 'string' } },
     async run(ctx, v) {
       const credits = nonNegative(v.credits, '--credits', 100);

@@ -6,7 +6,9 @@
  * - A bounded queue (`maxQueue`, default 64): beyond it `run` fails with VoicePoolFull at once.
  * - AbortSignal: a queued job that is aborted never runs; a running one is asked to stop
  *   (a shared flag the engines read between chunks of audio) and its result is dropped.
- * - `close()` rejects what is queued or running and ends the threads.
+ * - `close()` rejects what is queued or running and ends the threads, then removes the Flite
+ *   scratch folders of threads it ended mid-synthesis; the first pool of a process removes
+ *   those of dead processes (src/voices/flite/scratch.ts).
  *
  * The worker is TypeScript (src/voices/worker.ts). It is loaded through tsx's `tsImport`
  * from a tiny CommonJS bootstrap, which works the same whether the service runs with
@@ -16,6 +18,7 @@
  * that line on every start; only that thread's experimental warnings are silenced.
  */
 import { Worker } from 'node:worker_threads';
+import { removeFliteScratch } from './flite/scratch.ts';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { dirname, join } from 'node:path';
@@ -80,6 +83,9 @@ interface Slot {
 
 const aborted = () => new SpeechError('aborted', 'the synthesis was aborted');
 
+/** Scratch folders of dead processes are removed once per process, when its first pool is made. */
+let sweptAtStart = false;
+
 export class VoicePool {
   readonly size: number;
   readonly maxQueue: number;
@@ -91,6 +97,10 @@ export class VoicePool {
   private closed = false;
 
   constructor(options: VoicePoolOptions = {}) {
+    if (!sweptAtStart) {
+      sweptAtStart = true;
+      removeFliteScratch();
+    }
     this.size = Math.max(1, Math.floor(options.size ?? 1));
     this.maxQueue = Math.max(0, Math.floor(options.maxQueue ?? 64));
     this.warmOnStart = options.warm ?? true;
@@ -133,7 +143,9 @@ export class VoicePool {
     for (const pending of this.queue.splice(0)) this.settle(pending, new SpeechError('aborted', 'the voice pool is closed'));
     const slots = this.slots.splice(0);
     for (const slot of slots) if (slot.running) this.settle(slot.running.pending, new SpeechError('aborted', 'the voice pool is closed'));
+    const threads = slots.map((slot) => slot.worker.threadId);
     await Promise.all(slots.map((slot) => slot.worker.terminate()));
+    removeFliteScratch(threads);
   }
 
   private settle(pending: Pending, outcome: ComposedSpeech | Error): void {

@@ -95,3 +95,24 @@ describe('a new resource kind', () => {
     expect(hooks('cns_1')).toEqual([]);
   });
 });
+
+describe('progress', () => {
+  const stored = (id: string) => handle.sqlite.prepare('SELECT progress_done AS done, progress_total AS total FROM resources WHERE id = ?').get(id);
+
+  it('never goes back when a render runs again from its first frame (a restart, a retry), and moves on once the new run passes it', async () => {
+    await create('cns_p');
+    await consents.progress('cns_p', 150, 200);
+    await consents.progress('cns_p', 5, 200); // the same render, started again after a restart
+    expect(stored('cns_p')).toEqual({ done: 150, total: 200 });
+    await consents.progress('cns_p', 150, 200);
+    await consents.progress('cns_p', 160, 200);
+    expect(stored('cns_p')).toEqual({ done: 160, total: 200 });
+    // Another total (a run with other frames) keeps the furthest fraction: 35/50 is behind 160/200.
+    await consents.progress('cns_p', 35, 50);
+    expect(stored('cns_p')).toEqual({ done: 160, total: 200 });
+    await consents.progress('cns_p', 45, 50);
+    expect(stored('cns_p')).toEqual({ done: 45, total: 50 });
+    expect(await consents.finish('cns_p', {}, 'done')).toBe(true);
+    expect(stored('cns_p')).toEqual({ done: null, total: null });
+  });
+});

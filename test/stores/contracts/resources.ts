@@ -86,6 +86,9 @@ export function contract(dialect: Dialect): void {
     await b.stores.resources.progress('thg_1', 3, 10, 3_500);
     await b.stores.resources.setDetails('thg_1', '{"k":"v"}', 3_600);
     expect(await a.stores.resources.getById('thg_1')).toMatchObject({ progressDone: 3, progressTotal: 10, details: '{"k":"v"}' });
+    // A run started again reports from its first frame: the record keeps the furthest point.
+    await a.stores.resources.progress('thg_1', 1, 10, 3_650);
+    expect(await b.stores.resources.getById('thg_1')).toMatchObject({ progressDone: 3, progressTotal: 10 });
     expect(await a.stores.resources.setStatus('thg_1', 'validating', 3_700)).toBe(true);
 
     expect(await a.stores.resources.finish('thg_1', ending('done', false))).toMatchObject({ status: 'done', result: '{"r":1}', progressDone: null, finishedAt: 5_000 });
