@@ -33,6 +33,9 @@ import type { StreamScriptBody } from '../schemas/streams.ts';
 
 export const DEFAULT_SESSION_TIMEOUT_S = 300;
 const MAX_PICTURE_BYTES = 10 * 1024 * 1024;
+/** Ended streams remembered per owner, and owners remembered, so a late DELETE of one is a success (bounded: oldest forgotten first). */
+const ENDED_PER_OWNER = 64;
+const ENDED_OWNERS = 4_096;
 
 export interface HubDeps {
   settings: StreamSettings;
@@ -91,8 +94,20 @@ export interface StreamStats {
   reserved: number;
 }
 
+/** What is kept of a stream once it has closed: enough to tell its owner's late DELETE from another user's. */
+interface EndedStream {
+  sessionId: string;
+  agentId: string | undefined;
+}
+
 export function createStreamService(deps: HubDeps) {
   const streams = new Map<string, LiveStream>();
+  /**
+   * Recently ended streams, by owner then stream id (both in insertion order, oldest first).
+   * The agents SDK closes its peer first and DELETEs after; the stream has already ended
+   * ("peer connection failed"), and its owner's DELETE must still succeed.
+   */
+  const ended = new Map<string, Map<string, EndedStream>>();
   /** Remote ICE candidates the policy refused, all streams of this process together. */
   let iceRefused = 0;
   const limits = createStreamLimits(deps.settings, {
@@ -121,6 +136,7 @@ export function createStreamService(deps: HubDeps) {
     if (s.state === 'closed') return;
     s.state = 'closed';
     streams.delete(s.id);
+    remember(s);
     if (s.idle) clearTimeout(s.idle);
     s.idle = undefined;
     s.abort.abort();
@@ -130,6 +146,16 @@ export function createStreamService(deps: HubDeps) {
     const ended = await Promise.race([Promise.allSettled([s.session?.close(), s.peer.close()]).then(() => true), delay(CLOSE_WAIT_MS).then(() => false)]);
     if (!ended) deps.log.warn('stream teardown still running; left behind', { stream_id: s.id, wait_ms: CLOSE_WAIT_MS });
     await rm(s.workDir, { recursive: true, force: true });
+  }
+
+  function remember(s: LiveStream): void {
+    let mine = ended.get(s.userId);
+    if (mine) ended.delete(s.userId);
+    else mine = new Map();
+    ended.set(s.userId, mine);
+    mine.set(s.id, { sessionId: s.sessionId, agentId: s.source.agentId });
+    if (mine.size > ENDED_PER_OWNER) mine.delete(mine.keys().next().value!);
+    if (ended.size > ENDED_OWNERS) ended.delete(ended.keys().next().value!);
   }
 
   /**
@@ -420,6 +446,12 @@ export function createStreamService(deps: HubDeps) {
     },
 
     async remove(userId: string, streamId: string, sessionId: unknown, agentId?: string) {
+      // Deleting what its owner already saw end is a success (idempotent); another user's stream stays "not found".
+      const gone = streams.has(streamId) ? undefined : ended.get(userId)?.get(streamId);
+      if (gone && (agentId === undefined || gone.agentId === agentId)) {
+        if (typeof sessionId !== 'string' || !sameSecret(sessionId, gone.sessionId)) throw new ApiError('SessionError', SESSION_ERROR);
+        return { status: 'success' as const };
+      }
       await close(withSession(userId, streamId, sessionId, agentId), 'deleted');
       return { status: 'success' as const };
     },
