@@ -130,6 +130,17 @@ describe('session_id and tenancy', () => {
   });
 });
 
+describe('presenter aliases', () => {
+  it('opens a clip stream on the hosted demo\'s hard-coded public presenter (v2_public_alex@qcvo4gupoy), streaming its built-in alias', async () => {
+    t = suite.make();
+    const { h } = t;
+    const u = h.user();
+    const res = await h.call('POST', '/clips/streams', { key: u.key, body: { presenter_id: 'v2_public_alex@qcvo4gupoy', driver_id: 'e3nbserss8' } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    await h.call('DELETE', `/clips/streams/${res.body.id}`, { key: u.key, body: { session_id: res.body.session_id } });
+  });
+});
+
 describe('sdp, ice and speak bodies', () => {
   it('validates each body after the session, and refuses what is out of order', async () => {
     t = suite.make();
