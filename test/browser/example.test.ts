@@ -46,6 +46,7 @@ describe('examples/stream/ in a browser', () => {
     await t.page.click('#talk-disconnect');
     await waitForPage(t, logLines, (l) => l.includes(`stream ${streamId} closed`), 'the stream deleted');
     expect((await mediaStats(t.page)).states).toEqual(['closed']);
+    expect(await t.page.textContent('#status')).toBe('disconnected');
     expect(t.blocked).toEqual([]);
   }, 300_000);
 
@@ -70,11 +71,17 @@ describe('examples/stream/ in a browser', () => {
     await waitForPage(t, channelLog, (l) => l.some((m) => m.direction === 'in' && m.data.startsWith('stream/done')), 'stream/done', 60_000);
     const lines = await logLines(t.page);
     expect(lines.some((l) => l.startsWith('stream/started'))).toBe(true);
+    // The answer's data-channel line is logged as text, not percent-encoded.
+    const said = lines.filter((l) => l.startsWith('chat/answer '));
+    expect(said.length).toBeGreaterThan(0);
+    for (const l of said) expect(l).not.toMatch(/%[0-9A-F]{2}/);
+    expect(said.join(' ')).toContain(FORECAST);
     expect(lines.filter((l) => /error/i.test(l))).toEqual([]);
 
     await t.page.click('#agent-disconnect');
     const streamId = streamIdIn(lines)!;
     await waitForPage(t, logLines, (l) => l.includes(`stream ${streamId} closed`), 'the agent stream deleted');
+    expect(await t.page.textContent('#status')).toBe('disconnected');
     expect(t.blocked).toEqual([]);
   }, 300_000);
 });
