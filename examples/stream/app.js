@@ -47,6 +47,14 @@ function log(text, cls) {
   li.scrollIntoView({ block: 'nearest' });
 }
 const setStatus = (text) => (statusLine.textContent = text);
+/** A percent-encoded text decoded; as it came when it is not valid percent-encoding. */
+function decoded(text) {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
 
 /** One call to the API with the key; answers the JSON body, or throws with the service's error. */
 async function api(method, path, body) {
@@ -90,8 +98,10 @@ async function openStream(prefix, createBody) {
     const colon = data.indexOf(':');
     const subject = colon < 0 ? data : data.slice(0, colon);
     const payload = colon < 0 ? '' : data.slice(colon + 1);
-    if (subject === 'chat/answer') showAnswer(decodeURIComponent(payload));
-    log(`${subject}${payload ? ` ${payload}` : ''}`, subject === 'stream/error' ? 'error' : undefined);
+    // chat/answer carries the text percent-encoded: the page shows it (and logs it) decoded.
+    const shown = subject === 'chat/answer' ? decoded(payload) : payload;
+    if (subject === 'chat/answer') showAnswer(shown);
+    log(`${subject}${shown ? ` ${shown}` : ''}`, subject === 'stream/error' ? 'error' : undefined);
   };
 
   const remote = new MediaStream();
@@ -100,7 +110,10 @@ async function openStream(prefix, createBody) {
     remote.addTrack(e.track);
     void video.play().catch(() => log('press play on the video to hear it (autoplay was refused)'));
   };
-  pc.onconnectionstatechange = () => setStatus(`${prefix}: ${pc.connectionState}`);
+  // close() fires no state change: closeStream says "disconnected" itself, and a late event does not overwrite it.
+  pc.onconnectionstatechange = () => {
+    if (!stream.closed) setStatus(`${prefix}: ${pc.connectionState}`);
+  };
 
   // Candidates found before the answer is posted wait for it, then go in order.
   let answered = false;
@@ -135,6 +148,7 @@ async function closeStream(stream) {
     log(err.message, 'error');
   } finally {
     stream.pc.close();
+    setStatus('disconnected');
   }
 }
 

@@ -10,7 +10,7 @@ export function clipStreamVariant(deps: Pick<ClipDeps, 'presenters'>): StreamVar
     prefix: '/clips/streams',
     tag: 'Clip streams',
     body: streamCreateBody('CreateClipStream', {
-      presenter_id: Type.String({ minLength: 1, maxLength: 200, description: 'a presenter of GET /clips/presenters' }),
+      presenter_id: Type.String({ minLength: 1, maxLength: 200, description: 'a presenter of GET /clips/presenters, or a presenter alias (MIMIC_PRESENTER_ALIASES: the hosted service\'s public presenter ids, such as its demo\'s v2_public_alex@qcvo4gupoy)' }),
       background: Type.Optional(
         Type.Object(
           {

@@ -7,6 +7,7 @@ import type { MediaAccess } from '../media/index.ts';
 import { runFfmpeg } from '../compute/local/ffmpeg.ts';
 import type { PresenterView } from '../schemas/clips.ts';
 import { BUILT_IN_PRESENTERS, SYSTEM_OWNER, type BuiltInPresenter } from './built-in.ts';
+import { resolveAlias, type PresenterAlias } from './aliases.ts';
 
 /**
  * Presenters: the built-in ones (src/presenters/built-in.ts) and, later, each user's own
@@ -65,7 +66,7 @@ export interface PresenterCatalogue {
   all(userId: string): Promise<PresenterEntry[]>;
   /** One of them, or NotFoundError. */
   get(userId: string, id: string): Promise<PresenterEntry>;
-  /** One of them, or undefined. */
+  /** One of them, or undefined; a presenter alias (src/presenters/aliases.ts) gives its built-in presenter. */
   find(userId: string, id: string): Promise<PresenterEntry | undefined>;
   builtIns: readonly PresenterEntry[];
   /** The user's own presenters: renamed, deleted (a built-in one is refused: PermissionError). */
@@ -83,7 +84,7 @@ export async function scaled(src: string, side: number, dir: string, name: strin
   return out;
 }
 
-export function createPresenterCatalogue(deps: { media: MediaAccess; users?: UserPresenterSource }): PresenterCatalogue {
+export function createPresenterCatalogue(deps: { media: MediaAccess; users?: UserPresenterSource; aliases?: readonly PresenterAlias[] }): PresenterCatalogue {
   const builtIns = BUILT_IN_PRESENTERS.map(builtInEntry);
   const users = deps.users ?? noUserPresenters;
   let assets: Promise<void> | undefined;
@@ -113,7 +114,11 @@ export function createPresenterCatalogue(deps: { media: MediaAccess; users?: Use
       return [...builtIns, ...(await users.list(userId))];
     },
     async find(userId, id) {
-      return builtIns.find((p) => p.id === id) ?? (await users.list(userId)).find((p) => p.id === id);
+      const own = builtIns.find((p) => p.id === id) ?? (await users.list(userId)).find((p) => p.id === id);
+      if (own) return own;
+      // Only an id that names nothing of mimic's is an alias.
+      const target = resolveAlias(deps.aliases ?? [], id);
+      return target === undefined ? undefined : builtIns.find((p) => p.id === target);
     },
     async get(userId, id) {
       const p = await catalogue.find(userId, id);

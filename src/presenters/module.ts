@@ -1,6 +1,7 @@
 import { defineModule } from '../platform/module.ts';
 import { createPresenterCatalogue } from './catalogue.ts';
 import { presenterRoutes } from './routes.ts';
+import { presenterSettings } from './aliases.ts';
 
 /**
  * Presenters: GET /clips/presenters and /clips/presenters/{id}. Its `catalogue` is what the
@@ -9,8 +10,9 @@ import { presenterRoutes } from './routes.ts';
  */
 export const presentersModule = defineModule({
   name: 'presenters',
-  create(p) {
-    const catalogue = createPresenterCatalogue({ media: p.media, ...(p.userPresenters ? { users: p.userPresenters } : {}) });
+  config: presenterSettings,
+  create(p, settings) {
+    const catalogue = createPresenterCatalogue({ media: p.media, aliases: settings.aliases, ...(p.userPresenters ? { users: p.userPresenters } : {}) });
     return {
       catalogue,
       provides: { presenters: catalogue },

@@ -90,7 +90,7 @@ export function clipSchemas(storageScheme: string) {
 
   const CreateClip = Type.Object(
     {
-      presenter_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'a presenter of GET /clips/presenters; default: the first built-in presenter' })),
+      presenter_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'a presenter of GET /clips/presenters, or a presenter alias (MIMIC_PRESENTER_ALIASES: the hosted service\'s public presenter ids); default: the first built-in presenter' })),
       script: Type.Union([TextScript, AudioScript], { description: 'what the presenter says: a text spoken by a voice, or an audio' }),
       config: Type.Optional(ClipConfig),
       background: Type.Optional(Background),

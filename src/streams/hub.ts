@@ -28,11 +28,23 @@ import type { StreamSource, StreamSpeaker } from './interface.ts';
 
 /** How long closing a stream waits for its peer and render session before it moves on. */
 const CLOSE_WAIT_MS = 5_000;
+/**
+ * How long creating a stream waits for the renderer's preparation (the photo's face search,
+ * the rig, the render process) before it answers anyway: a prepared photo (cached by content)
+ * is ready well within it, and its errors are the create's 400; a new photo keeps preparing
+ * while the client connects, and a failure then is `stream/error` on the data channel.
+ */
+const PREPARE_WAIT_MS = 250;
+/** After a late preparation failure, how long the stream stays for its stream/error to reach the client. */
+const FAILED_LINGER_MS = 1_000;
 import { audioPiece, sentences, speakSentence, type SpeechPiece } from './speech.ts';
 import type { StreamScriptBody } from '../schemas/streams.ts';
 
 export const DEFAULT_SESSION_TIMEOUT_S = 300;
 const MAX_PICTURE_BYTES = 10 * 1024 * 1024;
+/** Ended streams remembered per owner, and owners remembered, so a late DELETE of one is a success (bounded: oldest forgotten first). */
+const ENDED_PER_OWNER = 64;
+const ENDED_OWNERS = 4_096;
 
 export interface HubDeps {
   settings: StreamSettings;
@@ -62,7 +74,9 @@ interface LiveStream {
   source: StreamSource;
   opts: CreateOptions;
   peer: StreamPeer;
+  /** Set once the renderer's preparation is done; `opening` settles then (undefined: it failed and the stream is closing). */
   session: StreamRenderSession | undefined;
+  opening: Promise<StreamRenderSession | undefined>;
   workDir: string;
   state: 'offered' | 'connected' | 'closed';
   /** Settles when the SDP answer being applied is done (whether it worked or not). */
@@ -91,8 +105,20 @@ export interface StreamStats {
   reserved: number;
 }
 
+/** What is kept of a stream once it has closed: enough to tell its owner's late DELETE from another user's. */
+interface EndedStream {
+  sessionId: string;
+  agentId: string | undefined;
+}
+
 export function createStreamService(deps: HubDeps) {
   const streams = new Map<string, LiveStream>();
+  /**
+   * Recently ended streams, by owner then stream id (both in insertion order, oldest first).
+   * The agents SDK closes its peer first and DELETEs after; the stream has already ended
+   * ("peer connection failed"), and its owner's DELETE must still succeed.
+   */
+  const ended = new Map<string, Map<string, EndedStream>>();
   /** Remote ICE candidates the policy refused, all streams of this process together. */
   let iceRefused = 0;
   const limits = createStreamLimits(deps.settings, {
@@ -121,6 +147,7 @@ export function createStreamService(deps: HubDeps) {
     if (s.state === 'closed') return;
     s.state = 'closed';
     streams.delete(s.id);
+    remember(s);
     if (s.idle) clearTimeout(s.idle);
     s.idle = undefined;
     s.abort.abort();
@@ -130,6 +157,16 @@ export function createStreamService(deps: HubDeps) {
     const ended = await Promise.race([Promise.allSettled([s.session?.close(), s.peer.close()]).then(() => true), delay(CLOSE_WAIT_MS).then(() => false)]);
     if (!ended) deps.log.warn('stream teardown still running; left behind', { stream_id: s.id, wait_ms: CLOSE_WAIT_MS });
     await rm(s.workDir, { recursive: true, force: true });
+  }
+
+  function remember(s: LiveStream): void {
+    let mine = ended.get(s.userId);
+    if (mine) ended.delete(s.userId);
+    else mine = new Map();
+    ended.set(s.userId, mine);
+    mine.set(s.id, { sessionId: s.sessionId, agentId: s.source.agentId });
+    if (mine.size > ENDED_PER_OWNER) mine.delete(mine.keys().next().value!);
+    if (ended.size > ENDED_OWNERS) ended.delete(ended.keys().next().value!);
   }
 
   /**
@@ -246,6 +283,7 @@ export function createStreamService(deps: HubDeps) {
    */
   async function handWhenUp(s: LiveStream, generation: number, videoId: string, piece: SpeechPiece, last: boolean): Promise<void> {
     await s.peer.connected();
+    await s.opening;
     hand(s, generation, videoId, piece, last);
   }
 
@@ -274,15 +312,40 @@ export function createStreamService(deps: HubDeps) {
     s.state = 'connected';
     armIdle(s);
     // The renderer starts when media can flow: its first keyframe must not be dropped (the picture would wait 2 s for the next).
-    void s.peer.connected().then((up) => {
+    void s.peer.connected().then(async (up) => {
       if (!up || s.state !== 'connected') return;
-      return s.session!.start({ codec, fluent: s.opts.fluent, warmup: s.opts.warmup });
+      // The photo may still be preparing (a new one): media starts when both are ready.
+      const session = await s.opening;
+      if (!session || s.state !== 'connected') return;
+      return session.start({ codec, fluent: s.opts.fluent, warmup: s.opts.warmup });
     }).catch((err: unknown) => {
       deps.log.error('stream did not start', { stream_id: s.id, error: String(err) });
       send(s, 'stream/error', { kind: 'UnknownError', description: 'The stream could not start' });
       void close(s, 'start failed');
     });
     return { status: 'success' as const };
+  }
+
+  /** The session once the renderer has prepared it; a failure after the create answered is stream/error, then the stream closes. */
+  async function prepared(s: LiveStream, opening: Promise<StreamRenderSession>): Promise<StreamRenderSession | undefined> {
+    try {
+      const session = await opening;
+      s.session = session;
+      // Closed while preparing: nothing else will close this session.
+      if (s.state === 'closed') {
+        await session.close();
+        return undefined;
+      }
+      return session;
+    } catch (err) {
+      const e = renderFailure(err);
+      const known = e instanceof ApiError;
+      if (!known) deps.log.error('stream preparation failed', { stream_id: s.id, error: String(err) });
+      // Held by the peer until the client's data channel opens.
+      send(s, 'stream/error', { kind: known ? e.kind : 'UnknownError', description: known ? e.description : 'The stream could not be prepared' });
+      void s.peer.connected().then(() => delay(FAILED_LINGER_MS)).then(() => close(s, 'preparation failed'));
+      return undefined;
+    }
   }
 
   async function voiceFor(s: LiveStream, script: Extract<StreamScriptBody, { type: 'text' }>): Promise<ClipVoice> {
@@ -308,6 +371,7 @@ export function createStreamService(deps: HubDeps) {
       const release = limits.reserve(userId);
       let peer: StreamPeer | undefined;
       let session: StreamRenderSession | undefined;
+      let opening: Promise<StreamRenderSession> | undefined;
       let workDir: string | undefined;
       try {
         const src = await source();
@@ -322,20 +386,20 @@ export function createStreamService(deps: HubDeps) {
           { iceServers: deps.settings.iceServers, icePolicy: deps.settings.icePolicy, compatibility: opts.compatibility, gatherTimeoutMs: deps.settings.gatherTimeoutMs, ...(deps.settings.iceAddress ? { iceAddress: deps.settings.iceAddress } : {}) },
           { message: (text) => holder.s && onMessage(holder.s, text), failed: () => holder.s && void close(holder.s, 'peer connection failed'), refused: (reasons, count) => deps.log.info('ice candidates refused', { stream_id: id, reasons, refused_stream: count, refused_total: (iceRefused += Object.values(reasons).reduce((a, b) => a + b, 0)) }) },
         );
-        try {
-          session = await renderer.open(
-            { streamId: id, sourcePath, ...(src.face ? { face: src.face } : {}), stitch: src.stitch, ...(background ? { background } : {}), seed: id, workDir },
-            peer.sink,
-            (e) => holder.s && onEvent(holder.s, e),
-          );
-        } catch (err) {
-          throw renderFailure(err);
-        }
-        const sdp = await peer.offer();
+        // The renderer prepares (face search, rig, render process) while the peer gathers and the client connects.
+        opening = renderer.open(
+          { streamId: id, sourcePath, ...(src.face ? { face: src.face } : {}), stitch: src.stitch, ...(background ? { background } : {}), seed: id, workDir },
+          peer.sink,
+          (e) => holder.s && onEvent(holder.s, e),
+        );
+        opening.then((opened) => (session = opened), () => undefined);
+        const [sdp, early] = await Promise.all([peer.offer(), settledWithin(opening, PREPARE_WAIT_MS)]);
+        if (early && !early.ok) throw renderFailure(early.error);
         const s: LiveStream = {
-          id, userId, sessionId, source: src, opts, peer, session, workDir, state: 'offered', answering: undefined, idle: undefined, spokenMs: 0, charged: 0,
+          id, userId, sessionId, source: src, opts, peer, session, opening: Promise.resolve(undefined), workDir, state: 'offered', answering: undefined, idle: undefined, spokenMs: 0, charged: 0,
           generation: 0, chain: Promise.resolve(), speaking: new Set(), failed: new Set(), abort: new AbortController(),
         };
+        s.opening = early ? Promise.resolve(session) : prepared(s, opening);
         holder.s = s;
         streams.set(id, s);
         armIdle(s);
@@ -350,6 +414,8 @@ export function createStreamService(deps: HubDeps) {
           interrupt_enabled: true,
         };
       } catch (err) {
+        // A preparation still running is closed when it ends.
+        void opening?.then((opened) => opened.close(), () => undefined);
         await Promise.allSettled([session?.close(), peer?.close()]);
         if (workDir) await rm(workDir, { recursive: true, force: true });
         throw err;
@@ -420,6 +486,12 @@ export function createStreamService(deps: HubDeps) {
     },
 
     async remove(userId: string, streamId: string, sessionId: unknown, agentId?: string) {
+      // Deleting what its owner already saw end is a success (idempotent); another user's stream stays "not found".
+      const gone = streams.has(streamId) ? undefined : ended.get(userId)?.get(streamId);
+      if (gone && (agentId === undefined || gone.agentId === agentId)) {
+        if (typeof sessionId !== 'string' || !sameSecret(sessionId, gone.sessionId)) throw new ApiError('SessionError', SESSION_ERROR);
+        return { status: 'success' as const };
+      }
       await close(withSession(userId, streamId, sessionId, agentId), 'deleted');
       return { status: 'success' as const };
     },
@@ -467,6 +539,17 @@ export function createStreamService(deps: HubDeps) {
 }
 
 export type StreamService = ReturnType<typeof createStreamService>;
+
+/** How `p` settled if it did within `ms`, else undefined (it goes on). */
+async function settledWithin<T>(p: Promise<T>, ms: number): Promise<{ ok: true; value: T } | { ok: false; error: unknown } | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, ms, undefined)));
+  try {
+    return await Promise.race([p.then((value) => ({ ok: true as const, value }), (error: unknown) => ({ ok: false as const, error })), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 function sameSecret(a: string, b: string): boolean {
   const x = Buffer.from(a);

@@ -76,6 +76,10 @@ describe('the agents SDK from npm, unmodified apart from base URL and key', () =
     const t = await chromium.newPage();
     const wsURL = `${w.mimic.base.replace(/^http/, 'ws')}${NOTIFICATIONS_PATH}`;
     await t.page.addInitScript(`window.SDK_CONFIG = ${JSON.stringify({ agentId, baseURL: w.mimic.base, wsURL, key: w.mimic.key })};`);
+    const deletes: number[] = [];
+    t.page.on('response', (res) => {
+      if (res.request().method() === 'DELETE' && /\/agents\/[^/]+\/streams\/[^/]+$/.test(new URL(res.url()).pathname)) deletes.push(res.status());
+    });
     await t.page.goto(`${w.pageOrigin}/`);
     await waitForPage(t, (p) => p.evaluate('window.sdkLoaded === true'), Boolean, 'the SDK bundle');
 
@@ -104,6 +108,9 @@ describe('the agents SDK from npm, unmodified apart from base URL and key', () =
     await t.page.evaluate('window.sdk.disconnect()');
     events = await sdkEvents(t.page);
     expect(events.filter((e) => e.type === 'connection').at(-1)?.data.state).toBe('disconnected');
+    // The SDK closes its peer connection first, then DELETEs the stream mimic may have ended already: a success either way.
+    await waitForPage(t, async () => deletes.length, (n) => n > 0, 'the SDK\'s DELETE of its stream');
+    expect(deletes).toEqual([200]);
     // Nothing left the machine (analytics off; the page may reach loopback only).
     expect(t.blocked).toEqual([]);
   }, 300_000);

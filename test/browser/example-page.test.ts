@@ -58,4 +58,17 @@ describe('the example page served by mimic', () => {
     expect(log).toMatch(/POST \/images: 401 AuthorizationError/);
     expect(await t.page.inputValue('#photo-url')).toBe('');
   });
+
+  it('wraps a long log line instead of widening the page', async () => {
+    const t = await chromium.newPage();
+    await t.page.setViewportSize({ width: 1000, height: 700 });
+    await t.page.goto(`${pageOrigin}/`);
+    await t.page.fill('#base-url', mimic.base);
+    await t.page.fill('#api-key', 'mimic_wrong');
+    await t.page.fill('#agent-id', `agt_${'x'.repeat(400)}`);
+    await t.page.click('#agent-connect');
+    await waitForPage(t, (p) => p.textContent('#log'), (v) => /401/.test(v ?? ''), 'the error line', 15_000);
+    const widths = await t.page.evaluate(`({ page: document.documentElement.scrollWidth, view: document.documentElement.clientWidth })`) as { page: number; view: number };
+    expect(widths.page).toBeLessThanOrEqual(widths.view);
+  });
 });

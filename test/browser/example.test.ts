@@ -46,6 +46,7 @@ describe('examples/stream/ in a browser', () => {
     await t.page.click('#talk-disconnect');
     await waitForPage(t, logLines, (l) => l.includes(`stream ${streamId} closed`), 'the stream deleted');
     expect((await mediaStats(t.page)).states).toEqual(['closed']);
+    expect(await t.page.textContent('#status')).toBe('disconnected');
     expect(t.blocked).toEqual([]);
   }, 300_000);
 
@@ -70,11 +71,54 @@ describe('examples/stream/ in a browser', () => {
     await waitForPage(t, channelLog, (l) => l.some((m) => m.direction === 'in' && m.data.startsWith('stream/done')), 'stream/done', 60_000);
     const lines = await logLines(t.page);
     expect(lines.some((l) => l.startsWith('stream/started'))).toBe(true);
+    // The answer's data-channel line is logged as text, not percent-encoded.
+    const said = lines.filter((l) => l.startsWith('chat/answer '));
+    expect(said.length).toBeGreaterThan(0);
+    for (const l of said) expect(l).not.toMatch(/%[0-9A-F]{2}/);
+    expect(said.join(' ')).toContain(FORECAST);
     expect(lines.filter((l) => /error/i.test(l))).toEqual([]);
 
     await t.page.click('#agent-disconnect');
     const streamId = streamIdIn(lines)!;
     await waitForPage(t, logLines, (l) => l.includes(`stream ${streamId} closed`), 'the agent stream deleted');
+    expect(await t.page.textContent('#status')).toBe('disconnected');
     expect(t.blocked).toEqual([]);
+  }, 300_000);
+});
+
+describe('examples/stream/ in Chromium as users run it (host candidates as mDNS names)', () => {
+  const chromium = useChromium({ mdnsCandidates: true });
+  let w: World;
+  beforeAll(async () => {
+    w = await startWorld({});
+  }, 120_000);
+  afterAll(async () => {
+    await w?.close();
+  });
+
+  it('every ICE post carrying a <uuid>.local candidate is answered, and the stream comes up on the addresses the browser\'s checks reveal', async () => {
+    const t = await chromium.newPage();
+    const ice: { candidate: string; status: number }[] = [];
+    t.page.on('requestfinished', (req) => {
+      if (req.method() !== 'POST' || !req.url().endsWith('/ice')) return;
+      void req.response().then((res) => ice.push({ candidate: String((req.postDataJSON() as { candidate?: unknown }).candidate ?? ''), status: res?.status() ?? 0 }));
+    });
+    await t.page.goto(`${w.mimic.base}/examples/stream/`);
+    await t.page.fill('#api-key', w.mimic.key);
+    await t.page.fill('#photo-url', `${w.media.url}/face.jpg`);
+    await t.page.click('#talk-connect');
+    await waitForPage(t, (p) => p.textContent('#status'), (s) => s === '/talks/streams: connected', 'the peer connection');
+    expect((await mediaStats(t.page)).states).toEqual(['connected']);
+    // The end of candidates is the last post.
+    await waitForPage(t, async () => ice.some((x) => x.candidate === ''), Boolean, 'the end of candidates posted');
+    const posted = ice.filter((x) => x.candidate !== '');
+    expect(posted.length).toBeGreaterThan(0);
+    // Chromium told no address, only names; mimic answered each at once (refused, not resolved) and still connected:
+    // its side learnt the browser's address from the browser's connectivity checks (peer-reflexive candidates).
+    for (const x of posted) expect(x.candidate).toMatch(/ [0-9a-f-]{36}\.local /);
+    expect(ice.every((x) => x.status === 200)).toBe(true);
+    expect((await t.page.$$eval('#log li.error', (l) => l.length))).toBe(0);
+    await t.page.click('#talk-disconnect');
+    await waitForPage(t, (p) => p.textContent('#status'), (s) => s === 'disconnected', 'the stream deleted');
   }, 300_000);
 });

@@ -121,6 +121,19 @@ describe('POST /clips validation', () => {
     expect(res.body.details[0]).toMatchObject({ field: 'presenter_id' });
   });
 
+  it('takes a presenter alias (the hosted demo\'s public presenter) as the built-in presenter it names; none when the operator empties the map', async () => {
+    const { h } = make();
+    const u = h.user();
+    const res = await h.call('POST', '/clips', { key: u.key, body: { ...text(), presenter_id: 'v2_public_alex@qcvo4gupoy' } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect((await h.call('GET', `/clips/${res.body.id}`, { key: u.key })).body.presenter_id).toBe('ernst-Bv6tR3nK9p');
+    await h.close();
+    const off = make({ MIMIC_PRESENTER_ALIASES: '' }).h;
+    const v = off.user();
+    const refused = await off.call('POST', '/clips', { key: v.key, body: { ...text(), presenter_id: 'v2_public_alex@qcvo4gupoy' } });
+    expect(refused.status).toBe(400);
+  });
+
   it('refuses a voice the provider does not have, and an unknown provider, with 400', async () => {
     const { h } = make();
     const u = h.user();

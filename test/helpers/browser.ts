@@ -49,12 +49,19 @@ export function isLoopbackUrl(url: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\./.test(host);
 }
 
-export async function launchChromium(): Promise<Browser> {
+/**
+ * CHROMIUM_ARGS but host candidates hidden behind mDNS names (`<uuid>.local`), as every user's
+ * Chromium sends them to a page without camera permission (the fake media UI grants it, and
+ * with it Chromium shows addresses).
+ */
+export const CHROMIUM_ARGS_MDNS = CHROMIUM_ARGS.filter((a) => !['--disable-features=WebRtcHideLocalIpsWithMdns', '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream'].includes(a));
+
+export async function launchChromium(args: string[] = CHROMIUM_ARGS): Promise<Browser> {
   const executablePath = chromiumPath();
   if (!existsSync(executablePath)) {
     throw new Error(`${executablePath} is missing: run \`node scripts/ensure-chromium.mjs\` (npm test does it before the tests)`);
   }
-  return chromium.launch({ executablePath, headless: true, args: CHROMIUM_ARGS, timeout: 60_000 });
+  return chromium.launch({ executablePath, headless: true, args, timeout: 60_000 });
 }
 
 export interface TestPage {
@@ -73,11 +80,11 @@ export interface ChromiumForFile {
 }
 
 /** One browser for the enclosing test file: launched in beforeAll, closed in afterAll. */
-export function useChromium(): ChromiumForFile {
+export function useChromium(opts: { mdnsCandidates?: boolean } = {}): ChromiumForFile {
   let browser: Browser | undefined;
   const contexts: BrowserContext[] = [];
   beforeAll(async () => {
-    browser = await launchChromium();
+    browser = await launchChromium(opts.mdnsCandidates ? CHROMIUM_ARGS_MDNS : CHROMIUM_ARGS);
   });
   afterAll(async () => {
     for (const c of contexts) await c.close().catch(() => {});

@@ -23,6 +23,8 @@ export interface FakeStreamRenderer extends StreamRenderer {
   live(): { sessions: number; processes: number; sockets: number };
   /** Makes the next open fail with this kind (e.g. FaceError). */
   failNextOpen?: RenderError;
+  /** While set, opens wait for it (a photo still being prepared); its error fails them. */
+  holdOpens?: Promise<void>;
 }
 
 const WARMUP_MS = 1000;
@@ -38,6 +40,7 @@ export function createFakeStreamRenderer(): FakeStreamRenderer {
     speeches: [],
     live: () => ({ sessions: sessions.size, processes: processes.size, sockets: sockets.size }),
     async open(req, sink, onEvent) {
+      if (r.holdOpens) await r.holdOpens;
       if (r.failNextOpen) {
         const err = r.failNextOpen;
         delete r.failNextOpen;

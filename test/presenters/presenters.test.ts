@@ -6,6 +6,8 @@ import { createPresenterCatalogue, noUserPresenters, type PresenterEntry } from 
 import { pagePresenters } from '../../src/presenters/service.ts';
 import { parsePage } from '../../src/pagination.ts';
 import { readFileSync } from 'node:fs';
+import { parsePresenterAliases, resolveAlias } from '../../src/presenters/aliases.ts';
+import { ConfigurationError } from '../../src/config.ts';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -95,5 +97,44 @@ describe('GET /clips/presenters', () => {
     h.services.modules.clips.start();
     await h.services.worker.drain();
     expect(tone.voice.calls).toHaveLength(BUILT_IN_PRESENTERS.length);
+  });
+});
+
+describe('presenter aliases', () => {
+  it('GET /clips/presenters/{id} answers the built-in presenter an alias names; the list never shows an alias', async () => {
+    h = harness();
+    const u = h.user();
+    const byAlias = await h.call('GET', '/clips/presenters/v2_public_alex@qcvo4gupoy', { key: u.key });
+    expect(byAlias.status).toBe(200);
+    expect(byAlias.body.presenters[0]).toMatchObject({ presenter_id: 'ernst-Bv6tR3nK9p', gender: 'male' });
+    const amber = await h.call('GET', '/clips/presenters/v2_public_amber@0zSz8kflCN', { key: u.key });
+    expect(amber.body.presenters[0].gender).toBe('female');
+    const list = await h.call('GET', '/clips/presenters', { key: u.key });
+    expect(list.body.presenters.map((p: { presenter_id: string }) => p.presenter_id)).toEqual(BUILT_IN_PRESENTERS.map((b) => b.id));
+    expect((await h.call('GET', '/clips/presenters/v2_public_nobody@x', { key: u.key })).status).toBe(404);
+  });
+
+  it('the operator\'s map replaces or extends the default one, and is validated at start', async () => {
+    h = harness({ MIMIC_PRESENTER_ALIASES: 'acme_bob=aksel-Jd2xF7sY4g' });
+    const u = h.user();
+    expect((await h.call('GET', '/clips/presenters/acme_bob', { key: u.key })).body.presenters[0].presenter_id).toBe('aksel-Jd2xF7sY4g');
+    expect((await h.call('GET', '/clips/presenters/v2_public_alex@qcvo4gupoy', { key: u.key })).status).toBe(404);
+    const both = parsePresenterAliases('default,acme_*=grace-Hq4mW8zL2c,acme_bob=aksel-Jd2xF7sY4g');
+    expect(resolveAlias(both, 'v2_public_alex@qcvo4gupoy')).toBe('ernst-Bv6tR3nK9p');
+    expect(resolveAlias(both, 'acme_bob')).toBe('aksel-Jd2xF7sY4g');
+    expect(resolveAlias(both, 'acme_sue')).toBe('grace-Hq4mW8zL2c');
+    expect(parsePresenterAliases('')).toEqual([]);
+    for (const bad of ['alex=nobody-0000000000', 'alex', 'eileen-Nc7kQ2rT5x=grace-Hq4mW8zL2c', 'a*b=grace-Hq4mW8zL2c', 'x=grace-Hq4mW8zL2c,x=grace-Hq4mW8zL2c', '*=grace-Hq4mW8zL2c']) {
+      expect(() => parsePresenterAliases(bad), bad).toThrow(ConfigurationError);
+    }
+  });
+
+  it('every default alias names a built-in presenter of the gender the hosted service\'s presenter has', () => {
+    const male = ['alex', 'rian', 'jack'];
+    const gender = new Map(BUILT_IN_PRESENTERS.map((b) => [b.id, b.gender]));
+    for (const a of parsePresenterAliases(undefined)) {
+      const name = /^(?:v2_public_)?([a-z]+)/.exec(a.from)![1]!;
+      expect(gender.get(a.to), a.from).toBe(male.includes(name) ? 'male' : 'female');
+    }
   });
 });

@@ -91,7 +91,7 @@ describe('session_id and tenancy', () => {
     expect(bare.body).toEqual(SESSION_ERROR);
   });
 
-  it('another user\'s stream is not found, even with its session_id; a closed stream is not found', async () => {
+  it('another user\'s stream is not found, even with its session_id; its owner deleting it again is a success', async () => {
     t = suite.make();
     const { h } = t;
     const a = h.user();
@@ -109,7 +109,35 @@ describe('session_id and tenancy', () => {
     }
     expect((await h.call('DELETE', s.path, { key: a.key, body: { session_id: s.sessionId } })).status).toBe(200);
     const again = await h.call('DELETE', s.path, { key: a.key, body: { session_id: s.sessionId } });
-    expect(again.status).toBe(404);
+    expect({ status: again.status, body: again.body }).toEqual({ status: 200, body: { status: 'success' } });
+    // The ended stream is still not the other user's, nor usable by its owner, nor deleted with a wrong session.
+    expect((await h.call('DELETE', s.path, { key: b.key, body: { session_id: s.sessionId } })).status).toBe(404);
+    expect((await h.call('POST', s.path, { key: a.key, body: { session_id: s.sessionId, script: { type: 'text', input: 'Hello there.' } } })).status).toBe(404);
+    expect((await h.call('DELETE', s.path, { key: a.key, body: { session_id: 'sess_wrong' } })).body).toEqual(SESSION_ERROR);
+  });
+
+  it('a stream that ended when its peer left is deleted with success by its owner (the agents SDK closes first, then DELETEs), 404 for another user', async () => {
+    t = suite.make();
+    const { h } = t;
+    const a = h.user();
+    const b = h.user();
+    const s = await connect(h, a.key, '/clips/streams', { presenter_id: PRESENTER, fluent: true });
+    s.peer.close();
+    await s.peer.waitUntil(() => t!.service.stats().streams === 0, 'the stream to end with its peer');
+    expect((await h.call('DELETE', s.path, { key: b.key, body: { session_id: s.sessionId } })).status).toBe(404);
+    const del = await h.call('DELETE', s.path, { key: a.key, body: { session_id: s.sessionId } });
+    expect({ status: del.status, body: del.body }).toEqual({ status: 200, body: { status: 'success' } });
+  });
+});
+
+describe('presenter aliases', () => {
+  it('opens a clip stream on the hosted demo\'s hard-coded public presenter (v2_public_alex@qcvo4gupoy), streaming its built-in alias', async () => {
+    t = suite.make();
+    const { h } = t;
+    const u = h.user();
+    const res = await h.call('POST', '/clips/streams', { key: u.key, body: { presenter_id: 'v2_public_alex@qcvo4gupoy', driver_id: 'e3nbserss8' } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    await h.call('DELETE', `/clips/streams/${res.body.id}`, { key: u.key, body: { session_id: res.body.session_id } });
   });
 });
 
