@@ -23,8 +23,8 @@ export const modelFiles = (modelDir: string) => ({
 
 export interface PocketsphinxOptions {
   bin?: string;
-  /** pocketsphinx_batch, for the grammar pass (listenFor). */
-  batchBin?: string;
+  /** pocketsphinx_batch, for the grammar pass (listenFor); null: no grammar pass. */
+  batchBin?: string | null;
   modelDir?: string;
   /** Kills a recognition that runs longer (default 10 minutes: about 0.2 x real time here, so far more than a consent video needs). */
   timeoutMs?: number;
@@ -76,7 +76,7 @@ export function parseBatchHypothesis(text: string): string {
 
 export function createPocketsphinx(opts: PocketsphinxOptions = {}): SpeechRecogniser {
   const bin = opts.bin ?? POCKETSPHINX_BIN;
-  const batchBin = opts.batchBin ?? POCKETSPHINX_BATCH_BIN;
+  const batchBin = opts.batchBin === undefined ? POCKETSPHINX_BATCH_BIN : opts.batchBin;
   const files = modelFiles(opts.modelDir ?? POCKETSPHINX_MODEL_DIR);
   const timeoutMs = opts.timeoutMs ?? 600_000;
   return {
@@ -86,7 +86,11 @@ export function createPocketsphinx(opts: PocketsphinxOptions = {}): SpeechRecogn
       const args = ['-infile', wavPath, '-hmm', files.hmm, '-lm', files.lm, '-dict', files.dict, '-samprate', '16000', '-logfn', '/dev/null'];
       return { text: parseHypotheses(await run(bin, args, wavPath, timeoutMs, signal)) };
     },
-    async listenFor(wavPath, expected, others, signal) {
+    ...(batchBin ? { listenFor: listenWith(batchBin) } : {}),
+  };
+
+  function listenWith(batchBin: string): NonNullable<SpeechRecogniser['listenFor']> {
+    return async (wavPath, expected, others, signal) => {
       // pocketsphinx_batch decodes the whole file as one utterance (pocketsphinx_continuous
       // cuts it at pauses, and each piece would have to be the whole statement).
       const g = slotGrammar(expected, others);
@@ -104,6 +108,6 @@ export function createPocketsphinx(opts: PocketsphinxOptions = {}): SpeechRecogn
       } finally {
         await rm(dir, { recursive: true, force: true });
       }
-    },
-  };
+    };
+  }
 }
