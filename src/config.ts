@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
+import { availableParallelism } from 'node:os';
 
 export interface Config {
   readonly port: number;
@@ -89,6 +90,19 @@ export function int(env: Env, name: string, fallback: number, min = 0, max = Num
     throw new ConfigurationError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
   }
   return value;
+}
+
+/**
+ * Jobs the runner runs at once unless MIMIC_WORKER_CONCURRENCY says otherwise. Remote renders
+ * only wait on workers, so many are in flight. Locally the CPU-heavy parts already leave the
+ * event loop (ffmpeg and pocketsphinx are child processes, faces and voice activity worker
+ * threads, renders one render process), so a job mostly waits on them: one job per core, at
+ * least 2 (one slow job does not hold up the rest), at most 8 (jobs share the one face thread
+ * and the one render process, so more slots would only queue there).
+ */
+export function defaultWorkerConcurrency(backend: string, cores: number = availableParallelism()): number {
+  if (backend === 'remote') return 16;
+  return Math.min(8, Math.max(2, cores));
 }
 
 export function bool(env: Env, name: string, fallback: boolean): boolean {
@@ -218,8 +232,7 @@ export function loadConfig(env: Env = process.env, opts: { generateKey?: boolean
     signedUrlTtlSeconds: int(env, 'MIMIC_SIGNED_URL_TTL_SECONDS', 3600, 1),
     worker: {
       enabled: bool(env, 'MIMIC_WORKER', true),
-      // Remote renders only wait on workers, so the job runner keeps many of them in flight.
-      concurrency: int(env, 'MIMIC_WORKER_CONCURRENCY', backend === 'remote' ? 16 : 1, 1, 64),
+      concurrency: int(env, 'MIMIC_WORKER_CONCURRENCY', defaultWorkerConcurrency(backend), 1, 64),
       leaseMs: int(env, 'MIMIC_JOB_LEASE_MS', 30_000, 200),
       pollMs: int(env, 'MIMIC_JOB_POLL_MS', 500, 10),
       maxAttempts: int(env, 'MIMIC_JOB_MAX_ATTEMPTS', 3, 1, 100),

@@ -35,7 +35,7 @@ export async function createConsent(deps: ConsentDeps, user: AuthUser, raw: unkn
   const lang = findLanguage(body.language);
   if (!lang) {
     const names = CONSENT_LANGUAGES.map((l) => l.name);
-    throw new ApiError('BadRequestError', `Invalid request body: language must be one of ${names.join(', ')} (lower case)`, [{ field: 'language', message: `must be one of: ${names.join(', ')}`, allowed: names }]);
+    throw new ApiError('BadRequestError', `Invalid request body: language must be one of ${names.join(', ')} (any case)`, [{ field: 'language', message: `must be one of: ${names.join(', ')}`, allowed: names }]);
   }
   const passcode = drawPasscode(lang);
   const text = statementOf(lang, passcode);

@@ -5,7 +5,8 @@ import type { JobContext, JobOutcome } from '../jobs/worker.ts';
 import { FootageError, probeVideo } from '../footage/probe.ts';
 import { extractAudio } from '../footage/audio.ts';
 import { detectSpeech } from '../footage/vad.ts';
-import { MATCH_LIMITS, matchConsent, plausibleSpeechLength } from '../footage/match.ts';
+import { MATCH_LIMITS, plausibleSpeechLength, type ConsentMatch } from '../footage/match.ts';
+import { listenToConsent } from './words.ts';
 import type { FrameFaces } from '../footage/faces.ts';
 import { median } from '../footage/identity.ts';
 import { findLanguage } from './languages/index.ts';
@@ -138,16 +139,19 @@ export async function verifyConsent(deps: ConsentDeps, job: Job, ctx: JobContext
       deps.log.info('consent waits for a review', { consent_id: id, language: lang.name });
       return;
     }
-    const { text: transcript } = await recogniser.transcribe(wav, signal);
-    const match = matchConsent(transcript, { statement, name: details.name!, passcode: details.passcode, language: lang.name });
+    // A free transcription, then (a word of the name or passcode missed) a listen for those words in their slots.
+    const heardWords = await listenToConsent(recogniser, wav, { statement, name: details.name!, passcode: details.passcode }, lang, signal);
+    const { match, transcript, misses } = heardWords;
     // Misses: each word of the name and of the passcode not heard. None passes; exactly one (a
     // recognition slip is likelier than a wrong statement that still matches) goes to a person.
-    const misses = match.nameWordsFound.filter((f) => !f).length + match.passcodeFound.filter((f) => !f).length;
     const heard = match.similarity >= MATCH_LIMITS.similarity;
-    const missing = [!match.nameFound ? 'the name' : '', match.passcodeFound.some((f) => !f) ? `${match.passcodeFound.filter((f) => !f).length} passcode word(s)` : ''].filter(Boolean);
+    const missing = missedWords(details.name!, details.passcode, heardWords);
     const step: VerificationStep = {
       check: 'words', passed: heard && misses === 0,
-      measured: { recogniser: recogniser.name, similarity: round(match.similarity), name_found: match.nameWordsFound, passcode_found: match.passcodeFound, misses, transcript, details: match.details },
+      measured: {
+        recogniser: recogniser.name, similarity: round(match.similarity), name_found: heardWords.nameWordsFound, passcode_found: heardWords.passcodeFound, misses, transcript, details: match.details,
+        ...(heardWords.listened !== null ? { listened: heardWords.listened, transcript_name_found: match.nameWordsFound, transcript_passcode_found: match.passcodeFound } : {}),
+      },
       limit: { similarity: MATCH_LIMITS.similarity, misses: 0, review_when_misses: 1 },
     };
     if (heard && misses === 1) {
@@ -175,3 +179,21 @@ export async function verifyConsent(deps: ConsentDeps, job: Job, ctx: JobContext
   }
 }
 
+
+const quoted = (words: readonly string[]): string => words.map((w) => `'${w}'`).join(', ');
+
+/**
+ * What was not heard, naming the words: "'Lopez' of the name 'Maria Lopez'" when only the
+ * surname was missed, "the name 'Maria Lopez'" when all of it was, "the passcode word 'river'".
+ */
+export function missedWords(name: string, passcode: readonly string[], match: Pick<ConsentMatch, 'nameWordsFound' | 'passcodeFound'>): string[] {
+  // The matcher's words of the name (wordsOf), in the case the person typed.
+  const nameWords = name.normalize('NFC').match(/[\p{L}\p{N}]+(?:'[\p{L}]+)*/gu) ?? [];
+  const nameMissed = nameWords.filter((_, i) => match.nameWordsFound[i] === false);
+  const codeMissed = passcode.filter((_, i) => match.passcodeFound[i] === false);
+  const out: string[] = [];
+  if (nameMissed.length > 0 && nameMissed.length === nameWords.length) out.push(`the name '${name}'`);
+  else if (nameMissed.length > 0) out.push(`${quoted(nameMissed)} of the name '${name}'`);
+  if (codeMissed.length > 0) out.push(`the passcode word${codeMissed.length > 1 ? 's' : ''} ${quoted(codeMissed)}`);
+  return out;
+}

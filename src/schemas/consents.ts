@@ -10,7 +10,7 @@ import { IsoTime } from './common.ts';
 export function consentSchemas(storageScheme: string) {
   const s = storageScheme.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const CreateConsent = Type.Object(
-    { language: Type.String({ minLength: 1, maxLength: 40, description: 'the language of the statement, its English name in lower case (GET /consents/languages lists them)' }) },
+    { language: Type.String({ minLength: 1, maxLength: 40, description: 'the language of the statement, its English name in any case, e.g. `english` or `English` (GET /consents/languages lists them; the record shows it in lower case)' }) },
     { additionalProperties: false, $id: 'CreateConsent' },
   );
   const UploadConsent = Type.Object(

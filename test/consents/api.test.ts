@@ -41,10 +41,22 @@ describe('POST /consents', () => {
     }
   });
 
-  it('refuses an unknown or capitalised language with a 400 that lists the 18', async () => {
+  it('takes the language in any case, as the interface writes it ("English") or as the API answers ("english")', async () => {
     h = harness();
     const u = h.user();
-    for (const language of ['klingon', 'English', '', 'en']) {
+    for (const language of ['English', 'english', 'ENGLISH', 'Portuguese']) {
+      const res = await h.call('POST', '/consents', { key: u.key, body: { language } });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      expect(res.body.language).toBe(language.toLowerCase());
+      const got = (await h.call('GET', `/consents/${res.body.id}`, { key: u.key })).body;
+      expect(got.language).toBe(language.toLowerCase());
+    }
+  });
+
+  it('refuses an unknown language with a 400 that lists the 18', async () => {
+    h = harness();
+    const u = h.user();
+    for (const language of ['klingon', 'Englisch', '', 'en']) {
       const res = await h.call('POST', '/consents', { key: u.key, body: { language } });
       expect(res.status).toBe(400);
       expect(res.body.kind).toBe('BadRequestError');

@@ -12,10 +12,13 @@ import { readFileSync } from 'node:fs';
 const INTERFACE_LANGUAGES = ['Dutch', 'Turkish', 'Swedish', 'Indonesian', 'Filipino', 'Czech', 'Romanian', 'Danish', 'Malay', 'Slovak', 'Croatian', 'English', 'Polish', 'German', 'Spanish', 'French', 'Italian', 'Portuguese'];
 
 describe('consent languages', () => {
-  it('are exactly the interface\'s 18, by lower-case name', () => {
+  it('are exactly the interface\'s 18, by lower-case name, found in any case', () => {
     expect(CONSENT_LANGUAGES.map((l) => l.name)).toEqual(INTERFACE_LANGUAGES.map((n) => n.toLowerCase()));
-    expect(findLanguage('English')).toBeUndefined();
+    for (const name of INTERFACE_LANGUAGES) expect(findLanguage(name)?.name).toBe(name.toLowerCase());
     expect(findLanguage('english')?.code).toBe('en');
+    expect(findLanguage('ENGLISH')?.code).toBe('en');
+    expect(findLanguage('Englisch')).toBeUndefined();
+    expect(findLanguage('en')).toBeUndefined();
   });
 
   for (const lang of CONSENT_LANGUAGES) {

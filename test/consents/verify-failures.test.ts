@@ -81,7 +81,8 @@ describe('consent verification refuses', () => {
     const step = failedAt(rec, 'words', 'ConsentTextSimilarityError');
     expect(step.measured.name_found).toEqual([false, false]);
     expect(step.measured.passcode_found).toEqual([true, true, true]);
-    expect(rec.error.description).toMatch(/the name/);
+    expect(rec.error.description).toContain("the name 'Maria Lopez' ");
+    expect(rec.error.description).toContain('not heard');
     await h.services.dispatcher.runOnce();
     expect(receiver.received.filter((r) => r.path === '/name')).toHaveLength(1);
     expect(JSON.parse(receiver.received.find((r) => r.path === '/name')!.body.toString())).toMatchObject({ status: 'error', error: { kind: 'ConsentTextSimilarityError' } });

@@ -60,6 +60,22 @@ describe('pocketsphinx', () => {
   });
 });
 
+describe('pocketsphinx listenFor (the grammar pass)', () => {
+  it('hears the expected name and passcode in their slots, and not a passcode that was not said', async () => {
+    const [recogniser] = availableRecognisers();
+    const others = { name: ['john', 'smith', 'anna', 'window'], passcode: ['window', 'orange', 'candle', 'garden', 'pencil', 'river', 'market'] };
+    const right = await recogniser!.listenFor!(join(dir, 'consent.wav'), { statement: TEXT, name: 'Maria Lopez', passcode: ['garden', 'pencil', 'river'] }, others);
+    expect(right, right.text).toMatchObject({ nameWordsFound: [true, true], passcodeFound: [true, true, true] });
+    const wrong = await recogniser!.listenFor!(join(dir, 'consent.wav'), { statement: statement('Maria Lopez', 'window orange candle'), name: 'Maria Lopez', passcode: ['window', 'orange', 'candle'] }, others);
+    expect(wrong.passcodeFound, wrong.text).toEqual([false, false, false]);
+  });
+
+  it('is offered only with pocketsphinx_batch installed', () => {
+    expect(availableRecognisers()[0]!.listenFor).toBeTypeOf('function');
+    expect(availableRecognisers({ batchBin: '/nonexistent/pocketsphinx_batch' })[0]!.listenFor).toBeUndefined();
+  });
+});
+
 describe('parseHypotheses', () => {
   it('joins the utterance lines and drops log lines and pronunciation variant marks', () => {
     expect(parseHypotheses('INFO: cmd_ln.c(702): Parsing command line:\nhello world\n\nmy pass code(2) is\nREADY....\n')).toBe('hello world my pass code is');

@@ -230,3 +230,81 @@ describe('time limits and parked jobs', () => {
     expect((await q.get(id))?.status).toBe('cancelled');
   });
 });
+
+describe('concurrency', () => {
+  /** A handler that holds every job until `release()`, counting how many run at once. */
+  function gate(expectTogether: number) {
+    let running = 0;
+    let peak = 0;
+    const started: string[] = [];
+    let open!: () => void;
+    const released = new Promise<void>((r) => (open = r));
+    let together!: () => void;
+    const reachedTogether = new Promise<void>((r) => (together = r));
+    const handler: JobKind['handler'] = async (job) => {
+      started.push(job.resourceId);
+      running++;
+      peak = Math.max(peak, running);
+      if (running >= expectTogether) together();
+      await released;
+      running--;
+    };
+    return { handler, release: open, reachedTogether, stats: () => ({ peak, started: started.length }) };
+  }
+
+  it('runs two jobs of a kind at the same time, and never more than the limit', async () => {
+    const { open } = setup(Date.now());
+    const q = open();
+    for (let i = 1; i <= 5; i++) q.enqueue({ kind: 'verify', resourceId: `r${i}`, userId: 'u', maxAttempts: 3 });
+    const g = gate(2);
+    const w = createWorker({ queue: q, catalogue: catalogue({ kind: 'verify', handler: g.handler }), concurrency: 2, leaseMs: 10_000, pollMs: 10, log: silentLogger });
+    const drained = w.drain();
+    // Both first jobs are inside the handler together (with one slot this would never resolve).
+    await g.reachedTogether;
+    expect(g.stats()).toEqual({ peak: 2, started: 2 });
+    g.release();
+    await drained;
+    expect(g.stats()).toEqual({ peak: 2, started: 5 });
+    expect(await q.claim('later', 1000)).toBeNull();
+  });
+
+  it('holds a limit of 3 with jobs of two kinds, and a limit of 1 runs them one by one', async () => {
+    for (const limit of [1, 3]) {
+      const { open } = setup(Date.now());
+      const q = open();
+      for (let i = 1; i <= 7; i++) q.enqueue({ kind: i % 2 ? 'a' : 'b', resourceId: `r${i}`, userId: 'u', maxAttempts: 3 });
+      const g = gate(limit);
+      const w = createWorker({
+        queue: q,
+        catalogue: jobCatalogue([
+          { kind: 'a', handler: g.handler, maxAttempts: 3, backoffMs: () => 0, timeLimitMs: 60_000, onExhausted: () => {} },
+          { kind: 'b', handler: g.handler, maxAttempts: 3, backoffMs: () => 0, timeLimitMs: 60_000, onExhausted: () => {} },
+        ]),
+        concurrency: limit,
+        leaseMs: 10_000,
+        pollMs: 10,
+        log: silentLogger,
+      });
+      const drained = w.drain();
+      await g.reachedTogether;
+      expect(g.stats()).toEqual({ peak: limit, started: limit });
+      g.release();
+      await drained;
+      expect(g.stats()).toEqual({ peak: limit, started: 7 });
+    }
+  });
+});
+
+describe('the default concurrency', () => {
+  it('is one job per core, 2 to 8, locally; 16 with the remote backend; MIMIC_WORKER_CONCURRENCY sets it', async () => {
+    const { defaultWorkerConcurrency, loadConfig } = await import('../../src/config.ts');
+    expect([1, 2, 4, 8, 64].map((cores) => defaultWorkerConcurrency('local', cores))).toEqual([2, 2, 4, 8, 8]);
+    expect(defaultWorkerConcurrency('remote', 2)).toBe(16);
+    const dir = mkdtempSync(join(tmpdir(), 'mimic-jobs-config-'));
+    dirs.push(dir);
+    const base = { MIMIC_DATA_DIR: dir, MIMIC_MASTER_KEY: Buffer.alloc(32, 7).toString('base64') };
+    expect(loadConfig(base).worker.concurrency).toBe(defaultWorkerConcurrency('local'));
+    expect(loadConfig({ ...base, MIMIC_WORKER_CONCURRENCY: '5' }).worker.concurrency).toBe(5);
+    expect(() => loadConfig({ ...base, MIMIC_WORKER_CONCURRENCY: '0' })).toThrow(/MIMIC_WORKER_CONCURRENCY/);
+  });
+});

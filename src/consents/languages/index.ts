@@ -29,5 +29,8 @@ export const CONSENT_LANGUAGES: readonly ConsentLanguage[] = [
 
 const byName = new Map(CONSENT_LANGUAGES.map((l) => [l.name, l]));
 
-/** The language of that exact lower-case name, or undefined. */
-export const findLanguage = (name: string): ConsentLanguage | undefined => byName.get(name);
+/**
+ * The language of that name in any case ("English" as the interface writes it, "english" as
+ * the API answers), or undefined. The record keeps the lower-case name.
+ */
+export const findLanguage = (name: string): ConsentLanguage | undefined => byName.get(name.trim().toLowerCase());
