@@ -134,7 +134,10 @@ describe('the public demo client, unmodified apart from base URL and key', () =>
 
     await t.page.click('#connect-button');
     // The demo's own gate: a stable signaling state is enough, the SDP answer may still be on its way.
-    await waitForPage(t, (p) => p.evaluate(label('signaling-status-label')), (s) => s === 'stable', 'the answer set locally');
+    // A page that never reaches 'stable' says which of its calls were answered (one run under a double load timed out with no signaling state at all).
+    await waitForPage(t, (p) => p.evaluate(label('signaling-status-label')), (s) => s === 'stable', 'the answer set locally').catch((err: Error) => {
+      throw new Error(`${err.message}\ncalls: ${JSON.stringify(calls.map((c) => `${c.method} ${c.path} ${c.status ?? 'unanswered'}`))}`);
+    });
     await t.page.click('#audio-button');
     const create = await answered(t, calls, 'the stream created', (c) => c.method === 'POST' && c.path === '/talks/streams');
     expect(create.request).toMatchObject({ stream_warmup: false });
