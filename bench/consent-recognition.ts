@@ -49,6 +49,21 @@ export function seeded(seed: number): (n: number) => number {
 const cap = (w: string) => w[0]!.toUpperCase() + w.slice(1);
 export const drawName = (pick: (n: number) => number) => `${cap(GIVEN[pick(GIVEN.length)]!)} ${cap(SURNAMES[pick(SURNAMES.length)]!)}`;
 
+/**
+ * One trial: a name and a passcode, another name and another passcode sharing no word with
+ * them, and the statement read with the right ones (what the words step expects).
+ */
+export function drawTrial(pick: (n: number) => number) {
+  const name = drawName(pick);
+  const passcode = drawPasscode(english, pick);
+  let otherName = drawName(pick);
+  while (otherName.split(' ').some((w) => name.includes(w))) otherName = drawName(pick);
+  let otherCode = drawPasscode(english, pick);
+  while (otherCode.some((w) => passcode.includes(w))) otherCode = drawPasscode(english, pick);
+  const statement = spokenStatement(statementOf(english, passcode), name);
+  return { name, passcode, otherName, otherCode, expected: { statement, name, passcode } };
+}
+
 export type Outcome = 'verified' | 'review' | 'refused';
 /** What the words step decides from the free transcription alone (before) and with the grammar pass (after). */
 export function outcomes(h: HeardWords): { before: Outcome; after: Outcome } {
@@ -89,14 +104,8 @@ async function main() {
   try {
     for (let t = 0; t < trials; t++) {
       const voice = voices[t % voices.length]!;
-      const name = drawName(pick);
-      const passcode = drawPasscode(english, pick);
-      let otherName = drawName(pick);
-      while (otherName.split(' ').some((w) => name.includes(w))) otherName = drawName(pick);
-      let otherCode = drawPasscode(english, pick);
-      while (otherCode.some((w) => passcode.includes(w))) otherCode = drawPasscode(english, pick);
-      const statement = spokenStatement(statementOf(english, passcode), name);
-      const expected = { statement, name, passcode };
+      const { name, passcode, otherName, otherCode, expected } = drawTrial(pick);
+      const { statement } = expected;
       const readings: [string, string][] = [
         ['correct', statement],
         ['other name', spokenStatement(statementOf(english, passcode), otherName)],

@@ -10,15 +10,16 @@
  * and what checks it is meant to pass or fail: docs/test-videos.md.
  */
 import { parseArgs } from 'node:util';
+import { scriptOptions } from './args.ts';
 import { resolve } from 'node:path';
 import { makeAvatarFootage, type FootageVariant } from '../test/helpers/avatar-videos.ts';
 
 const VARIANTS: readonly FootageVariant[] = ['ok', 'short', 'talking-to-the-end', 'moving-ending', 'other-person'];
 
 const usage = 'usage: npx tsx scripts/make-avatar-footage.ts [--picture FILE] [--minutes 5.5] [--silent-ending 40] [--variant ok|short|talking-to-the-end|moving-ending|other-person] --out FILE.mp4';
-const { values } = (() => {
-  try {
-    return parseArgs({
+const values = scriptOptions(
+  () =>
+    parseArgs({
       options: {
         picture: { type: 'string' },
         minutes: { type: 'string' },
@@ -27,17 +28,9 @@ const { values } = (() => {
         out: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
-    });
-  } catch (e) {
-    // An unknown option or a missing value: say which, then how to call it (not a stack trace).
-    console.error(`${(e as Error).message.split('. ')[0]}\n${usage}`);
-    process.exit(2);
-  }
-})();
-if (values.help) {
-  console.log(usage);
-  process.exit(0);
-}
+    }),
+  usage,
+);
 
 const number = (name: string, v: string | undefined): number | undefined => {
   if (v === undefined) return undefined;

@@ -11,15 +11,16 @@
  * which espeak-ng lacks, by the Indonesian voice. What each variant is: docs/test-videos.md.
  */
 import { parseArgs } from 'node:util';
+import { scriptOptions } from './args.ts';
 import { resolve } from 'node:path';
 import { CONSENT_VOICES, makeConsentVideo, type ConsentVariant } from '../test/helpers/avatar-videos.ts';
 
 const VARIANTS: readonly ConsentVariant[] = ['ok', 'no-sound', 'two-faces', 'no-face'];
 
 const usage = 'usage: npx tsx scripts/make-consent-video.ts --text "..." [--language english] [--voice ID] [--picture FILE] [--variant ok|no-sound|two-faces|no-face] --out FILE.mp4';
-const { values } = (() => {
-  try {
-    return parseArgs({
+const values = scriptOptions(
+  () =>
+    parseArgs({
       options: {
         text: { type: 'string' },
         language: { type: 'string', default: 'english' },
@@ -29,17 +30,9 @@ const { values } = (() => {
         out: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
-    });
-  } catch (e) {
-    // An unknown option or a missing value: say which, then how to call it (not a stack trace).
-    console.error(`${(e as Error).message.split('. ')[0]}\n${usage}`);
-    process.exit(2);
-  }
-})();
-if (values.help) {
-  console.log(usage);
-  process.exit(0);
-}
+    }),
+  usage,
+);
 
 if (!values.text || !values.out) {
   console.error(usage);

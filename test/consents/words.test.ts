@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableRecognisers } from '../../src/footage/recognition/index.ts';
 import { english } from '../../src/consents/languages/english.ts';
-import { drawPasscode, spokenStatement, statementOf } from '../../src/consents/create.ts';
+import { spokenStatement, statementOf } from '../../src/consents/create.ts';
 import { listenToConsent } from '../../src/consents/words.ts';
-import { drawName, outcomes, seeded } from '../../bench/consent-recognition.ts';
+import { drawTrial, outcomes, seeded } from '../../bench/consent-recognition.ts';
 import { speak, workDir } from '../footage/speech-fixtures.ts';
 
 const SEED = process.env.MIMIC_TEST_SEED ? Number(process.env.MIMIC_TEST_SEED) : Math.floor(Math.random() * 2 ** 31);
@@ -28,13 +28,7 @@ describe('the words step on random names and passcodes', () => {
   const pick = seeded(SEED);
   const [recogniser] = availableRecognisers();
   for (let i = 0; i < DRAWS; i++) {
-    const name = drawName(pick);
-    const passcode = drawPasscode(english, pick);
-    let otherName = drawName(pick);
-    while (otherName.split(' ').some((w) => name.includes(w))) otherName = drawName(pick);
-    let otherCode = drawPasscode(english, pick);
-    while (otherCode.some((w) => passcode.includes(w))) otherCode = drawPasscode(english, pick);
-    const expected = { statement: spokenStatement(statementOf(english, passcode), name), name, passcode };
+    const { name, passcode, otherName, otherCode, expected } = drawTrial(pick);
 
     it(`${name}, "${passcode.join(' ')}" (seed ${SEED}): read correctly, not refused; with another name or passcode, not verified`, async () => {
       const say = async (text: string, file: string) => {
