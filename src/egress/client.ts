@@ -238,7 +238,13 @@ async function writeCapped(body: Dispatcher.ResponseData['body'], path: string, 
     await Promise.race([new Promise<void>((resolve) => file.end(resolve)), failed]);
     return bytes;
   } finally {
-    file.destroy();
+    // The file opens asynchronously: wait until it is closed, or the caller's unlink of a
+    // partial file can run before the open and leave the file behind (seen under load).
+    if (!file.closed) {
+      const closed = new Promise<void>((resolve) => file.once('close', () => resolve()));
+      file.destroy();
+      await closed;
+    }
   }
 }
 
