@@ -18,7 +18,8 @@
  *      while speaking, with Chromium's own freeze count (BENCH_CHROMIUM=0 skips it); and, with
  *      Chromium's host candidates as mDNS names (its default), the create's answer time, the ice
  *      posts carrying a .local candidate, Connect → first decoded frame (goal ≤ 1 s) and Speak →
- *      first sound (goal ≤ 500 ms), on the page's clock; round 0 (a new photo) printed apart.
+ *      first sound (goal ≤ 500 ms), on the page's clock; round 0 (a new photo) printed apart
+ *      (MIMIC_STREAM_PREWARM=false: with the render process starting for it, as before the warm-up).
  *      BENCH_ONLY=chromium runs this part alone.
  *
  *   node --import tsx bench/streams.ts        (BENCH_ROUNDS=3 by default)
@@ -326,7 +327,8 @@ async function inChromium(api: Api): Promise<void> {
       await page.click('#talk-disconnect');
       await page.close();
     }
-    console.log(`  Chromium, round 0 (a photo not prepared before, the render process starting): ${cold[0]}`);
+    const warmed = !/^(?:false|0|no|off)$/i.test(process.env.MIMIC_STREAM_PREWARM ?? 'true');
+    console.log(`  Chromium, round 0 (a photo not prepared before; the render process ${warmed ? 'warmed at start, MIMIC_STREAM_PREWARM' : 'starting with it, MIMIC_STREAM_PREWARM=false'}): ${cold[0]}`);
     console.log(`  Chromium (mDNS host candidates on), POST /talks/streams answered in: ${fmt(create, 'ms')}; ice posts carrying a .local candidate: ${mdnsIce.length}, answered in ${mdnsIce.length ? fmt(mdnsIce, 'ms') : '-'}`);
     console.log(`  Chromium, Connect → first decoded frame: ${fmt(firstFrame, 'ms')} (goal ≤ 1000 ms: ${median(firstFrame) <= 1000 ? 'met' : 'misses'}); Speak → first sound: ${fmt(firstSound, 'ms')} (goal ≤ 500 ms: ${median(firstSound) <= 500 ? 'met' : 'misses'})`);
     console.log(`  Chromium, frames per second decoded while idle: ${fmt(idle, 'fps', 1)}; while speaking: ${fmt(speaking, 'fps', 1)} (goal 25: ${Math.min(median(idle), median(speaking)) >= 24 ? 'met' : 'misses'}); freezes it counted: ${freezes.join(' ')}`);

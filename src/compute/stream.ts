@@ -105,6 +105,12 @@ export interface StreamRenderer {
    * Heavy work never runs on the caller's event loop.
    */
   open(req: StreamOpenRequest, sink: StreamMediaSink, onEvent: (e: StreamEvent) => void): Promise<StreamRenderSession>;
+  /**
+   * Starts, ahead of the first stream, what the first `open()` would start (processes,
+   * threads, face models), so that the first stream opens as fast as the ones after it.
+   * Optional; a renderer whose work runs elsewhere (remote workers) has nothing to warm.
+   */
+  warm?(): Promise<void>;
   /** Closes every session and the renderer's processes. */
   close(): Promise<void>;
 }

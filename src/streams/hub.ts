@@ -37,7 +37,7 @@ const CLOSE_WAIT_MS = 5_000;
 const PREPARE_WAIT_MS = 250;
 /** After a late preparation failure, how long the stream stays for its stream/error to reach the client. */
 const FAILED_LINGER_MS = 1_000;
-import { audioPiece, sentences, speakSentence, type SpeechPiece } from './speech.ts';
+import { audioPiece, sentences, speakSentence, trimLeadingSilence, type SpeechPiece } from './speech.ts';
 import type { StreamScriptBody } from '../schemas/streams.ts';
 
 export const DEFAULT_SESSION_TIMEOUT_S = 300;
@@ -469,7 +469,7 @@ export function createStreamService(deps: HubDeps) {
           enqueue(s, videoId, async () => {
             if (generation !== s.generation) return;
             const piece = await speakSentence(deps.voices, voice, text, { ssml, rate: script.provider?.voice_config?.rate, signal: s.abort.signal });
-            await handWhenUp(s, generation, videoId, piece, i === pieces.length - 1);
+            await handWhenUp(s, generation, videoId, i === 0 ? trimLeadingSilence(piece) : piece, i === pieces.length - 1);
           }),
         );
       } else {
@@ -506,12 +506,12 @@ export function createStreamService(deps: HubDeps) {
         videoId,
         say(sentence) {
           if (ended || s.state !== 'connected' || spokenText(sentence, false) === '') return;
-          said++;
+          const first = said++ === 0;
           enqueue(s, videoId, async () => {
             if (generation !== s.generation) return;
             const voice = await voiceFor(s, { type: 'text', input: sentence });
             const piece = await speakSentence(deps.voices, voice, sentence, { ssml: false, signal: s.abort.signal });
-            await handWhenUp(s, generation, videoId, piece, false);
+            await handWhenUp(s, generation, videoId, first ? trimLeadingSilence(piece) : piece, false);
           });
         },
         end() {

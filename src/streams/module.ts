@@ -30,10 +30,21 @@ export const streamsModule = defineModule({
       streamRoutes: (variant) => streamRoutes(service, variant),
       speaker: (userId, streamId, sessionId, opts) => service.speaker(userId, streamId, sessionId, opts),
     };
+    let stopping = false;
     return {
       service,
       provides: { streams: hub },
+      start() {
+        if (!settings.prewarm || !p.streamRenderer?.warm) return;
+        const started = Date.now();
+        p.streamRenderer.warm().then(
+          () => p.log.info('stream renderer warmed', { duration_ms: Date.now() - started }),
+          // Not fatal: the first stream starts what is missing, and says why if it cannot.
+          (err: unknown) => !stopping && p.log.warn('stream renderer warm-up failed', { error: err instanceof Error ? err.message : String(err) }),
+        );
+      },
       async stop() {
+        stopping = true;
         await service.stop();
         await p.streamRenderer?.close();
       },

@@ -1,4 +1,4 @@
-import { ConfigurationError, int } from '../config.ts';
+import { ConfigurationError, bool, int } from '../config.ts';
 import type { ConfigSection } from '../platform/module.ts';
 import { parseIceAllow, type IcePolicy } from './ice-policy.ts';
 
@@ -19,6 +19,8 @@ export interface StreamSettings {
   total: number;
   /** Longest wait for the server's own candidates before the offer is answered. */
   gatherTimeoutMs: number;
+  /** Warm the stream renderer (render process, face models) when the server starts (`MIMIC_STREAM_PREWARM`). */
+  prewarm: boolean;
 }
 
 const ICE_URL = /^(?:stun|stuns|turn|turns):[^\s]+$/;
@@ -60,6 +62,7 @@ export const streamSettings: ConfigSection<StreamSettings> = {
     { name: 'MIMIC_ICE_ALLOW', default: '', description: 'comma list of private, loopback, CIDRs or addresses the clients\' ICE candidates may also have (default: public addresses only; link-local and other special ranges never; behind NAT use TURN)' },
     { name: 'MIMIC_STREAMS_PER_USER', default: '3', description: 'open live streams one user may have at once (1 to 100)' },
     { name: 'MIMIC_STREAMS_MAX', default: '20', description: 'open live streams of this API process, all users together (1 to 1000)' },
+    { name: 'MIMIC_STREAM_PREWARM', default: 'true', description: 'start the stream render process and load its face models when the server starts, so the first stream opens in well under a second instead of 1-2 s (costs about 200 MB of memory while no stream is open); false: they start with the first stream' },
     { name: 'MIMIC_STREAM_GATHER_MS', default: '1500', description: 'longest wait for the server\'s ICE candidates when a stream is created (100 to 10000)' },
   ],
   load(env) {
@@ -72,6 +75,7 @@ export const streamSettings: ConfigSection<StreamSettings> = {
       perUser: int(env, 'MIMIC_STREAMS_PER_USER', 3, 1, 100),
       total: int(env, 'MIMIC_STREAMS_MAX', 20, 1, 1000),
       gatherTimeoutMs: int(env, 'MIMIC_STREAM_GATHER_MS', 1500, 100, 10_000),
+      prewarm: bool(env, 'MIMIC_STREAM_PREWARM', true),
     };
   },
 };

@@ -44,6 +44,38 @@ export async function speakSentence(voices: VoiceCatalogue | undefined, voice: C
   }
 }
 
+/** A 10 ms window quieter than this (RMS of 16-bit samples, about -50 dBFS) is silence before the speech. */
+const LEAD_SILENCE_RMS = 100;
+/** What is kept of the silence before the first sound: the onset's own ramp. */
+const LEAD_KEEP_MS = 30;
+
+/**
+ * The piece without the silence its voice puts before the first word (Flite: 130 to 170 ms
+ * of a pause phoneme), keeping LEAD_KEEP_MS, its cues moved with it: on a live stream that
+ * silence is only a wait before the person hears anything. Applied to the first piece of a
+ * script; the pauses between sentences are speech's own rhythm and stay.
+ */
+export function trimLeadingSilence(piece: SpeechPiece): SpeechPiece {
+  const win = Math.max(1, Math.round(piece.sampleRate / 100));
+  let onset = -1;
+  for (let i = 0; i + win <= piece.pcm.length; i += win) {
+    let sum = 0;
+    for (let j = i; j < i + win; j++) sum += piece.pcm[j]! * piece.pcm[j]!;
+    if (Math.sqrt(sum / win) >= LEAD_SILENCE_RMS) {
+      onset = i;
+      break;
+    }
+  }
+  const cut = onset < 0 ? 0 : Math.max(0, onset - Math.round((LEAD_KEEP_MS * piece.sampleRate) / 1000));
+  if (cut === 0) return piece;
+  const cutMs = (cut * 1000) / piece.sampleRate;
+  return {
+    pcm: piece.pcm.slice(cut),
+    sampleRate: piece.sampleRate,
+    cues: piece.cues.filter((c) => c.endMs > cutMs).map((c) => ({ ...c, startMs: Math.max(0, c.startMs - cutMs), endMs: c.endMs - cutMs })),
+  };
+}
+
 const DECODE_RATE = 24_000;
 
 /** An audio script: fetched (or found in the owner's media store), held to the upload limits, decoded to mono PCM. */

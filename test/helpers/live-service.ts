@@ -43,6 +43,8 @@ export async function startLiveService(opts: { env?: Record<string, string>; opt
     MIMIC_LOG_REQUESTS: 'false',
     MIMIC_JOB_POLL_MS: '20',
     MIMIC_RATE_LIMIT: '1000000',
+    // Most of these services never open a stream: no render process and face models loaded for nothing (a test may turn it on).
+    MIMIC_STREAM_PREWARM: 'false',
     ...opts.env,
   });
   const logs: string[] = [];

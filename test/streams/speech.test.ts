@@ -7,7 +7,7 @@ import { PRESENTER, SESSION_ERROR, connect, credits, streamSuite } from './helpe
 import { runFfmpeg } from '../../src/compute/local/ffmpeg.ts';
 import { ApiError } from '../../src/errors.ts';
 import { uploadPhoto } from '../talks/helpers.ts';
-import { sentences } from '../../src/streams/speech.ts';
+import { sentences, trimLeadingSilence } from '../../src/streams/speech.ts';
 import { createToneVoice } from '../helpers/tone-voice.ts';
 import { createVoiceCatalogue } from '../../src/voices/catalogue.ts';
 import { SpeechError, type SpeechRequest } from '../../src/voices/interface.ts';
@@ -244,5 +244,29 @@ describe('agent streams', () => {
     expect(s.peer.messages.filter((m) => m.startsWith('stream/started')).map(videoIdOf)).toEqual([speaker.videoId]);
     // The agent's voice: the presenter's own (Eileen's Flite voice).
     expect(voice.calls.slice(-2).map((c) => [c.text, c.voiceId])).toEqual([['Hi there.', 'en-US-flite-slt'], ['Fine, thank you.', 'en-US-flite-slt']]);
+  });
+});
+
+describe('the silence a voice puts before its first word', () => {
+  const tone = (silentMs: number, soundMs: number, rate = 16_000) => {
+    const pcm = new Int16Array(((silentMs + soundMs) * rate) / 1000);
+    for (let i = (silentMs * rate) / 1000; i < pcm.length; i++) pcm[i] = Math.round(8000 * Math.sin(i / 5));
+    return pcm;
+  };
+
+  it('is cut down to 30 ms before the first sound, the cues moved with it (a cue wholly in the cut goes)', () => {
+    const piece = { pcm: tone(170, 200), sampleRate: 16_000, cues: [{ phoneme: 'pau', alphabet: 'arpabet', startMs: 0, endMs: 130 }, { phoneme: 'hh', alphabet: 'arpabet', startMs: 130, endMs: 250 }, { phoneme: 'ax', alphabet: 'arpabet', startMs: 250, endMs: 370 }] };
+    const trimmed = trimLeadingSilence(piece);
+    expect(trimmed.pcm.length).toBe(piece.pcm.length - 140 * 16);
+    expect(trimmed.pcm[30 * 16 - 1]).toBe(0);
+    expect(trimmed.pcm[30 * 16 + 1]).not.toBe(0);
+    expect(trimmed.cues).toEqual([{ phoneme: 'hh', alphabet: 'arpabet', startMs: 0, endMs: 110 }, { phoneme: 'ax', alphabet: 'arpabet', startMs: 110, endMs: 230 }]);
+  });
+
+  it('leaves a piece that starts at once, and one that is silence throughout, as they are', () => {
+    const prompt = { pcm: tone(10, 200), sampleRate: 16_000, cues: [] };
+    expect(trimLeadingSilence(prompt)).toBe(prompt);
+    const silent = { pcm: new Int16Array(16_000), sampleRate: 16_000, cues: [] };
+    expect(trimLeadingSilence(silent)).toBe(silent);
   });
 });

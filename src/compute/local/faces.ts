@@ -99,6 +99,12 @@ export function loadHuman(): Promise<Human> {
   return loading;
 }
 
+/** Loads the models and runs one search on a small blank picture, so the first real search does not pay for compiling its kernels. */
+export async function warmFaces(): Promise<void> {
+  const human = await loadHuman();
+  await detectRaw(human, { width: 64, height: 64, data: new Uint8Array(64 * 64 * 3).fill(128) });
+}
+
 export const toTensor = (human: Human, img: RgbImage): HumanTensor =>
   human.tf.tensor3d(Int32Array.from(img.data), [img.height, img.width, 3], 'int32');
 

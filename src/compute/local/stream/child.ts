@@ -66,6 +66,15 @@ async function handle(m: StreamParentMessage): Promise<void> {
       send({ type: 'reply', id: m.id, ok: true });
       return;
     }
+    case 'warm': {
+      try {
+        await engine.warm();
+        send({ type: 'reply', id: m.id, ok: true });
+      } catch (err) {
+        send(failure(m.id, err));
+      }
+      return;
+    }
     case 'stats': send({ type: 'reply', id: m.id, ok: true, value: { sessions: sessions.size, ffmpeg: activeProcesses.size, pid: process.pid, frames: engine.frames() } });
   }
 }

@@ -362,7 +362,7 @@ export interface StreamEngineOptions {
   prepareOnThread?: boolean;
 }
 
-export function createStreamEngine(opts: StreamEngineOptions = {}): StreamRenderer & { sessions(): number; frames(): FrameCounts } {
+export function createStreamEngine(opts: StreamEngineOptions = {}): StreamRenderer & { warm(): Promise<void>; sessions(): number; frames(): FrameCounts } {
   const preparer = opts.prepareOnThread === false ? sameThreadPreparer : threadPreparer();
   const open = new Set<Session>();
   const counts: FrameCounts = { rendered: 0, dropped: 0 };
@@ -380,6 +380,7 @@ export function createStreamEngine(opts: StreamEngineOptions = {}): StreamRender
       s.close = async () => { open.delete(s); await close(); };
       return s;
     },
+    warm: () => preparer.warm(),
     async close() {
       await Promise.all([...open].map((s) => s.close()));
       await preparer.close();

@@ -126,6 +126,9 @@ export function createLocalStreamRenderer(opts: LocalBackendOptions = {}): Local
       };
       return session;
     },
+    async warm() {
+      await request({ type: 'warm', id: nextId++ });
+    },
     async stats() {
       if (!child) return { sessions: 0, ffmpeg: 0 };
       return request<StreamStats>({ type: 'stats', id: nextId++ });

@@ -5,11 +5,16 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { RenderError } from '../../../errors.ts';
+import { warmFaces } from '../faces.ts';
 import { matteOf, preparedFace, type PrepareRequest, type PrepareReply } from './prepare.ts';
 
 parentPort!.on('message', (m: PrepareRequest) => {
   void (async (): Promise<PrepareReply> => {
     try {
+      if (m.warm) {
+        await warmFaces();
+        return { id: m.id, ok: true, warmed: true };
+      }
       const f = await preparedFace(m.path, m.face, m.stitch);
       const matte = m.matte ? await matteOf(f) : undefined;
       return { id: m.id, ok: true, image: f.image, rig: f.rig, ...(matte ? { matte } : {}) };

@@ -10,7 +10,7 @@ import { Worker } from 'node:worker_threads';
 import { readFile } from 'node:fs/promises';
 import { RenderError, type RenderErrorKind } from '../../../errors.ts';
 import type { FaceRequest } from '../../interface.ts';
-import { detectFaces, downscale } from '../faces.ts';
+import { detectFaces, downscale, warmFaces } from '../faces.ts';
 import { decodeImage, evenSize } from '../image.ts';
 import { cropCanvas, requestedFace } from '../render.ts';
 import { buildRig, type Rig } from '../rig.ts';
@@ -78,6 +78,8 @@ export function matteOf(f: PreparedFace): Promise<Uint8Array> {
 
 export interface PrepareRequest {
   id: number;
+  /** Only load the models (`FacePreparer.warm`): the other fields are not read. */
+  warm?: true;
   path: string;
   face?: FaceRequest;
   stitch: boolean;
@@ -87,10 +89,13 @@ export interface PrepareRequest {
 
 export type PrepareReply =
   | { id: number; ok: true; image: RgbImage; rig: Rig; matte?: Uint8Array }
+  | { id: number; ok: true; warmed: true }
   | { id: number; ok: false; message: string; renderKind?: RenderErrorKind };
 
 export interface FacePreparer {
   prepare(path: string, face: FaceRequest | undefined, stitch: boolean, matte: boolean): Promise<{ face: PreparedFace; matte?: Uint8Array }>;
+  /** Starts what the first preparation would (the thread, the face models). */
+  warm(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -100,6 +105,7 @@ export const sameThreadPreparer: FacePreparer = {
     const f = await preparedFace(path, face, stitch);
     return { face: f, ...(matte ? { matte: await matteOf(f) } : {}) };
   },
+  warm: warmFaces,
   async close() {},
 };
 
@@ -136,17 +142,26 @@ export function threadPreparer(): FacePreparer {
     w.on('exit', (code) => fail(new Error(`the face preparation thread exited (code ${code})`)));
     return w;
   };
+  const ask = (req: Omit<PrepareRequest, 'id'>): Promise<PrepareReply> => {
+    const w = (worker ??= start());
+    const id = nextId++;
+    return new Promise<PrepareReply>((resolve, reject) => {
+      pending.set(id, { resolve, reject });
+      w.ref();
+      w.postMessage({ id, ...req } satisfies PrepareRequest);
+    });
+  };
+  const failure = (reply: Extract<PrepareReply, { ok: false }>) => (reply.renderKind ? new RenderError(reply.renderKind, reply.message) : new Error(reply.message));
   return {
     async prepare(path, face, stitch, matte) {
-      const w = (worker ??= start());
-      const id = nextId++;
-      const reply = await new Promise<PrepareReply>((resolve, reject) => {
-        pending.set(id, { resolve, reject });
-        w.ref();
-        w.postMessage({ id, path, ...(face ? { face } : {}), stitch, matte } satisfies PrepareRequest);
-      });
-      if (!reply.ok) throw reply.renderKind ? new RenderError(reply.renderKind, reply.message) : new Error(reply.message);
+      const reply = await ask({ path, ...(face ? { face } : {}), stitch, matte });
+      if (!reply.ok) throw failure(reply);
+      if ('warmed' in reply) throw new Error('the face preparation thread answered a preparation with a warm-up');
       return { face: { image: reply.image, rig: reply.rig }, ...(reply.matte ? { matte: reply.matte } : {}) };
+    },
+    async warm() {
+      const reply = await ask({ warm: true, path: '', stitch: false, matte: false });
+      if (!reply.ok) throw failure(reply);
     },
     async close() {
       const w = worker;

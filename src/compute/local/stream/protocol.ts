@@ -8,7 +8,9 @@ export type StreamParentMessage =
   | { type: 'speak'; sid: number; speech: StreamSpeech }
   | { type: 'interrupt'; sid: number }
   | { type: 'close'; id: number; sid: number }
-  | { type: 'stats'; id: number };
+  | { type: 'stats'; id: number }
+  /** Start the preparation thread and load the face models ahead of the first stream. */
+  | { type: 'warm'; id: number };
 
 /** What the render process has to say about one session, in the order it happened. */
 export type StreamOutput =

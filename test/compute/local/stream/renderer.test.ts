@@ -49,6 +49,21 @@ async function withSession<T>(over: Partial<StreamOpenRequest>, body: (s: Stream
 const picture = (codec: VideoCodec, packets: Rtp[], width: number, height: number, name: string) => newestPicture(dir, codec, packets, width, height, name);
 
 describe('local stream renderer', () => {
+  it('warms ahead of the first stream: the render process runs, with its models loaded and no session open', async () => {
+    const warmed = createLocalStreamRenderer();
+    try {
+      expect((await warmed.stats()).pid).toBeUndefined();
+      await warmed.warm();
+      expect(await warmed.stats()).toMatchObject({ sessions: 0, ffmpeg: 0, pid: expect.any(Number) });
+      const r = receiver();
+      const s = await warmed.open(request(), r.sink, r.onEvent);
+      expect([s.width, s.height]).toEqual([512, 512]);
+      await s.close();
+    } finally {
+      await warmed.close();
+    }
+  });
+
   for (const codec of ['vp8', 'h264'] as const) {
     it(`streams ${codec} video of the face and Opus sound while speaking, on one clock`, async () => {
       await withSession({}, async (s, r) => {
