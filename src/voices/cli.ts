@@ -14,7 +14,11 @@ export const VOICE_COMMANDS: Record<string, Command> = {
     usage: 'voices check',
     help:
       'Checks MIMIC_VOICE_* and that each provider in MIMIC_VOICE_PROVIDERS names an existing secret of the right type\n' +
-      '(microsoft and elevenlabs: api_key; openai: bearer). Reads secret rows only: nothing is decrypted and no vendor is called.',
+      '(microsoft and elevenlabs: api_key; openai: bearer). Prints one JSON line per provider: {"provider","secret_id","base_url","ok","problem"?};\n' +
+      'exits 1 when a setting or a secret is wrong. Reads secret rows only: nothing is decrypted and no vendor is called.\n' +
+      'Takes no options: it checks the environment it runs in (docs/voices-external.md), as in\n' +
+      `  MIMIC_VOICE_PROVIDERS='[{"type":"openai","secret_id":"sec_0mwzf8myc0000fe1858746b44831a"}]' npm run -s mimic -- voices check`,
+    examples: ['voices check'],
     async run(ctx) {
       let settings;
       try {

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 
 /** docs/configuration.md is the one list of settings: every MIMIC_* variable the code reads is in it, and it names none the code does not read. */
 const REPO = new URL('../../', import.meta.url).pathname;
-const NAME = /\bMIMIC_[A-Z0-9_]*[A-Z0-9]\b/g;
+// Not `env:NAME`: a variable an operator names on the command line (`--token env:MIMIC_WORKER_TOKEN`) is theirs, not a setting.
+const NAME = /(?<!env:)\bMIMIC_[A-Z0-9_]*[A-Z0-9]\b/g;
 
 const source = readdirSync(join(REPO, 'src'), { recursive: true, encoding: 'utf8' })
   .filter((f) => f.endsWith('.ts'))
