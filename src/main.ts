@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /** The one entry point: `serve` and the operator commands (`users`, `keys`, `vault`, `secrets`, `workers`, `worker`, `migrate`). */
-import { loadConfig, ConfigurationError, type Config } from './config.ts';
+import { loadConfig, loadDataSettings, ConfigurationError, type Config } from './config.ts';
 import { COMMANDS, UsageError, commandHelp, findCommand, findGroup, groupHelp, parseCommandArgs } from './cli/commands.ts';
 
 const out = (line: string) => process.stdout.write(line + '\n');
@@ -110,6 +110,9 @@ async function main(argv: string[]): Promise<number> {
       get config(): Config {
         if (!config) warnDevKey((config = loadConfig()));
         return config;
+      },
+      get settings() {
+        return loadDataSettings();
       },
     };
     return await found.command.run(ctx, values, positionals);

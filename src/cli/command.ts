@@ -1,4 +1,4 @@
-import type { Config } from '../config.ts';
+import type { Config, DataSettings } from '../config.ts';
 
 /**
  * One option of a command. Its `--help` line is made from this declaration
@@ -35,7 +35,10 @@ export interface Command {
 }
 
 export interface CommandContext {
+  /** The whole configuration, loaded on first use: it creates the data directory and, when there is none, a development master key. */
   config: Config;
+  /** The data directory's paths and the settings, read without creating anything: for commands that only read. */
+  settings: DataSettings;
   out: (line: string) => void;
   err: (line: string) => void;
 }
