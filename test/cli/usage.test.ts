@@ -50,7 +50,7 @@ describe('CLI usage', () => {
     expect(explained.sort()).toEqual(options.map((o) => `--${o}`).sort());
   });
 
-  it('voices check prints what the README says: one JSON line per configured provider, its secret usable or why not', async () => {
+  it('voices check prints what docs/cli.md says: one JSON line per configured provider, its secret usable or why not', async () => {
     const none = await mimic(['voices', 'check'], env);
     expect(none.code).toBe(0);
     expect(none.stdout).toBe('');
