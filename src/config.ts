@@ -203,10 +203,24 @@ export function loadMasterKey(env: Env, dataDir: string, allowGenerate: boolean)
   return { key, source: 'generated' };
 }
 
+/** Where the data lives and the MIMIC_* settings: what a command that only reads needs (voices check). */
+export type DataSettings = Pick<Config, 'dataDir' | 'databaseFile' | 'env'>;
+
+/** The data directory's paths and the settings, read without creating or checking anything on disk (no directory, no master key). */
+export function loadDataSettings(env: Env = process.env): DataSettings {
+  const dataDir = resolve(env.MIMIC_DATA_DIR || '.mimic');
+  return {
+    dataDir,
+    databaseFile: join(dataDir, 'mimic.db'),
+    // Settings only: the master key stays out of it (it lives in Config.masterKey, never copied around).
+    env: Object.freeze(Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith('MIMIC_') && !k.startsWith('MIMIC_MASTER_KEY')))),
+  };
+}
+
 export function loadConfig(env: Env = process.env, opts: { generateKey?: boolean } = {}): Config {
   const port = int(env, 'PORT', 8080, 0, 65535);
   const publicUrl = publicBase(env, port);
-  const dataDir = resolve(env.MIMIC_DATA_DIR || '.mimic');
+  const { dataDir, databaseFile, env: settings } = loadDataSettings(env);
   mkdirSync(join(dataDir, 'media'), { recursive: true });
   const storageScheme = (env.MIMIC_STORAGE_SCHEME || 's3').toLowerCase();
   if (!/^[a-z][a-z0-9+.-]*$/.test(storageScheme) || ['https', 'http', 'bank'].includes(storageScheme)) {
@@ -222,7 +236,7 @@ export function loadConfig(env: Env = process.env, opts: { generateKey?: boolean
     host: env.HOST || '0.0.0.0',
     dataDir,
     publicUrl,
-    databaseFile: join(dataDir, 'mimic.db'),
+    databaseFile,
     mediaDir: join(dataDir, 'media'),
     storageScheme,
     egressAllow: list(env, 'MIMIC_EGRESS_ALLOW'),
@@ -259,8 +273,7 @@ export function loadConfig(env: Env = process.env, opts: { generateKey?: boolean
     },
     keyProvider: env.MIMIC_KEY_PROVIDER || 'local',
     logRequests: bool(env, 'MIMIC_LOG_REQUESTS', true),
-    // Settings only: the master key stays out of it (it lives in masterKey, never copied around).
-    env: Object.freeze(Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith('MIMIC_') && !k.startsWith('MIMIC_MASTER_KEY')))),
+    env: settings,
     rateLimit: rateLimit(env),
     corsOrigins: corsOrigins(env),
   });

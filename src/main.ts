@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /** The one entry point: `serve` and the operator commands (`users`, `keys`, `vault`, `secrets`, `workers`, `worker`, `migrate`). */
-import { loadConfig, ConfigurationError, type Config } from './config.ts';
-import { COMMANDS, UsageError, findCommand, findGroup, groupHelp, parseCommandArgs } from './cli/commands.ts';
+import { loadConfig, loadDataSettings, ConfigurationError, type Config } from './config.ts';
+import { COMMANDS, UsageError, commandHelp, findCommand, findGroup, groupHelp, parseCommandArgs } from './cli/commands.ts';
 
 const out = (line: string) => process.stdout.write(line + '\n');
 const err = (line: string) => process.stderr.write(line + '\n');
@@ -15,11 +15,21 @@ function topHelp(): string {
     '  serve                        runs the HTTP service (npm start does this)',
     ...lines,
     '',
-    'Every command takes --help. Configuration comes from the environment (see README).',
+    'Every command takes --help. Configuration comes from the environment (docs/configuration.md); every command: docs/cli.md.',
   ].join('\n');
 }
 
 const SERVE_USAGE = 'npm start   (or: npm run -s mimic -- serve, or: mimic serve)';
+const SERVE_HELP = [
+  `usage: ${SERVE_USAGE}`,
+  '',
+  'Runs the HTTP service on HOST:PORT (default 0.0.0.0:8080) with its data in MIMIC_DATA_DIR (default .mimic), the job runner',
+  'in the same process; stops gracefully on SIGTERM or SIGINT. It takes no options: every setting is an environment variable,',
+  'checked at start (docs/configuration.md). On a data directory without a master key it generates a development one.',
+  '',
+  'example:',
+  '  PORT=9000 MIMIC_DATA_DIR=/var/lib/mimic MIMIC_PUBLIC_URL=https://mimic.example.com npm start',
+].join('\n');
 
 /** parseArgs' own sentences are long and, for an unknown option, end in an unbalanced quote: one short line instead. */
 function usageProblem(e: Error & { code?: string }): string {
@@ -53,7 +63,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (first === 'serve') {
     if (argv.includes('--help') || argv.includes('-h')) {
-      out(`usage: ${SERVE_USAGE}\nServes HTTP on PORT (default 8080) with data in MIMIC_DATA_DIR (default .mimic); stops gracefully on SIGTERM or SIGINT.`);
+      out(SERVE_HELP);
       return 0;
     }
     const extra = argv[1];
@@ -89,7 +99,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     const { values, positionals } = parseCommandArgs(found.command, found.rest);
     if (values.help) {
-      out(`usage: npm run -s mimic -- ${found.command.usage}\n\n${found.command.help}`);
+      out(commandHelp(found.command));
       return 0;
     }
     // Loaded on first use: a remote `worker` needs no data directory and no master key.
@@ -100,6 +110,9 @@ async function main(argv: string[]): Promise<number> {
       get config(): Config {
         if (!config) warnDevKey((config = loadConfig()));
         return config;
+      },
+      get settings() {
+        return loadDataSettings();
       },
     };
     return await found.command.run(ctx, values, positionals);

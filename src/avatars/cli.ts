@@ -18,6 +18,8 @@ const reviewDeps = (stores: Stores, media: MediaAccess): AvatarReviewDeps => ({
 export const AVATAR_COMMANDS = reviewCommands({
   group: 'avatars',
   what: 'avatar',
+  idPrefix: 'avt',
+  rejectExample: 'the footage shows another person',
   listHelp: 'Lists the avatars waiting for an identity review (oldest first), one JSON line each: the measured similarity, the footage URL\nand the local file of the consent video. Decide with `avatars approve|reject <avatar id>`.',
   approveHelp: 'Approves a pending avatar: the footage shows the person of the consent; training is queued.',
   rejectHelp: 'Rejects a pending avatar: it ends rejected (credits refunded, the consent free again) and its webhook is sent.',

@@ -4,13 +4,15 @@ import { UsageError, type Command } from './command.ts';
 import { MODULES } from '../modules.ts';
 
 export { UsageError, type Command, type CommandContext } from './command.ts';
+export { commandHelp } from './help.ts';
 
 /** Every module's operator commands, and the platform's own. */
 export const COMMANDS: Record<string, Command> = {
   ...Object.assign({}, ...MODULES.map((m) => m.commands ?? {})),
   migrate: {
     usage: 'migrate',
-    help: 'Applies pending database migrations (the server also does this on start).',
+    help: 'Applies pending database migrations to MIMIC_DATA_DIR/mimic.db (the server also does this on start); prints {"migrated","database"}.',
+    examples: ['migrate'],
     run(ctx) {
       openStore(ctx.config.databaseFile).close();
       ctx.out(JSON.stringify({ migrated: true, database: ctx.config.databaseFile }));
@@ -85,12 +87,14 @@ function numbersAsValues(args: string[], options: NonNullable<Command['options']
 }
 
 export function parseCommandArgs(command: Command, rest: string[]) {
+  // Only how each option is parsed: a declaration's `default` is help text, not parseArgs' default value.
+  const parsed = Object.fromEntries(Object.entries(command.options ?? {}).map(([name, o]) => [name, { type: o.type, ...(o.short ? { short: o.short } : {}) }]));
   const { values, positionals } = parseArgs({
     args: numbersAsValues(rest, command.options ?? {}),
-    options: { ...command.options, help: { type: 'boolean', short: 'h' } },
+    options: { ...parsed, help: { type: 'boolean', short: 'h' } },
     allowPositionals: true,
     strict: true,
   });
-  if (positionals.length > (command.positionals ?? 0)) throw new UsageError(`unexpected argument ${positionals.at(-1)}`);
+  if (positionals.length > (command.arguments?.length ?? 0)) throw new UsageError(`unexpected argument ${positionals.at(-1)}`);
   return { values: values as Record<string, string | boolean | undefined>, positionals };
 }

@@ -9,6 +9,10 @@ export interface ReviewQueue {
   group: string;
   /** e.g. 'consent'. */
   what: string;
+  /** The prefix of its ids, e.g. 'cns'. */
+  idPrefix: string;
+  /** A reason an operator might give to reject one. */
+  rejectExample: string;
   listHelp: string;
   approveHelp: string;
   rejectHelp: string;
@@ -21,8 +25,13 @@ export function reviewCommands(q: ReviewQueue): Record<string, Command> {
   const decide = (decision: 'approve' | 'reject'): Command => ({
     usage: `${q.group} ${decision} <${q.what} id> ${decision === 'reject' ? '--reason "..."' : '[--reason "..."]'}`,
     help: decision === 'approve' ? q.approveHelp : q.rejectHelp,
-    options: { reason: { type: 'string' } },
-    positionals: 1,
+    options: {
+      reason: decision === 'reject'
+        ? { type: 'string', value: '"TEXT"', description: `why, any text: kept with the ${q.what}'s review and printed`, default: 'required' }
+        : { type: 'string', value: '"TEXT"', description: `a note on the decision, any text: kept with the ${q.what}'s review and printed`, default: 'none' },
+    },
+    arguments: [{ name: `<${q.what} id>`, description: `the ${q.what} to decide, by its id from ${q.group} review (${q.idPrefix}_...)` }],
+    examples: [decision === 'reject' ? `${q.group} reject ${q.idPrefix}_0mwzf8myc0000fe1858746b44831a --reason "${q.rejectExample}"` : `${q.group} approve ${q.idPrefix}_0mwzf8myc0000fe1858746b44831a`],
     async run(ctx, values, positionals) {
       const id = positionals[0];
       if (!id) throw new UsageError(`the ${q.what} id is required`);
@@ -42,7 +51,8 @@ export function reviewCommands(q: ReviewQueue): Record<string, Command> {
   return {
     [`${q.group} review`]: {
       usage: `${q.group} review`,
-      help: q.listHelp,
+      help: `${q.listHelp} Takes no options.`,
+      examples: [`${q.group} review`],
       async run(ctx) {
         return withStores(ctx, async (stores, media) => {
           const pending = await q.pending(stores, media);

@@ -11,6 +11,8 @@ import { decideReview, pendingReviews } from './review.ts';
 export const CONSENT_COMMANDS = reviewCommands({
   group: 'consents',
   what: 'consent',
+  idPrefix: 'cns',
+  rejectExample: 'the name read is not the name given',
   listHelp: 'Lists the consents waiting for an operator (oldest first), one JSON line each: the statement to hear (with the name and the passcode),\nwhat was measured and the local file of the video. Decide with `consents approve|reject <consent id>`.',
   approveHelp: 'Approves a pending consent after watching its video: it becomes done (usable for one avatar) and its webhook is sent.',
   rejectHelp: 'Rejects a pending consent: it ends in error (ConsentTextSimilarityError) with the reason, and its webhook is sent.',

@@ -30,3 +30,17 @@ export function openStore(file: string): Store {
   migrate(db, { migrationsFolder });
   return { sqlite, db, close: () => sqlite.close() };
 }
+
+/**
+ * Opens an existing SQLite file to read only: nothing is created, migrated or written (what a
+ * check command may do). The file must exist and carry the tables the reader asks for.
+ */
+export function openStoreToRead(file: string): Store {
+  // Not `readonly: true`: a read-only connection to a WAL database leaves its -wal and -shm
+  // files behind when it closes; query_only refuses every write and lets the last one out tidy up.
+  const sqlite = new Database(file, { fileMustExist: true });
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('query_only = ON');
+  const db = drizzle(sqlite, { schema });
+  return { sqlite, db, close: () => sqlite.close() };
+}

@@ -59,12 +59,22 @@ async function reportCredits(ctx: CommandContext, d: UserDeps, userId: string, c
 }
 
 const permissionList = Object.keys(PERMISSIONS).join(', ');
+const permissionMeanings = Object.entries(PERMISSIONS).map(([name, meaning]) => `${name}: ${meaning}`).join('; ');
+
+/** The user an option or the first argument names. */
+const USER_OPTION = { type: 'string', value: 'ID', description: 'the user, by the id users create printed (usr_...); or give it as the first argument', default: 'required' } as const;
+const USER_ARGUMENT = { name: 'ID', description: 'the user (usr_...), instead of --user' };
 
 export const USER_COMMANDS: Record<string, Command> = {
   'users create': {
     usage: 'users create [--name NAME] [--credits N] [--grant PERM,...]',
-    help: `Creates a user and its first API key; prints {"id","api_key"} (the key is shown only this once).\n  --name NAME   a name, shown by users list (default: none)\n  --credits N   starting credits (default 100); one animation costs 1\n  --grant P,..  permissions: ${permissionList}`,
-    options: { name: { type: 'string' }, credits: { type: 'string' }, grant: { type: 'string' } },
+    help: 'Creates a user and its first API key; prints {"id","api_key"} (the key is shown only this once: it goes in the Authorization: Basic header).',
+    options: {
+      name: { type: 'string', value: 'NAME', description: 'a name for the user, any text; shown by users list', default: 'none' },
+      credits: { type: 'string', value: 'N', description: 'starting credits, a whole number >= 0; an animation costs 1, a short clip 1, an avatar 20', default: '100' },
+      grant: { type: 'string', value: 'PERM,...', description: `permissions, comma-separated, from: ${permissionMeanings}`, default: 'none' },
+    },
+    examples: ['users create --name alice', 'users create --name studio --credits 500 --grant stitch'],
     async run(ctx, v) {
       const credits = nonNegative(v.credits, '--credits', 100);
       const grants = String(v.grant ?? '')
@@ -82,7 +92,8 @@ export const USER_COMMANDS: Record<string, Command> = {
   },
   'users list': {
     usage: 'users list',
-    help: 'Prints every user as one JSON line: id, name, credits, permissions, created_at.',
+    help: 'Prints every user as one JSON line: id, name, credits, permissions, created_at. Takes no options.',
+    examples: ['users list'],
     async run(ctx) {
       for (const u of await withUsers(ctx, (d) => listUsers(d))) ctx.out(JSON.stringify(u));
       return 0;
@@ -93,8 +104,12 @@ export const USER_COMMANDS: Record<string, Command> = {
     help:
       'Adds N credits to a user; prints the user. N may be negative to take credits away, but never below zero:\n' +
       'an amount that would make the balance negative is refused (exit 1) and nothing changes.',
-    options: { user: { type: 'string' }, amount: { type: 'string' } },
-    positionals: 2,
+    options: {
+      user: USER_OPTION,
+      amount: { type: 'string', value: 'N', description: 'credits to add, a whole number; negative (-5) takes credits away; or give it as the second argument', default: 'required' },
+    },
+    arguments: [USER_ARGUMENT, { name: 'N', description: 'the amount, instead of --amount' }],
+    examples: ['users credits add --user usr_0mwzf8myc0000fe1858746b44831a --amount 50', 'users credits add usr_0mwzf8myc0000fe1858746b44831a -5'],
     run(ctx, v, pos) {
       const userId = userArg(v, pos);
       const amount = wholeNumber(v.amount ?? pos[1], '--amount');
@@ -104,8 +119,12 @@ export const USER_COMMANDS: Record<string, Command> = {
   'users credits set': {
     usage: 'users credits set --user ID --credits N   (or: users credits set ID N)',
     help: 'Sets a user\'s balance to N (N >= 0), for corrections; prints the user.',
-    options: { user: { type: 'string' }, credits: { type: 'string' } },
-    positionals: 2,
+    options: {
+      user: USER_OPTION,
+      credits: { type: 'string', value: 'N', description: 'the new balance, a whole number >= 0; or give it as the second argument', default: 'required' },
+    },
+    arguments: [USER_ARGUMENT, { name: 'N', description: 'the balance, instead of --credits' }],
+    examples: ['users credits set --user usr_0mwzf8myc0000fe1858746b44831a --credits 100', 'users credits set usr_0mwzf8myc0000fe1858746b44831a 0'],
     run(ctx, v, pos) {
       const userId = userArg(v, pos);
       const credits = nonNegative(v.credits ?? pos[1], '--credits');
@@ -114,9 +133,10 @@ export const USER_COMMANDS: Record<string, Command> = {
   },
   'keys create': {
     usage: 'keys create --user ID',
-    help: 'Issues another API key for a user; prints {"id","user_id","api_key"} (shown only this once).',
-    options: { user: { type: 'string' } },
-    positionals: 1,
+    help: 'Issues another API key for a user (the others keep working); prints {"id","user_id","api_key"} (the key is shown only this once).',
+    options: { user: USER_OPTION },
+    arguments: [USER_ARGUMENT],
+    examples: ['keys create --user usr_0mwzf8myc0000fe1858746b44831a', 'keys create usr_0mwzf8myc0000fe1858746b44831a'],
     async run(ctx, v, pos) {
       const userId = userArg(v, pos);
       const key = await withUsers(ctx, (d) => createKey(d, userId));
@@ -131,8 +151,9 @@ export const USER_COMMANDS: Record<string, Command> = {
   'keys list': {
     usage: 'keys list --user ID',
     help: 'Prints the API keys of a user (id, prefix, created_at, revoked_at), one JSON line each; never the keys.',
-    options: { user: { type: 'string' } },
-    positionals: 1,
+    options: { user: USER_OPTION },
+    arguments: [USER_ARGUMENT],
+    examples: ['keys list --user usr_0mwzf8myc0000fe1858746b44831a'],
     async run(ctx, v, pos) {
       const userId = userArg(v, pos);
       for (const k of await withUsers(ctx, (d) => listKeys(d, userId))) ctx.out(JSON.stringify(k));
@@ -142,8 +163,11 @@ export const USER_COMMANDS: Record<string, Command> = {
   'keys revoke': {
     usage: 'keys revoke KEY_ID|API_KEY   (or: keys revoke --key KEY_ID|API_KEY)',
     help: 'Revokes an API key, named by its id (see keys list) or by the key itself. Takes effect on the next request, in every process.',
-    options: { key: { type: 'string' } },
-    positionals: 1,
+    options: {
+      key: { type: 'string', value: 'KEY_ID|API_KEY', description: 'the key to revoke: its id from keys list (key_...), or the API key itself (mimic_...); or give it as the first argument', default: 'required' },
+    },
+    arguments: [{ name: 'KEY_ID|API_KEY', description: 'the key, instead of --key' }],
+    examples: ['keys revoke key_0mwzf8myc0000fe1858746b44831a', 'keys revoke --key "$OLD_API_KEY"'],
     async run(ctx, v, pos) {
       const target = (v.key as string | undefined) ?? pos[0];
       if (!target) throw new UsageError('a key id or API key is required');

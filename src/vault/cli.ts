@@ -40,9 +40,11 @@ export const VAULT_COMMANDS: Record<string, Command> = {
     help:
       'Makes a new primary key-encryption key and re-wraps every stored data key under it (ciphertexts stay as they are).\n' +
       'Safe while the service runs: it picks the new key up on its next write. Older keys are retired, never deleted.\n' +
-      'Prints progress on stderr and {"primary","rewrapped","retired","unreadable"} on stdout.\n' +
-      '  --batch-size N   rows re-wrapped per transaction (default 500)',
-    options: { 'batch-size': { type: 'string' } },
+      'Prints progress on stderr and {"primary","rewrapped","retired","unreadable"} on stdout; exits 1 when a value did not decrypt.',
+    options: {
+      'batch-size': { type: 'string', value: 'N', description: 'data keys re-wrapped per transaction, a whole number >= 1; smaller batches hold the database for less time', default: '500' },
+    },
+    examples: ['vault rotate', 'vault rotate --batch-size 100'],
     run(ctx, v) {
       const raw = v['batch-size'];
       const batchSize = raw === undefined ? 500 : Number(raw);
@@ -61,7 +63,8 @@ export const VAULT_COMMANDS: Record<string, Command> = {
   },
   'vault status': {
     usage: 'vault status',
-    help: 'Prints the key-encryption keys (id, provider, status, created_at, demoted_at, data_keys) as one JSON line.',
+    help: 'Prints the key-encryption keys (id, provider, status, created_at, demoted_at, data_keys) as one JSON line. Takes no options.',
+    examples: ['vault status'],
     run(ctx) {
       return withVault(ctx, async (vault) => {
         ctx.out(JSON.stringify(await vault.status()));

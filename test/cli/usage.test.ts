@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { COMMANDS } from '../../src/cli/commands.ts';
 import { ROOT, mimicAsync as mimic } from '../helpers/cli.ts';
 
@@ -50,7 +50,7 @@ describe('CLI usage', () => {
     expect(explained.sort()).toEqual(options.map((o) => `--${o}`).sort());
   });
 
-  it('voices check prints what the README says: one JSON line per configured provider, its secret usable or why not', async () => {
+  it('voices check prints what docs/cli.md says: one JSON line per configured provider, its secret usable or why not', async () => {
     const none = await mimic(['voices', 'check'], env);
     expect(none.code).toBe(0);
     expect(none.stdout).toBe('');
@@ -60,6 +60,42 @@ describe('CLI usage', () => {
     expect(JSON.parse(one.lines[0]!)).toMatchObject({ provider: 'openai', secret_id: 'sec_missing', ok: false, problem: expect.stringMatching(/sec_missing does not exist/) });
   });
 });
+
+describe('voices check writes nothing', () => {
+  const providers = { MIMIC_VOICE_PROVIDERS: JSON.stringify([{ type: 'openai', secret_id: 'sec_missing' }]) };
+
+  it('on a fresh data directory: no directory, master key or database is made for it', async () => {
+    const fresh = join(mkdtempSync(join(tmpdir(), 'mimic-voices-check-')), 'data');
+    try {
+      const none = await mimic(['voices', 'check'], { MIMIC_DATA_DIR: fresh });
+      expect(none.code).toBe(0);
+      expect(none.stderr).toMatch(/configures no external provider/);
+      const one = await mimic(['voices', 'check'], { MIMIC_DATA_DIR: fresh, ...providers });
+      expect(one.code).toBe(1);
+      expect(JSON.parse(one.lines[0]!)).toMatchObject({ provider: 'openai', ok: false, problem: expect.stringMatching(/sec_missing does not exist/) });
+      expect(none.stderr + one.stderr).not.toMatch(/master key/i);
+      expect(existsSync(fresh)).toBe(false);
+    } finally {
+      rmSync(dirname(fresh), { recursive: true, force: true });
+    }
+  });
+
+  it('on a data directory in use: its files stay as they were', async () => {
+    await mimic(['users', 'create'], env); // makes the database, if no test has yet
+    const before = snapshot(dataDir);
+    const res = await mimic(['voices', 'check'], { ...env, ...providers });
+    expect(res.code).toBe(1);
+    expect(snapshot(dataDir)).toEqual(before);
+  });
+});
+
+/** Each file of a directory with its size and modification time. */
+function snapshot(dir: string): Record<string, string> {
+  return Object.fromEntries(readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort().map((f) => {
+    const st = statSync(join(dir, f));
+    return [f, `${st.size} ${st.mtimeMs}`];
+  }));
+}
 
 function script(file: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { mimicAsync as mimic } from '../helpers/cli.ts';
+import { ROOT, mimicAsync as mimic } from '../helpers/cli.ts';
 import { COMMANDS } from '../../src/cli/commands.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'mimic-cli-users-'));
@@ -57,8 +57,11 @@ describe('command groups', () => {
     return words.slice(1).map((_, i) => words.slice(0, i + 1).join(' '));
   }))];
 
-  it('are the ones the README documents', async () => {
+  it('are the ones docs/cli.md documents', async () => {
     expect(groups.sort()).toEqual(['avatars', 'consents', 'keys', 'secrets', 'users', 'users credits', 'vault', 'voices', 'workers']);
+    const said = /Every command group prints its commands with `--help` \(([^)]*)\)/.exec(readFileSync(join(ROOT, 'docs/cli.md'), 'utf8').replace(/\s+/g, ' '));
+    expect(said, 'docs/cli.md names the groups').not.toBeNull();
+    for (const group of groups) expect(said![1]).toMatch(new RegExp(`\`${group}( --help)?\``));
   });
 
   it.each(groups)('%s --help prints the usage of every command in the group and exits 0', async (group) => {

@@ -1,23 +1,29 @@
 /**
- * The README's runnable shell blocks: a fenced `sh` block right after a line
- * `<!-- readme-test -->` is meant to run as written against a live service; others are not
- * (they start the service, need a GPU box, a model server or minutes of footage).
+ * The runnable shell blocks of the README and of the docs/ pages its walk-throughs moved to:
+ * a fenced `sh` block right after a line `<!-- readme-test -->` is meant to run as written
+ * against a live service; others are not (they start the service, need a GPU box, a model
+ * server or minutes of footage).
  */
 export interface ReadmeBlock {
+  /** The markdown file, relative to the repository (`README.md`, `docs/tools.md`). */
+  file: string;
   /** 1-based line of the opening fence. */
   line: number;
   code: string;
 }
 
-export function runnableBlocks(markdown: string): ReadmeBlock[] {
+/** The mark before a runnable block. */
+export const RUNNABLE_MARK = '<!-- readme-test -->';
+
+export function runnableBlocks(markdown: string, file = 'README.md'): ReadmeBlock[] {
   const lines = markdown.split('\n');
   const blocks: ReadmeBlock[] = [];
   for (let i = 0; i < lines.length - 1; i++) {
-    if (lines[i]!.trim() !== '<!-- readme-test -->') continue;
-    if (lines[i + 1]!.trim() !== '```sh') throw new Error(`README line ${i + 1}: <!-- readme-test --> must stand right before a \`\`\`sh block`);
+    if (lines[i]!.trim() !== RUNNABLE_MARK) continue;
+    if (lines[i + 1]!.trim() !== '```sh') throw new Error(`${file} line ${i + 1}: ${RUNNABLE_MARK} must stand right before a \`\`\`sh block`);
     const end = lines.indexOf('```', i + 2);
-    if (end < 0) throw new Error(`README line ${i + 2}: unclosed block`);
-    blocks.push({ line: i + 2, code: lines.slice(i + 2, end).join('\n') });
+    if (end < 0) throw new Error(`${file} line ${i + 2}: unclosed block`);
+    blocks.push({ file, line: i + 2, code: lines.slice(i + 2, end).join('\n') });
   }
   return blocks;
 }

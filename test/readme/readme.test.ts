@@ -1,20 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../helpers/remote.ts';
-import { remember, runnableBlocks, substitute, type Seen } from './readme-blocks.ts';
+import { RUNNABLE_MARK, remember, runnableBlocks, substitute, type ReadmeBlock, type Seen } from './readme-blocks.ts';
 
 /**
- * Runs the README's marked shell blocks (test/readme/readme-blocks.ts), in order, with bash,
- * against the service started the way the README starts it: `node --import tsx src/main.ts
- * serve` (what `npm start` runs) with the variables of the README's own `npm start` line.
+ * Runs the marked shell blocks (test/readme/readme-blocks.ts) of the README and then of the
+ * docs/ pages its walk-throughs moved to, in order, with bash, against the service started the
+ * way the README starts it: `node --import tsx src/main.ts serve` (what `npm start` runs) with
+ * the variables of the documented `npm start` line of the tools walk-through (docs/tools.md).
  * Placeholders (`mimic_...`, `anm_...`, `sec_...`, `tool_...`) take the values earlier blocks
  * printed; `<result_url>` waits (bounded) for the animation to be done.
  */
 const REPO = new URL('../../', import.meta.url).pathname;
-const README = readFileSync(join(REPO, 'README.md'), 'utf8');
+/** The README first (its quick start creates the user the others use), then the docs pages with runnable blocks. */
+const DOCUMENTS = ['README.md', 'docs/tools.md'];
+const TEXT = Object.fromEntries(DOCUMENTS.map((f) => [f, readFileSync(join(REPO, f), 'utf8')]));
+const BLOCKS: ReadmeBlock[] = DOCUMENTS.flatMap((f) => runnableBlocks(TEXT[f]!, f));
 
 interface Run {
   status: number | null;
@@ -47,10 +51,10 @@ function bash(code: string, env: Record<string, string>, timeoutMs = 120_000): P
   });
 }
 
-/** The variables the README's `npm start` line sets for the tool walk-through, relative paths from the working directory. */
+/** The variables the documented `npm start` line sets for the tool walk-through, relative paths from the working directory. */
 function startVariables(): Record<string, string> {
-  const line = README.split('\n').find((l) => /^NODE_EXTRA_CA_CERTS=\S+ .*npm start/.test(l));
-  expect(line, 'the README starts the service with variables for the tools walk-through').toBeDefined();
+  const line = DOCUMENTS.flatMap((f) => TEXT[f]!.split('\n')).find((l) => /^NODE_EXTRA_CA_CERTS=\S+ .*npm start/.test(l));
+  expect(line, 'the tools walk-through starts the service with its variables').toBeDefined();
   const vars: Record<string, string> = {};
   for (const m of line!.split(' npm start')[0]!.matchAll(/(\w+)=(\S+)/g)) vars[m[1]!] = m[2]!.includes('/') || m[2]!.endsWith('.pem') ? join(work, m[2]!) : m[2]!;
   return vars;
@@ -99,7 +103,7 @@ async function resultUrl(seen: Seen): Promise<string> {
 beforeAll(async () => {
   // The tool walk-through's stand-in upstream makes the certificate the service must trust
   // when it starts (NODE_EXTRA_CA_CERTS is read once, at start): that block runs first.
-  const first = runnableBlocks(README).find((b) => b.code.includes('openssl req'));
+  const first = BLOCKS.find((b) => b.code.includes('openssl req'));
   expect(first).toBeDefined();
   const made = await bash(first!.code, {});
   expect(made.status, made.stderr).toBe(0);
@@ -121,21 +125,28 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-describe('the README', () => {
-  it('marks its runnable blocks, and each runs as written against a live service', async () => {
-    const blocks = runnableBlocks(README).filter((b) => !b.code.includes('openssl req'));
+describe('the README and the docs pages of its walk-throughs', () => {
+  it('are the only markdown files with runnable blocks', () => {
+    const docs = readdirSync(join(REPO, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
+    const marked = ['README.md', ...docs].filter((f) => readFileSync(join(REPO, f), 'utf8').includes(RUNNABLE_MARK));
+    expect(marked.sort()).toEqual([...DOCUMENTS].sort());
+  });
+
+  it('mark their runnable blocks, and each runs as written against a live service', async () => {
+    const blocks = BLOCKS.filter((b) => !b.code.includes('openssl req'));
     expect(blocks.length).toBeGreaterThanOrEqual(6);
     const seen: Seen = { ids: new Map() };
     let variables = '';
     for (const block of blocks) {
       const extra: Record<string, string> = block.code.includes('<result_url>') ? { '<result_url>': await resultUrl(seen) } : {};
       const code = substitute(block.code, seen, base, extra);
-      expect(code, `README line ${block.line}: a placeholder no earlier block printed`).not.toMatch(/^[^#]*\b(?:mimic|[a-z]+)_\.\.\./m);
+      const where = `${block.file} line ${block.line}`;
+      expect(code, `${where}: a placeholder no earlier block printed`).not.toMatch(/^[^#]*\b(?:mimic|[a-z]+)_\.\.\./m);
       // `npm run -s mimic` from the checkout, on the test's data directory.
       const run = await bash(`npm() { command npm --prefix '${REPO}' "$@"; }\n${variables}\n${code}`, { MIMIC_DATA_DIR: dataDir });
-      expect(run.status, `README line ${block.line} failed:\n${code}\n${run.stderr}\n${run.stdout}`).toBe(0);
+      expect(run.status, `${where} failed:\n${code}\n${run.stderr}\n${run.stdout}`).toBe(0);
       // Every JSON answer a block prints is a success, not an error body.
-      expect(run.stdout, `README line ${block.line} printed an error:\n${run.stdout}`).not.toMatch(/"kind":"\w+Error"/);
+      expect(run.stdout, `${where} printed an error:\n${run.stdout}`).not.toMatch(/"kind":"\w+Error"/);
       remember(seen, run.stdout);
       variables += code.split('\n').filter((l) => /^[A-Z_]+=\S+/.test(l)).join('\n') + '\n';
       if (block.code.includes('/tools/tool_')) {

@@ -7,7 +7,7 @@ import { PRESENTER, SESSION_ERROR, connect, credits, streamSuite } from './helpe
 import { runFfmpeg } from '../../src/compute/local/ffmpeg.ts';
 import { ApiError } from '../../src/errors.ts';
 import { uploadPhoto } from '../talks/helpers.ts';
-import { sentences, trimLeadingSilence } from '../../src/streams/speech.ts';
+import { sentences, trimLeadingSilence, type SpeechPiece } from '../../src/streams/speech.ts';
 import { createToneVoice } from '../helpers/tone-voice.ts';
 import { createVoiceCatalogue } from '../../src/voices/catalogue.ts';
 import { SpeechError, type SpeechRequest } from '../../src/voices/interface.ts';
@@ -255,7 +255,7 @@ describe('the silence a voice puts before its first word', () => {
   };
 
   it('is cut down to 30 ms before the first sound, the cues moved with it (a cue wholly in the cut goes)', () => {
-    const piece = { pcm: tone(170, 200), sampleRate: 16_000, cues: [{ phoneme: 'pau', alphabet: 'arpabet', startMs: 0, endMs: 130 }, { phoneme: 'hh', alphabet: 'arpabet', startMs: 130, endMs: 250 }, { phoneme: 'ax', alphabet: 'arpabet', startMs: 250, endMs: 370 }] };
+    const piece: SpeechPiece = { pcm: tone(170, 200), sampleRate: 16_000, cues: [{ phoneme: 'pau', alphabet: 'arpabet', startMs: 0, endMs: 130 }, { phoneme: 'hh', alphabet: 'arpabet', startMs: 130, endMs: 250 }, { phoneme: 'ax', alphabet: 'arpabet', startMs: 250, endMs: 370 }] };
     const trimmed = trimLeadingSilence(piece);
     expect(trimmed.pcm.length).toBe(piece.pcm.length - 140 * 16);
     expect(trimmed.pcm[30 * 16 - 1]).toBe(0);

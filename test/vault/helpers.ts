@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { afterEach, beforeEach } from 'vitest';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { openStore, type Store } from '../../src/db/client.ts';
 import { randomId, systemClock } from '../../src/clock.ts';
 import { silentLogger } from '../../src/log.ts';
@@ -100,6 +100,7 @@ export function cliContext(file: string, masterKey: Buffer) {
   const err: string[] = [];
   const ctx: CommandContext = {
     config: { databaseFile: file, masterKey, keyProvider: 'local' } as unknown as Config, // the vault commands read only these
+    settings: { dataDir: dirname(file), databaseFile: file, env: {} },
     out: (l) => out.push(l),
     err: (l) => err.push(l),
   };

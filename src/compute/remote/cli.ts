@@ -27,13 +27,16 @@ export const WORKER_COMMANDS: Record<string, Command> = {
   worker: {
     usage: 'worker --server URL --token TOKEN|env:NAME [--name NAME] [--once]',
     help:
-      'Runs the built-in CPU renderer as a remote compute worker of the service at --server (its MIMIC_PUBLIC_URL),\n' +
-      'over the worker protocol (docs/compute-protocol.md). Needs no database, data directory or master key.\n' +
-      '  --token T     a worker token from `workers add`; env:NAME reads it from that variable (keeps it out of ps)\n' +
-      '  --name N      shown in the task table and logs (default: the token\'s name)\n' +
-      '  --once        handle one task, then exit\n' +
+      'Runs the built-in CPU renderer as a remote compute worker of a service started with MIMIC_COMPUTE_BACKEND=remote,\n' +
+      'over the worker protocol (docs/compute-protocol.md); logs JSON lines. Needs no database, data directory or master key.\n' +
       'SIGTERM or SIGINT: stops claiming, gives the running task back for another worker, exits 0.',
-    options: { server: { type: 'string' }, token: { type: 'string' }, name: { type: 'string' }, once: { type: 'boolean' } },
+    options: {
+      server: { type: 'string', value: 'URL', description: "the service's base URL, its MIMIC_PUBLIC_URL (http:// or https://)", default: 'required' },
+      token: { type: 'string', value: 'TOKEN|env:NAME', description: 'a worker token printed by workers add (mwk_...); env:NAME reads it from that environment variable, which keeps it out of ps and shell history', default: 'required' },
+      name: { type: 'string', value: 'NAME', description: 'what the task table and the logs call this worker: 1 to 64 printable characters, no spaces', default: "the token's name" },
+      once: { type: 'boolean', description: 'handle one task, then exit', default: 'run until stopped' },
+    },
+    examples: ['worker --server https://mimic.example.com --token env:MIMIC_WORKER_TOKEN', 'worker --server http://localhost:8080 --token mwk_... --name box-1 --once'],
     async run(ctx, v) {
       const server = typeof v.server === 'string' ? v.server : '';
       if (!server) throw new UsageError('--server is required');
@@ -73,8 +76,9 @@ export const WORKER_COMMANDS: Record<string, Command> = {
   },
   'workers add': {
     usage: 'workers add --name NAME',
-    help: 'Creates a compute worker token; prints {"id","name","token"} (the token is shown only this once).',
-    options: { name: { type: 'string' } },
+    help: 'Creates a compute worker token; prints {"id","name","token"} (the token is shown only this once: give it to the worker).',
+    options: { name: { type: 'string', value: 'NAME', description: 'what the worker is called in workers list and the task table, 1 to 64 characters', default: 'required' } },
+    examples: ['workers add --name gpu-box-1'],
     async run(ctx, v) {
       const name = typeof v.name === 'string' ? v.name.trim() : '';
       if (!name || name.length > 64) throw new UsageError('--name is required (1 to 64 characters)');
@@ -84,7 +88,8 @@ export const WORKER_COMMANDS: Record<string, Command> = {
   },
   'workers list': {
     usage: 'workers list',
-    help: 'Prints every worker token as one JSON line: id, name, created_at, last_seen_at, revoked_at (never the token).',
+    help: 'Prints every worker token as one JSON line: id, name, created_at, last_seen_at, revoked_at (never the token). Takes no options.',
+    examples: ['workers list'],
     async run(ctx) {
       for (const w of await withWorkers(ctx, (workers) => workers.list())) ctx.out(JSON.stringify(w));
       return 0;
@@ -93,7 +98,8 @@ export const WORKER_COMMANDS: Record<string, Command> = {
   'workers revoke': {
     usage: 'workers revoke ID',
     help: 'Revokes a worker token: its next call gets 401, and its claimed task is re-run elsewhere once the lease runs out.',
-    positionals: 1,
+    arguments: [{ name: 'ID', description: 'the worker token to revoke, by its id from workers list (wkr_...)' }],
+    examples: ['workers revoke wkr_0mwzf8myc0000fe1858746b44831a'],
     async run(ctx, _v, pos) {
       const id = pos[0];
       if (!id) throw new UsageError('a worker id is required (see workers list)');

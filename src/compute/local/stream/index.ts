@@ -17,6 +17,7 @@ import type { StreamChildMessage, StreamParentMessage, StreamStats } from './pro
 export interface LocalStreamRenderer extends StreamRenderer {
   /** Sessions and ffmpeg processes in the render process (zeros when it is not running). */
   stats(): Promise<StreamStats>;
+  warm(): Promise<void>;
 }
 
 interface Open {
