@@ -17,16 +17,23 @@ export interface PresenterAlias {
 
 /**
  * Public presenter ids of the hosted service's demos and documentation, each to a built-in of
- * the same gender: alex (its live-streaming demo), rian and jack (its OpenAPI examples), amber
- * and anita (public presenters of its studio), amy (its clips guide).
+ * the same gender. Its public ids are `v2_public_<Name>[_<outfit>_<place>]@<id>`, the name in
+ * either case (`v2_public_Amber@0zSz8kflCN` in its clips overview, `v2_public_amber@Y5K02DLS4m`
+ * and `v2_public_Amber_RedSweater_HomeOffice@atjDiWT4JK` in its presenters list), so each name
+ * is a prefix: alex (its live-streaming demo), amber, adam, alyssa, anita, arran and benjamin
+ * (its presenters list), rian and jack (its OpenAPI examples), amy (its clips guide).
  */
 export const DEFAULT_PRESENTER_ALIASES = [
-  'v2_public_alex@*=ernst-Bv6tR3nK9p',
+  'v2_public_alex*=ernst-Bv6tR3nK9p',
+  'v2_public_adam*=mehmet-Wk9cP5hT1e',
+  'v2_public_arran*=aksel-Jd2xF7sY4g',
+  'v2_public_benjamin*=ernst-Bv6tR3nK9p',
   'v2_public_rian*=aksel-Jd2xF7sY4g',
   'rian-lZC6MmWfC1=aksel-Jd2xF7sY4g',
   'jack-Pt27VkP3hW=mehmet-Wk9cP5hT1e',
-  'v2_public_amber@*=eileen-Nc7kQ2rT5x',
-  'v2_public_anita@*=grace-Hq4mW8zL2c',
+  'v2_public_amber*=eileen-Nc7kQ2rT5x',
+  'v2_public_alyssa*=charlotte-Ys3gM6vQ8r',
+  'v2_public_anita*=grace-Hq4mW8zL2c',
   'amy-*=charlotte-Ys3gM6vQ8r',
 ].join(',');
 
@@ -55,15 +62,20 @@ export function parsePresenterAliases(raw: string | undefined): PresenterAlias[]
   });
 }
 
-/** The built-in presenter id an alias gives `id`, or undefined: an exact alias before any prefix, the longest prefix first. */
+/**
+ * The built-in presenter id an alias gives `id`, or undefined: an exact alias before any
+ * prefix, the longest prefix first. A prefix matches in any case (the hosted service writes
+ * `v2_public_Amber@…` and `v2_public_amber@…`); an exact id only as written.
+ */
 export function resolveAlias(aliases: readonly PresenterAlias[], id: string): string | undefined {
   const exact = aliases.find((a) => !a.from.endsWith('*') && a.from === id);
   if (exact) return exact.to;
+  const lower = id.toLowerCase();
   let best: PresenterAlias | undefined;
   for (const a of aliases) {
     if (!a.from.endsWith('*')) continue;
-    const prefix = a.from.slice(0, -1);
-    if (id.startsWith(prefix) && (!best || prefix.length > best.from.length - 1)) best = a;
+    const prefix = a.from.slice(0, -1).toLowerCase();
+    if (lower.startsWith(prefix) && (!best || prefix.length > best.from.length - 1)) best = a;
   }
   return best?.to;
 }

@@ -123,6 +123,14 @@ describe('presenter aliases', () => {
     expect(resolveAlias(both, 'v2_public_alex@qcvo4gupoy')).toBe('ernst-Bv6tR3nK9p');
     expect(resolveAlias(both, 'acme_bob')).toBe('aksel-Jd2xF7sY4g');
     expect(resolveAlias(both, 'acme_sue')).toBe('grace-Hq4mW8zL2c');
+    // The hosted service's public ids, as its docs write them: the name in either case, with an outfit and a place or not.
+    const defaults = parsePresenterAliases(undefined);
+    expect(resolveAlias(defaults, 'v2_public_Amber@0zSz8kflCN')).toBe('eileen-Nc7kQ2rT5x');
+    expect(resolveAlias(defaults, 'v2_public_Amber_RedSweater_HomeOffice@atjDiWT4JK')).toBe('eileen-Nc7kQ2rT5x');
+    expect(resolveAlias(defaults, 'v2_public_alex_black_suite_green_screen@u8RGmlrjpD')).toBe('ernst-Bv6tR3nK9p');
+    expect(resolveAlias(defaults, 'v2_public_Adam_BlackShirt_Library@6uEefixtDc')).toBe('mehmet-Wk9cP5hT1e');
+    expect(resolveAlias(defaults, 'v2_public_Alyssa_NoHands_RedSuite_Lobby@qtzjxMSwEa')).toBe('charlotte-Ys3gM6vQ8r');
+    expect(resolveAlias(defaults, 'RIAN-lZC6MmWfC1')).toBeUndefined();
     expect(parsePresenterAliases('')).toEqual([]);
     for (const bad of ['alex=nobody-0000000000', 'alex', 'eileen-Nc7kQ2rT5x=grace-Hq4mW8zL2c', 'a*b=grace-Hq4mW8zL2c', 'x=grace-Hq4mW8zL2c,x=grace-Hq4mW8zL2c', '*=grace-Hq4mW8zL2c']) {
       expect(() => parsePresenterAliases(bad), bad).toThrow(ConfigurationError);
@@ -130,7 +138,7 @@ describe('presenter aliases', () => {
   });
 
   it('every default alias names a built-in presenter of the gender the hosted service\'s presenter has', () => {
-    const male = ['alex', 'rian', 'jack'];
+    const male = ['alex', 'rian', 'jack', 'adam', 'arran', 'benjamin'];
     const gender = new Map(BUILT_IN_PRESENTERS.map((b) => [b.id, b.gender]));
     for (const a of parsePresenterAliases(undefined)) {
       const name = /^(?:v2_public_)?([a-z]+)/.exec(a.from)![1]!;
