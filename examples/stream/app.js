@@ -1,6 +1,7 @@
 // mimic's live stream example: a photo or an agent, speaking over WebRTC in this page.
 // Plain browser JavaScript, no build step. What it does, in the order a client must:
-//   1. POST /talks/streams (or /agents/{id}/streams): answers id, session_id, the SDP offer and ICE servers
+//   1. POST /talks/streams (or /agents/{id}/streams) with fluent: true (the face idles between
+//      sentences): answers id, session_id, the SDP offer and ICE servers
 //   2. a peer connection on those ICE servers; the client opens the data channel itself
 //      ('JanusDataChannel') BEFORE answering, so the channel is part of the answer
 //   3. set the offer, create and set the answer, POST .../{id}/sdp {answer, session_id}
@@ -184,24 +185,33 @@ function showAnswer(text) {
   answerBox.textContent = text;
 }
 
-fields.photoFile.addEventListener('change', async () => {
+/** The photo upload in flight, if any: Connect waits for it rather than finding no photo yet. */
+let uploading;
+fields.photoFile.addEventListener('change', () => {
   const file = fields.photoFile.files?.[0];
   if (!file) return;
-  try {
-    const form = new FormData();
-    form.set('image', file, file.name);
-    const { url } = await api('POST', '/images', form);
-    fields.photo.value = url;
-    log(`photo uploaded: ${url}`);
-  } catch (err) {
-    log(err.message, 'error');
-  }
+  uploading = (async () => {
+    try {
+      log(`uploading ${file.name}…`);
+      const form = new FormData();
+      form.set('image', file, file.name);
+      const { url } = await api('POST', '/images', form);
+      fields.photo.value = url;
+      log(`photo uploaded: ${url}`);
+    } catch (err) {
+      log(err.message, 'error');
+    } finally {
+      uploading = undefined;
+    }
+  })();
 });
 
 action($('talk-connect'), async () => {
+  await uploading;
   const source_url = fields.photo.value.trim();
   if (!source_url) throw new Error('give a photo URL or upload a photo first');
-  talk = await openStream('/talks/streams', { source_url });
+  // fluent: the face shows (blinking, breathing) as soon as the peer connects, not only while it speaks.
+  talk = await openStream('/talks/streams', { source_url, fluent: true });
 });
 
 action($('talk-speak'), async () => {
@@ -221,7 +231,7 @@ action($('agent-connect'), async () => {
   const agentId = fields.agent.value.trim();
   if (!agentId) throw new Error('give an agent id first');
   const path = `/agents/${encodeURIComponent(agentId)}`;
-  const stream = await openStream(`${path}/streams`, {});
+  const stream = await openStream(`${path}/streams`, { fluent: true });
   try {
     const chat = await api('POST', `${path}/chat`, {});
     agent = { stream, path, chatId: chat.id, messages: [] };

@@ -46,6 +46,20 @@ describe('the example page served by mimic', () => {
     expect(t.blocked).toEqual([]);
   });
 
+  it('Connect pressed while the chosen photo still uploads waits for the upload, and the face shows before anything is said (fluent)', async () => {
+    const t = await chromium.newPage();
+    await t.page.goto(`${mimic.base}/examples/stream/`);
+    await t.page.fill('#api-key', mimic.key);
+    await t.page.setInputFiles('#photo-file', join(ROOT, 'assets/presenters/eileen.jpg'));
+    await t.page.click('#talk-connect');
+    await waitForPage(t, (p) => p.evaluate(`document.querySelector('#video').videoWidth`), (w) => (w as number) > 0, 'the face on the video', 60_000);
+    const log = (await t.page.textContent('#log')) ?? '';
+    expect(log).toMatch(/photo uploaded: .*stream strm_\S+ created/s);
+    expect(log).not.toContain('give a photo');
+    await t.page.click('#talk-disconnect');
+    await waitForPage(t, (p) => p.textContent('#status'), (v) => v === 'disconnected', 'disconnected');
+  });
+
   // From another origin: served by mimic itself, a 401 (WWW-Authenticate: Basic) on the page's
   // own origin makes Chromium ask for a login (a dialog; headless, the request waits forever).
   it('opened from a static server on another origin (CORS), shows the service\'s error when the key is wrong', async () => {
@@ -54,7 +68,7 @@ describe('the example page served by mimic', () => {
     await t.page.fill('#base-url', mimic.base);
     await t.page.fill('#api-key', 'mimic_wrong');
     await t.page.setInputFiles('#photo-file', join(ROOT, 'assets/presenters/eileen.jpg'));
-    const log = await waitForPage(t, (p) => p.textContent('#log'), (v) => Boolean(v), 'the error line', 15_000);
+    const log = await waitForPage(t, (p) => p.textContent('#log'), (v) => Boolean(v?.includes('POST /images')), 'the error line', 15_000);
     expect(log).toMatch(/POST \/images: 401 AuthorizationError/);
     expect(await t.page.inputValue('#photo-url')).toBe('');
   });
