@@ -11,7 +11,8 @@ import {
 } from './landmarks.ts';
 import type { MotionFrame } from './motion.ts';
 import type { MouthGap } from './mouth.ts';
-import { delaunay } from './warp.ts';
+import { mouthLine } from './mouth-line.ts';
+import { delaunay, type RgbImage } from './warp.ts';
 
 export type Point3 = [number, number, number];
 
@@ -34,6 +35,8 @@ interface FaceRig {
   ringJaw: Float64Array;
   /** The picture's own mouth is open (its teeth, if any, show): no teeth are drawn in. */
   mouthOpen: boolean;
+  /** Hair hides the lips (the mouth opens at its lower edge). */
+  hairOverLips: boolean;
 }
 
 export interface Rig {
@@ -67,8 +70,12 @@ function ellipse(center: [number, number], up: [number, number], right: [number,
   });
 }
 
-/** Builds the rig of `meshes` (one 468+ point mesh per animated face) on a width x height picture. */
-export function buildRig(meshes: Point3[][], width: number, height: number): Rig {
+/**
+ * Builds the rig of `meshes` (one 468+ point mesh per animated face) on a width x height
+ * picture. With the `picture` itself, a closed mouth opens where the picture shows it
+ * (`mouth-line.ts`: under a moustache, at the hair's lower edge), not where the mesh guessed.
+ */
+export function buildRig(meshes: Point3[][], width: number, height: number, picture?: RgbImage): Rig {
   const pts: number[] = [];
   const faces: FaceRig[] = [];
   const fixed: [number, number][] = [];
@@ -85,13 +92,16 @@ export function buildRig(meshes: Point3[][], width: number, height: number): Rig
     const w = Math.max(1, dist(mesh[CHEEK_R]!, mesh[CHEEK_L]!));
     const up: [number, number] = [(top[0] - chin[0]) / h, (top[1] - chin[1]) / h];
     const right: [number, number] = [-up[1], up[0]];
+    const mouthOpen = lipsApart(mesh, up) > OPEN_IN_PICTURE * h;
+    const line = picture && !mouthOpen ? mouthLine(picture, mesh, up, h) : undefined;
+    if (line) reseatMouth(mesh, line.offsets, up);
     let cx = 0, cy = 0;
     for (const i of SILHOUETTE) { cx += mesh[i]![0]; cy += mesh[i]![1]; }
     cx /= SILHOUETTE.length; cy /= SILHOUETTE.length;
     const face: FaceRig = {
       first: pts.length / 2, mesh, ringFirst: 0, ring: [], pivot: [cx, cy, 0],
       up, right, width: w, height: h, jaw: new Float64Array(0), ringJaw: new Float64Array(0),
-      mouthOpen: lipsApart(mesh, up) > OPEN_IN_PICTURE * h,
+      mouthOpen, hairOverLips: line?.hidden ?? false,
     };
     for (const p of mesh) pts.push(p[0], p[1]);
     // The head ring (hair, ears, neck) moves with the head; the outer ring stays put.
@@ -128,6 +138,38 @@ function lipsApart(mesh: Point3[], up: [number, number]): number {
     const u = mesh[LIPS_UPPER_INNER[k]!]!, l = mesh[LIPS_LOWER_INNER[k]!]!;
     return s + Math.max(0, (u[0] - l[0]) * up[0] + (u[1] - l[1]) * up[1]);
   }, 0) / middle.length;
+}
+
+/** Mesh points keep this far (pixels) from a moved mouth line, so none lies on it. */
+const LINE_CLEARANCE = 2;
+
+/**
+ * Moves the inner lips (and the inner corners) of the neutral mesh down by `offsets` (one per
+ * inner pair, pixels along the face's down direction), onto the picture's mouth line. Control
+ * points move in the picture and on the frame alike, so a still face is unchanged; what
+ * changes is where it splits: mesh points between the old line and the new one now belong to
+ * the upper face (the moustache that hides the upper lip). Points left within a couple of
+ * pixels of the new line are moved off it, to the side they are on.
+ */
+function reseatMouth(mesh: Point3[], offsets: number[], up: [number, number]): void {
+  const shift = (i: number, d: number) => { mesh[i]![0] -= up[0] * d; mesh[i]![1] -= up[1] * d; };
+  LIPS_UPPER_INNER.forEach((ui, k) => { shift(ui, offsets[k]!); shift(LIPS_LOWER_INNER[k]!, offsets[k]!); });
+  shift(MOUTH_CORNER_INNER[0], offsets[0]!);
+  shift(MOUTH_CORNER_INNER[1], offsets.at(-1)!);
+  const right: [number, number] = [-up[1], up[0]];
+  const across = (p: Point3) => p[0] * right[0] + p[1] * right[1];
+  const down = (p: Point3) => -(p[0] * up[0] + p[1] * up[1]);
+  const chain = [MOUTH_CORNER_INNER[0], ...LIPS_UPPER_INNER, MOUTH_CORNER_INNER[1]].map((i) => mesh[i]!)
+    .map((p) => [across(p), down(p)] as [number, number]).sort((a, b) => a[0] - b[0]);
+  const onChain = new Set<number>([...LIPS_UPPER_INNER, ...LIPS_LOWER_INNER, ...MOUTH_CORNER_INNER]);
+  mesh.forEach((p, i) => {
+    const x = across(p);
+    if (onChain.has(i) || x < chain[0]![0] || x > chain.at(-1)![0]) return;
+    const j = chain.findIndex((c) => c[0] >= x);
+    const [x0, y0] = chain[Math.max(0, j - 1)]!, [x1, y1] = chain[j]!;
+    const d = down(p) - (x1 > x0 ? y0 + ((y1 - y0) * (x - x0)) / (x1 - x0) : y1);
+    if (Math.abs(d) < LINE_CLEARANCE) shift(i, (d < 0 ? -LINE_CLEARANCE : LINE_CLEARANCE) - d);
+  });
 }
 
 const rad = Math.PI / 180;
@@ -287,7 +329,7 @@ export function rigFrame(rig: Rig, m: MotionFrame): RigFrame {
       for (let k = bottom.length - 2; k >= 0; k -= 2) poly.push(bottom[k]!, bottom[k + 1]!);
       mouths.push({
         poly, depth: open / (0.12 * H), face: rig.faces.indexOf(face),
-        top: [...c0, ...top, ...c1], bottom: [...c0, ...bottom, ...c1], teeth: !face.mouthOpen, faceHeight: H,
+        top: [...c0, ...top, ...c1], bottom: [...c0, ...bottom, ...c1], teeth: !face.mouthOpen, hair: face.hairOverLips, faceHeight: H,
       });
     }
   }
