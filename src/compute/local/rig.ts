@@ -33,6 +33,9 @@ interface FaceRig {
   jaw: Float64Array;
   /** The same for the head ring: the neck under the chin stretches with the jaw. */
   ringJaw: Float64Array;
+  /** How far each mesh point moves in towards the mouth's middle as the lips round, per unit
+   * of the corners' move (signed: +1 at the corner on the image's right). */
+  pucker: Float64Array;
   /** The picture's own mouth is open (its teeth, if any, show): no teeth are drawn in. */
   mouthOpen: boolean;
   /** Hair hides the lips (the mouth opens at its lower edge). */
@@ -100,7 +103,7 @@ export function buildRig(meshes: Point3[][], width: number, height: number, pict
     cx /= SILHOUETTE.length; cy /= SILHOUETTE.length;
     const face: FaceRig = {
       first: pts.length / 2, mesh, ringFirst: 0, ring: [], pivot: [cx, cy, 0],
-      up, right, width: w, height: h, jaw: new Float64Array(0), ringJaw: new Float64Array(0),
+      up, right, width: w, height: h, jaw: new Float64Array(0), ringJaw: new Float64Array(0), pucker: new Float64Array(0),
       mouthOpen, hairOverLips: line?.hidden ?? false,
     };
     for (const p of mesh) pts.push(p[0], p[1]);
@@ -153,7 +156,15 @@ const LINE_CLEARANCE = 2;
  */
 function reseatMouth(mesh: Point3[], offsets: number[], up: [number, number]): void {
   const shift = (i: number, d: number) => { mesh[i]![0] -= up[0] * d; mesh[i]![1] -= up[1] * d; };
-  LIPS_UPPER_INNER.forEach((ui, k) => { shift(ui, offsets[k]!); shift(LIPS_LOWER_INNER[k]!, offsets[k]!); });
+  // Each pair is set one over the other, a pixel apart, on the line: the tracker's pairs on a
+  // hidden mouth lie side by side or crossed, and the lower one would drop through its
+  // neighbours' triangles.
+  LIPS_UPPER_INNER.forEach((ui, k) => {
+    const u = mesh[ui]!, l = mesh[LIPS_LOWER_INNER[k]!]!;
+    const mx = (u[0] + l[0]) / 2 - up[0] * offsets[k]!, my = (u[1] + l[1]) / 2 - up[1] * offsets[k]!;
+    u[0] = mx + 0.5 * up[0]; u[1] = my + 0.5 * up[1];
+    l[0] = mx - 0.5 * up[0]; l[1] = my - 0.5 * up[1];
+  });
   shift(MOUTH_CORNER_INNER[0], offsets[0]!);
   shift(MOUTH_CORNER_INNER[1], offsets.at(-1)!);
   const right: [number, number] = [-up[1], up[0]];
@@ -186,7 +197,7 @@ const RING_FOLLOW = 0.7;
  * opens as a lens (most in the middle, nothing at the corners), the chin under it drops whole,
  * and the drop fades out towards the cheeks. Fixed by the neutral mesh, so computed once.
  */
-function jawWeights(mesh: Point3[], ring: Point3[], up: [number, number], right: [number, number], W: number, H: number): { jaw: Float64Array; ringJaw: Float64Array } {
+function jawWeights(mesh: Point3[], ring: Point3[], up: [number, number], right: [number, number], W: number, H: number): { jaw: Float64Array; ringJaw: Float64Array; pucker: Float64Array } {
   const upperMid = mesh[UPPER_LIP_INNER_MID]!, lowerMid = mesh[LOWER_LIP_INNER_MID]!;
   const mx = (upperMid[0] + lowerMid[0]) / 2, my = (upperMid[1] + lowerMid[1]) / 2;
   const along = (p: Point3) => -((p[0] - mx) * up[0] + (p[1] - my) * up[1]);
@@ -219,7 +230,15 @@ function jawWeights(mesh: Point3[], ring: Point3[], up: [number, number], right:
     } else if (a > upperAlong - 0.08 * H) jaw[i] = wx * -0.08 * Math.max(0, 1 - (upperAlong - a) / (0.08 * H));
   });
   const ringJaw = Float64Array.from(ring, (p) => (along(p) > 0 ? 0.6 * Math.max(0, 1 - (across(p) / (0.75 * W)) ** 2) : 0));
-  return { jaw, ringJaw };
+  // Rounding draws the whole mouth in towards its middle, each point by its distance from it
+  // (the corners most), fading out past the corners and over and under the lips: the opening
+  // narrows into an oval instead of ending square where only the corners moved.
+  const pucker = Float64Array.from(mesh, (p) => {
+    const u = (across(p) - mouthMid) / mouthHalf, a = along(p) - lineAt(across(p));
+    const inX = Math.abs(u) <= 1 ? u : Math.sign(u) * Math.max(0, 1 - (Math.abs(u) - 1) / 0.6);
+    return inX * Math.max(0, 1 - (a / (0.1 * H)) ** 2);
+  });
+  return { jaw, ringJaw, pucker };
 }
 
 /** Where every control point goes for one motion frame. */
@@ -270,16 +289,11 @@ export function rigFrame(rig: Rig, m: MotionFrame): RigFrame {
       });
     }
 
-    // Rounding: the mouth corners come in towards the middle, their neighbours part way.
+    // Rounding: the mouth comes in towards its middle, the corners most.
     const round = m.round ?? 0;
     if (round > 0.001) {
       const inward = round * 0.06 * W;
-      [0, 1].forEach((side) => {
-        const s = side === 0 ? 1 : -1;
-        move(MOUTH_CORNER_OUTER[side]!, s * inward, 0);
-        move(MOUTH_CORNER_INNER[side]!, s * inward, 0);
-        for (const i of LIPS_NEAR_CORNERS[side]!) move(i, s * inward * 0.5, 0);
-      });
+      face.pucker.forEach((w, i) => w !== 0 && move(i, -w * inward, 0));
     }
 
     // Mouth: the lower lip and jaw drop (a beard with them); the upper lip and a moustache stay
