@@ -5,7 +5,7 @@
  * the mesh's depth, and returns where every control point goes.
  */
 import {
-  CHEEK_L, CHEEK_R, CHIN, EYE_L, EYE_R, FOREHEAD, LIPS_LOWER_INNER, LIPS_NEAR_CORNERS, LIPS_UPPER_INNER,
+  CHEEK_L, CHEEK_R, CHIN, EYE_L, EYE_R, FOREHEAD, LIPS_LOWER_INNER, LIPS_UPPER_INNER,
   LOWER_LIP_INNER_MID, MESH_POINTS, MOUTH_CORNER_INNER, MOUTH_CORNER_OUTER, SILHOUETTE, UPPER_LIP_INNER_MID,
   type EyeRig,
 } from './landmarks.ts';
@@ -36,6 +36,8 @@ interface FaceRig {
   /** How far each mesh point moves in towards the mouth's middle as the lips round, per unit
    * of the corners' move (signed: +1 at the corner on the image's right). */
   pucker: Float64Array;
+  /** How far each mesh point follows the mouth's corners out and up in a smile (signed like `pucker`). */
+  grin: Float64Array;
   /** The picture's own mouth is open (its teeth, if any, show): no teeth are drawn in. */
   mouthOpen: boolean;
   /** Hair hides the lips (the mouth opens at its lower edge). */
@@ -103,7 +105,7 @@ export function buildRig(meshes: Point3[][], width: number, height: number, pict
     cx /= SILHOUETTE.length; cy /= SILHOUETTE.length;
     const face: FaceRig = {
       first: pts.length / 2, mesh, ringFirst: 0, ring: [], pivot: [cx, cy, 0],
-      up, right, width: w, height: h, jaw: new Float64Array(0), ringJaw: new Float64Array(0), pucker: new Float64Array(0),
+      up, right, width: w, height: h, jaw: new Float64Array(0), ringJaw: new Float64Array(0), pucker: new Float64Array(0), grin: new Float64Array(0),
       mouthOpen, hairOverLips: line?.hidden ?? false,
     };
     for (const p of mesh) pts.push(p[0], p[1]);
@@ -197,7 +199,7 @@ const RING_FOLLOW = 0.7;
  * opens as a lens (most in the middle, nothing at the corners), the chin under it drops whole,
  * and the drop fades out towards the cheeks. Fixed by the neutral mesh, so computed once.
  */
-function jawWeights(mesh: Point3[], ring: Point3[], up: [number, number], right: [number, number], W: number, H: number): { jaw: Float64Array; ringJaw: Float64Array; pucker: Float64Array } {
+function jawWeights(mesh: Point3[], ring: Point3[], up: [number, number], right: [number, number], W: number, H: number): { jaw: Float64Array; ringJaw: Float64Array; pucker: Float64Array; grin: Float64Array } {
   const upperMid = mesh[UPPER_LIP_INNER_MID]!, lowerMid = mesh[LOWER_LIP_INNER_MID]!;
   const mx = (upperMid[0] + lowerMid[0]) / 2, my = (upperMid[1] + lowerMid[1]) / 2;
   const along = (p: Point3) => -((p[0] - mx) * up[0] + (p[1] - my) * up[1]);
@@ -238,7 +240,14 @@ function jawWeights(mesh: Point3[], ring: Point3[], up: [number, number], right:
     const inX = Math.abs(u) <= 1 ? u : Math.sign(u) * Math.max(0, 1 - (Math.abs(u) - 1) / 0.6);
     return inX * Math.max(0, 1 - (a / (0.1 * H)) ** 2);
   });
-  return { jaw, ringJaw, pucker };
+  // A smile stretches the mouth: each point follows the corners by its distance from the
+  // middle, and so do the cheeks beside them, less and less out to a mouth's width away.
+  const grin = Float64Array.from(mesh, (p) => {
+    const d = (across(p) - mouthMid) / mouthHalf, u = Math.abs(d), a = along(p) - lineAt(across(p));
+    const inX = u <= 1.2 ? Math.min(1, u) : Math.max(0, 1 - (u - 1.2) / 0.8);
+    return Math.sign(d) * inX * Math.max(0, 1 - (a / (0.12 * H)) ** 2);
+  });
+  return { jaw, ringJaw, pucker, grin };
 }
 
 /** Where every control point goes for one motion frame. */
@@ -278,15 +287,10 @@ export function rigFrame(rig: Rig, m: MotionFrame): RigFrame {
     eye(EYE_R, m.blinkR, m.brow);
     eye(EYE_L, m.blinkL, m.brow);
 
-    // Smile: mouth corners out and up, their neighbours half as much.
+    // Smile: the mouth stretches out and up at its corners (see `jawWeights`).
     if (m.smile > 0.001) {
       const out = m.smile * 0.045 * W, lift = m.smile * 0.03 * H;
-      [0, 1].forEach((side) => {
-        const s = side === 0 ? -1 : 1;
-        move(MOUTH_CORNER_OUTER[side]!, s * out, lift);
-        move(MOUTH_CORNER_INNER[side]!, s * out * 0.9, lift * 0.9);
-        for (const i of LIPS_NEAR_CORNERS[side]!) move(i, s * out * 0.45, lift * 0.45);
-      });
+      face.grin.forEach((w, i) => w !== 0 && move(i, out * w, lift * w * w));
     }
 
     // Rounding: the mouth comes in towards its middle, the corners most.
