@@ -4,7 +4,8 @@
  * the mouth would open in the middle of the hair (Ernst) or above the picture's own mouth line
  * (Mehmet's engraving). Along each pair of inner lips the picture is read across the mouth:
  * - a visible mouth line is a dark valley (the shadow between the lips); if the valleys lie
- *   off the mesh's line by 2 pixels or more (the median over the mouth), the line moves there;
+ *   off the mesh's line by about 2 pixels or more (0.009 face heights, the median over the
+ *   mouth), the line moves there;
  * - with no valley at all, hair covers the lips: the upper lip is hidden under it and the mouth
  *   opens at the hair's lower edge: found as the strongest step from light (hair) to dark (the
  *   shadow under it) below the mesh's line, and placed where the picture is halfway between.
@@ -22,7 +23,9 @@ const VALLEY_FROM = -0.01;
 const VALLEY_TO = 0.035;
 /** The hair's lower edge is searched this far below the mesh's line (face heights). */
 const EDGE_TO = 0.08;
-/** The line moves only this far at most (face heights). */
+/** The line moves only this far at least and at most (face heights; the least is about 2 px
+ * on a render's crop, where faces are about 210 px high). */
+const MOVE_MIN = 0.009;
 const MOVE_MAX = 0.07;
 
 const median = (xs: number[]): number => {
@@ -86,7 +89,7 @@ export function mouthLine(img: RgbImage, mesh: Point3[], up: [number, number], f
 
   if (median(valleys.map((v) => v.depth)) >= VALLEY_DEPTH) {
     const offsets = valleys.map((v) => (v.depth >= VALLEY_DEPTH ? v.t : 0));
-    return Math.abs(median(offsets)) >= 2 ? { offsets: spread(offsets), hidden: false } : undefined;
+    return Math.abs(median(offsets)) >= MOVE_MIN * H ? { offsets: spread(offsets), hidden: false } : undefined;
   }
   // No mouth line to see: the lips are under hair. Its lower edge is one line across the
   // mouth (single columns of a moustache are too noisy to follow): the strongest darkening of
@@ -106,6 +109,6 @@ export function mouthLine(img: RgbImage, mesh: Point3[], up: [number, number], f
   for (let t = best.t; t <= best.t + reach; t++) shadow = Math.min(shadow, at(mean, t));
   let edge = best.t;
   while (edge > 0 && at(mean, edge - 1) < (hair + shadow) / 2) edge--;
-  if (edge < 2) return undefined;
+  if (edge < MOVE_MIN * H) return undefined;
   return { offsets: spread(middle.map(() => edge)), hidden: true };
 }
