@@ -173,6 +173,8 @@ export function shadeMouth(img: RgbImage, gap: MouthGap, tones: MouthTones): voi
     // towards the corners (equal steps of the angle around it, about five a side).
     const d = (Math.asin(Math.max(-1, Math.min(1, (2 * (xc - xMid)) / span))) / (Math.PI / 2)) * 5;
     const between = smoothstep(1 - Math.abs(d - Math.round(d)) / 0.12);
+    // Each tooth's edge is rounded: full length in its middle, shorter where it meets the next.
+    const toothEdge = 0.78 + 0.22 * Math.sin(Math.PI * Math.abs(d - Math.round(d)));
     const fringeH = Math.min(FRINGE_MAX, FRINGE_SHARE * g);
     // Hair over the lip hangs over the opening in its own colour, read just above it.
     const hairH = gap.hair ? Math.min(HAIR_MAX * gap.faceHeight, HAIR_SHARE * g) * (0.35 + 0.65 * strandLength(x)) * corner : 0;
@@ -195,7 +197,7 @@ export function shadeMouth(img: RgbImage, gap: MouthGap, tones: MouthTones): voi
       // Light strands of the hair just over the opening (a moustache) hang on down over it,
       // fading; on a bare lip nothing stands out, so nothing hangs.
       const hang = t < fringeH ? (1 - t / fringeH) * strand(x, Math.max(by0, Math.floor(yt) - 1 - Math.floor(t / 2))) : 0;
-      const tb = teethH > 0.5 ? Math.max(0, Math.min(1, teethH + 0.5 - t)) * (0.3 + 0.7 * corner) : 0;
+      const tb = teethH > 0.5 ? Math.max(0, Math.min(1, teethH * toothEdge + 0.5 - t)) * (0.3 + 0.7 * corner) : 0;
       // In front, the teeth take most of the shade away.
       const a = cover * strength * (1 - 0.8 * tb) * (1 - 0.85 * hang);
       const o = (y * W + x) * 3;
@@ -223,12 +225,12 @@ export function shadeMouth(img: RgbImage, gap: MouthGap, tones: MouthTones): voi
         b = b * (1 - ta) + tongue[2] * shade * ta;
       }
       if (lowerH > 0.5 && s < lowerH + 0.5) {
-        // Lower teeth, in the shade of the upper lip, their tops lit.
-        const la = TEETH_COVER * cover * strength * Math.max(0, Math.min(1, lowerH + 0.5 - s));
-        const shade = (0.62 + 0.18 * (s / lowerH)) * (1 - 0.18 * between) * (0.6 + 0.4 * corner);
-        r = r * (1 - la) + tooth[0] * shade * la;
-        gg = gg * (1 - la) + tooth[1] * shade * la;
-        b = b * (1 - la) + tooth[2] * shade * la;
+        // Lower teeth, in the shade of the upper lip (which takes the mouth's tint), their tops lit.
+        const la = TEETH_COVER * cover * strength * Math.max(0, Math.min(1, lowerH * toothEdge + 0.5 - s));
+        const shade = (0.68 + 0.18 * (s / lowerH)) * (1 - 0.18 * between) * (0.6 + 0.4 * corner);
+        r = r * (1 - la) + tooth[0] * Math.sqrt(tint[0]) * shade * la;
+        gg = gg * (1 - la) + tooth[1] * Math.sqrt(tint[1]) * shade * la;
+        b = b * (1 - la) + tooth[2] * Math.sqrt(tint[2]) * shade * la;
       }
       if (tb > 0) {
         // Upper teeth: lit at the top, shaded at their edge, between them and towards the
