@@ -1,14 +1,16 @@
 /**
- * Renders the mouth of every built-in presenter and of the sample portrait at a few jaw
- * openings, the way a clip, talk or stream draws it (the render's crop, `animateFrame`), and
- * writes one enlarged strip per face (the picture, then each opening) to look at, and each
- * crop as `<face>-<opening>.png`; `--marks` adds the picture with the rig's lips marked; with
- * `--time`, the median cost of a speaking frame, and of the mouth's share of it. `--doc FILE
- * --before DIR` also writes a before/after picture (rows: faces; columns: the picture, the
- * crops found in DIR from an earlier run, this run's) for the docs.
+ * Renders the mouth of every built-in presenter and of the sample portrait at a few shapes
+ * (`open[:round[:smile]]`, 0..1 each), the way a clip, talk or stream draws it (the render's
+ * crop, `animateFrame`), and writes one enlarged strip per face (the picture, then each shape)
+ * to look at, and each crop as `<face>-<shape>.png`. `--speaking` also writes
+ * `<face>-speaking.png`, the mouth in every other frame of a spoken sentence (visemes, head
+ * motion, smile: a talk's motion); `--marks` adds the picture with the rig's lips marked;
+ * `--time` prints the median cost of a speaking frame, and of the mouth's share of it.
+ * `--doc FILE --before DIR` also writes a before/after picture for the docs (rows: faces;
+ * columns: the picture, the crops found in DIR from an earlier run, this run's).
  *
- *   npx tsx scripts/mouth-frames.ts [--out DIR] [--mouth 0,0.05,0.35,0.7,1] [--zoom 3] [--only ernst,aksel] [--time] [--marks]
- *     [--doc docs/images/mouth-before-after.png --before DIR]
+ *   npx tsx scripts/mouth-frames.ts [--out DIR] [--mouth 0,0.05,0.35,0.7,1,0.5:1,0.3:0:1] [--zoom 3] [--only ernst,aksel]
+ *     [--time] [--marks] [--speaking] [--doc docs/images/mouth-before-after.png --before DIR]
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -19,7 +21,8 @@ import sharp from 'sharp';
 import { detectFaces } from '../src/compute/local/faces.ts';
 import { LIPS_LOWER_INNER, LIPS_UPPER_INNER } from '../src/compute/local/landmarks.ts';
 import { decodeImage } from '../src/compute/local/image.ts';
-import { neutralFrame, type MotionFrame } from '../src/compute/local/motion.ts';
+import { neutralFrame, speakingMotion, type MotionFrame } from '../src/compute/local/motion.ts';
+import { mouthFromCues } from '../src/compute/local/visemes.ts';
 import { mouthTones, shadeMouth } from '../src/compute/local/mouth.ts';
 import { animateFrame, cropCanvas } from '../src/compute/local/render.ts';
 import { buildRig, rigFrame, type Point3, type Rig } from '../src/compute/local/rig.ts';
@@ -27,7 +30,7 @@ import { warpTriangles, type RgbImage } from '../src/compute/local/warp.ts';
 import { BUILT_IN_PRESENTERS } from '../src/presenters/built-in.ts';
 import { scriptOptions } from './args.ts';
 
-const USAGE = 'usage: npx tsx scripts/mouth-frames.ts [--out DIR] [--mouth 0,0.05,0.35,0.7,1] [--zoom 3] [--only NAME,...] [--time] [--marks] [--doc FILE --before DIR]';
+const USAGE = 'usage: npx tsx scripts/mouth-frames.ts [--out DIR] [--mouth 0,0.05,0.35,0.7,1,0.5:1,0.3:0:1] [--zoom 3] [--only NAME,...] [--time] [--marks] [--speaking] [--doc FILE --before DIR]';
 const opts = scriptOptions(() => parseArgs({
   options: {
     out: { type: 'string', default: join(tmpdir(), 'mimic-mouth-frames') },
@@ -37,6 +40,7 @@ const opts = scriptOptions(() => parseArgs({
     time: { type: 'boolean', default: false },
     marks: { type: 'boolean', default: false },
     doc: { type: 'string' },
+    speaking: { type: 'boolean', default: false },
     before: { type: 'string' },
     help: { type: 'boolean', default: false },
   },
@@ -45,7 +49,16 @@ const opts = scriptOptions(() => parseArgs({
 const SAMPLE = fileURLToPath(new URL('../assets/sample-source.png', import.meta.url));
 const faces = [...BUILT_IN_PRESENTERS.map((p) => ({ name: p.name.toLowerCase(), path: p.image })), { name: 'sample', path: SAMPLE }]
   .filter((f) => !opts.only || opts.only.split(',').includes(f.name));
-const openings = opts.mouth.split(',').map(Number);
+/** Each `--mouth` entry is `open[:round[:smile]]` (0..1 each): `0.7`, or `0.5:1` rounded, `0.3:0:1` smiling. */
+const openings = opts.mouth.split(',');
+const shapeOf = (entry: string): MotionFrame => {
+  const [mouth = 0, round = 0, smile = 0] = entry.split(':').map(Number);
+  return { ...neutralFrame(), mouth, round, smile };
+};
+const labelOf = (entry: string): string => {
+  const [mouth, round, smile] = entry.split(':').map(Number);
+  return [`${mouth}`, round ? `round ${round}` : '', smile ? `smile ${smile}` : ''].filter(Boolean).join(', ');
+};
 const zoom = Number(opts.zoom);
 
 /** The render's crop and face mesh of `path`, cached under the output folder (the face search is the slow part). */
@@ -91,6 +104,17 @@ function marked(image: RgbImage, rig: Rig): RgbImage {
   return out;
 }
 
+/** "Bob, show me the teeth of a map", as Flite times it (ARPAbet, ms), and its motion at 25 fps. */
+function sentence(): MotionFrame[] {
+  const parts: [string, number][] = [['pau', 200], ['b', 50], ['aa', 170], ['b', 60], ['sh', 120], ['ow', 180], ['m', 70], ['iy', 120], ['dh', 50],
+    ['ax', 60], ['t', 60], ['iy', 170], ['th', 110], ['ax', 60], ['v', 60], ['ax', 50], ['m', 70], ['ae', 220], ['p', 90], ['pau', 300]];
+  let t = 0;
+  const cues = parts.map(([phoneme, ms]) => ({ phoneme, alphabet: 'arpabet' as const, startMs: t, endMs: (t += ms) }));
+  const frames = Math.ceil(t / 40);
+  const loudness = Array.from({ length: frames }, (_, f) => (cues.find((c) => c.startMs <= f * 40 + 20 && c.endMs > f * 40 + 20)?.phoneme === 'pau' ? 0 : 0.8));
+  return speakingMotion('mouth-frames', 25, mouthFromCues(cues, frames, 25, loudness), loudness);
+}
+
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 await mkdir(opts.out, { recursive: true });
@@ -103,7 +127,7 @@ for (const { name, path } of faces) {
   if (opts.marks) tiles.push(await crop(marked(image, rig), box));
   for (const mouth of openings) {
     const frame = frameOf(image);
-    animateFrame(image, rig, { ...neutralFrame(), mouth }, frame);
+    animateFrame(image, rig, shapeOf(mouth), frame);
     tiles.push(await crop(frame, box));
     await writeFile(join(opts.out, `${name}-${mouth}.png`), tiles.at(-1)!);
     if (mouth === openings.at(-1)) {
@@ -115,6 +139,19 @@ for (const { name, path } of faces) {
   await sharp({ create: { width: across * (w + gap) - gap, height: rows * (h + gap) - gap, channels: 3, background: '#fff' } })
     .composite(tiles.map((input, i) => ({ input, left: (i % across) * (w + gap), top: Math.floor(i / across) * (h + gap) })))
     .png().toFile(join(opts.out, `${name}.png`));
+
+  if (opts.speaking) {
+    const motion = sentence().filter((_, i) => i % 2 === 1);
+    const shots = await Promise.all(motion.map(async (m) => {
+      const frame = frameOf(image);
+      animateFrame(image, rig, m, frame);
+      return crop(frame, box);
+    }));
+    const across = 8, rows = Math.ceil(shots.length / across);
+    await sharp({ create: { width: across * (w + gap) - gap, height: rows * (h + gap) - gap, channels: 3, background: '#fff' } })
+      .composite(shots.map((input, i) => ({ input, left: (i % across) * (w + gap), top: Math.floor(i / across) * (h + gap) })))
+      .png().toFile(join(opts.out, `${name}-speaking.png`));
+  }
 
   if (opts.time) {
     // A speaking stretch: the jaw moving through its range, with the small smile speech keeps.
@@ -146,8 +183,8 @@ if (opts.doc) {
   const names = faces.map((f) => f.name);
   const columns = [
     { label: 'picture', file: (n: string) => join(opts.out, `${n}-picture.png`) },
-    ...openings.map((m) => ({ label: `before ${m}`, file: (n: string) => join(opts.before!, `${n}-${m}.png`) })),
-    ...openings.map((m) => ({ label: `after ${m}`, file: (n: string) => join(opts.out, `${n}-${m}.png`) })),
+    ...openings.map((m) => ({ label: `before ${labelOf(m)}`, file: (n: string) => join(opts.before!, `${n}-${m}.png`) })),
+    ...openings.map((m) => ({ label: `after ${labelOf(m)}`, file: (n: string) => join(opts.out, `${n}-${m}.png`) })),
   ];
   const cells = await Promise.all(names.map((n) => Promise.all(columns.map(async (c) => sharp(c.file(n)).resize({ height: 150, width: 180, fit: 'cover' }).png().toBuffer()))));
   const w = 180, h = 150, gap = 4, head = 24;
