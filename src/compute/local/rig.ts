@@ -6,7 +6,7 @@
  */
 import {
   CHEEK_L, CHEEK_R, CHIN, EYE_L, EYE_R, FOREHEAD, LIPS_LOWER_INNER, LIPS_UPPER_INNER,
-  LOWER_LIP_INNER_MID, MESH_POINTS, MOUTH_CORNER_INNER, MOUTH_CORNER_OUTER, SILHOUETTE, UPPER_LIP_INNER_MID,
+  LOWER_LIP_INNER_MID, MESH_POINTS, MOUTH_CORNER_INNER, SILHOUETTE, UPPER_LIP_INNER_MID,
   type EyeRig,
 } from './landmarks.ts';
 import type { MotionFrame } from './motion.ts';
@@ -29,7 +29,7 @@ interface FaceRig {
   right: [number, number];
   width: number;
   height: number;
-  /** How far each mesh point drops with the jaw, per unit of jaw drop (see `jawWeights`). */
+  /** How far each mesh point drops with the jaw, per unit of jaw drop (see `mouthWeights`). */
   jaw: Float64Array;
   /** The same for the head ring: the neck under the chin stretches with the jaw. */
   ringJaw: Float64Array;
@@ -117,7 +117,7 @@ export function buildRig(meshes: Point3[][], width: number, height: number, pict
       pts.push(x, y);
     }
     fixed.push(...ellipse([cx, cy], up, right, 1.05 * w, 1.35 * h, 0.95 * h, 24));
-    Object.assign(face, jawWeights(mesh, face.ring, up, right, w, h));
+    Object.assign(face, mouthWeights(mesh, face.ring, up, right, w, h));
     faces.push(face);
   }
   // Outer-ring points that fall on another animated head would pin it: leave them out.
@@ -197,9 +197,10 @@ const RING_FOLLOW = 0.7;
  * between the lips (through the inner corners and the middle of each inner lip pair) is lower
  * lip, chin and jaw; what lies over it is the upper lip, which lifts a little. The lower lip
  * opens as a lens (most in the middle, nothing at the corners), the chin under it drops whole,
- * and the drop fades out towards the cheeks. Fixed by the neutral mesh, so computed once.
+ * and the drop fades out towards the cheeks. Also how far each point follows the corners when
+ * the lips round or smile. Fixed by the neutral mesh, so computed once.
  */
-function jawWeights(mesh: Point3[], ring: Point3[], up: [number, number], right: [number, number], W: number, H: number): { jaw: Float64Array; ringJaw: Float64Array; pucker: Float64Array; grin: Float64Array } {
+function mouthWeights(mesh: Point3[], ring: Point3[], up: [number, number], right: [number, number], W: number, H: number): { jaw: Float64Array; ringJaw: Float64Array; pucker: Float64Array; grin: Float64Array } {
   const upperMid = mesh[UPPER_LIP_INNER_MID]!, lowerMid = mesh[LOWER_LIP_INNER_MID]!;
   const mx = (upperMid[0] + lowerMid[0]) / 2, my = (upperMid[1] + lowerMid[1]) / 2;
   const along = (p: Point3) => -((p[0] - mx) * up[0] + (p[1] - my) * up[1]);
@@ -287,7 +288,7 @@ export function rigFrame(rig: Rig, m: MotionFrame): RigFrame {
     eye(EYE_R, m.blinkR, m.brow);
     eye(EYE_L, m.blinkL, m.brow);
 
-    // Smile: the mouth stretches out and up at its corners (see `jawWeights`).
+    // Smile: the mouth stretches out and up at its corners (see `mouthWeights`).
     if (m.smile > 0.001) {
       const out = m.smile * 0.045 * W, lift = m.smile * 0.03 * H;
       face.grin.forEach((w, i) => w !== 0 && move(i, out * w, lift * w * w));
