@@ -12,6 +12,7 @@
  * Thresholds come from measuring these faces (values in the comments; the flat fill this
  * replaced is given as "before").
  */
+import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { detectFaces } from '../../../src/compute/local/faces.ts';
 import { decodeImage } from '../../../src/compute/local/image.ts';
@@ -21,6 +22,8 @@ import { LIPS_LOWER_INNER, LIPS_UPPER_INNER } from '../../../src/compute/local/l
 import { buildRig, rigFrame, type Point3, type Rig } from '../../../src/compute/local/rig.ts';
 import type { RgbImage } from '../../../src/compute/local/warp.ts';
 import { BUILT_IN_PRESENTERS } from '../../../src/presenters/built-in.ts';
+
+const SAMPLE = fileURLToPath(new URL('../../../assets/sample-source.png', import.meta.url));
 
 interface Face { image: RgbImage; mesh: Point3[]; rig: Rig; box: { x0: number; y0: number; x1: number; y1: number } }
 const faces = new Map<string, Face>();
@@ -236,4 +239,16 @@ describe('the mouth drawn on a picture', () => {
       expect(folded, JSON.stringify(shape)).toBeLessThanOrEqual(12);
     }
   });
+
+  it.each(['Grace', 'Charlotte', 'Eileen', 'sample'])('%s: the mouth stays where the mesh puts it (the picture shows it there, or its mouth is open)', async (name) => {
+    // Grace's and Charlotte's mouth lines lie on the mesh's; Eileen and the sample portrait
+    // smile with their teeth showing: nothing to move.
+    const path = name === 'sample' ? SAMPLE : BUILT_IN_PRESENTERS.find((q) => q.name === name)!.image;
+    const src = await decodeImage(path);
+    const [face] = await detectFaces(src);
+    const { image, meshes } = await cropCanvas(src, face!);
+    const seen = buildRig(meshes, image.width, image.height, image), blind = buildRig(meshes, image.width, image.height);
+    expect(seen.faces[0]!.hairOverLips).toBe(false);
+    expect(Array.from(seen.src)).toEqual(Array.from(blind.src));
+  }, 60_000);
 });
