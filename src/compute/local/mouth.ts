@@ -17,7 +17,7 @@ export interface MouthGap {
   bottom: number[];
   /** Draw upper teeth (the picture's mouth is closed, so it shows none of its own). */
   teeth: boolean;
-  /** Hair hides the upper lip: its ends hang over the opening, unevenly, whatever their shade. */
+  /** Hair hides the lips: its ends hang over the opening (and a beard's rise into it), unevenly, whatever their shade. */
   hair?: boolean;
   /** The face's height in pixels (teeth are sized by it). */
   faceHeight: number;
@@ -180,6 +180,10 @@ export function shadeMouth(img: RgbImage, gap: MouthGap, tones: MouthTones): voi
     const hairH = gap.hair ? Math.min(HAIR_MAX * gap.faceHeight, HAIR_SHARE * g) * (0.35 + 0.65 * strandLength(x)) * corner : 0;
     const hairAt = Math.max(0, Math.floor(yt) - 2);
     const hr = data[(hairAt * W + x) * 3]!, hg = data[(hairAt * W + x) * 3 + 1]!, hb = data[(hairAt * W + x) * 3 + 2]!;
+    // The beard over the lower lip rises into it a little, the same way.
+    const beardH = gap.hair ? 0.5 * Math.min(HAIR_MAX * gap.faceHeight, HAIR_SHARE * g) * (0.35 + 0.65 * strandLength(x + 7.3)) * corner : 0;
+    const beardAt = Math.min(H - 1, Math.ceil(yb) + 2);
+    const er = data[(beardAt * W + x) * 3]!, eg = data[(beardAt * W + x) * 3 + 1]!, eb = data[(beardAt * W + x) * 3 + 2]!;
     // The tongue and the lower teeth lie on arches narrower than the mouth (nothing at its corners).
     const arch = Math.sqrt(Math.max(0, 1 - ((u - 0.5) / 0.42) ** 2));
     const lowerH = gap.teeth ? Math.min(lowerMax, LOWER_TEETH_SHARE * g) * smoothstep((g - lowerFrom) / lowerFrom) * Math.sqrt(arch) : 0;
@@ -244,6 +248,10 @@ export function shadeMouth(img: RgbImage, gap: MouthGap, tones: MouthTones): voi
       if (hairH > 0.5 && t < hairH) {
         const ha = cover * strength * 0.92 * (1 - t / hairH) ** 0.7;
         r = r * (1 - ha) + hr * ha; gg = gg * (1 - ha) + hg * ha; b = b * (1 - ha) + hb * ha;
+      }
+      if (beardH > 0.5 && s < beardH) {
+        const ea = cover * strength * 0.85 * (1 - Math.max(0, s) / beardH) ** 0.7;
+        r = r * (1 - ea) + er * ea; gg = gg * (1 - ea) + eg * ea; b = b * (1 - ea) + eb * ea;
       }
       data[o] = Math.min(255, r + 0.5); data[o + 1] = Math.min(255, gg + 0.5); data[o + 2] = Math.min(255, b + 0.5);
     }
