@@ -22,6 +22,11 @@ interface FaceRig {
   /** Neutral mesh (x, y, z) in canvas pixels. */
   mesh: Point3[];
   ringFirst: number;
+  /** Where the picture's mouth is open, control points a pixel over its lower inner lip (one
+   * per inner pair, from `teethFirst`): they move with the upper lip, so the teeth between the
+   * lips stay whole while the lower lip drops away from them, instead of stretching. */
+  teethFirst: number;
+  teethLine: Point3[];
   ring: Point3[];
   pivot: Point3;
   /** Unit vectors of the face: up (chin to forehead) and right (image left to right). */
@@ -104,7 +109,7 @@ export function buildRig(meshes: Point3[][], width: number, height: number, pict
     for (const i of SILHOUETTE) { cx += mesh[i]![0]; cy += mesh[i]![1]; }
     cx /= SILHOUETTE.length; cy /= SILHOUETTE.length;
     const face: FaceRig = {
-      first: pts.length / 2, mesh, ringFirst: 0, ring: [], pivot: [cx, cy, 0],
+      first: pts.length / 2, mesh, ringFirst: 0, ring: [], teethFirst: 0, teethLine: [], pivot: [cx, cy, 0],
       up, right, width: w, height: h, jaw: new Float64Array(0), ringJaw: new Float64Array(0), pucker: new Float64Array(0), grin: new Float64Array(0),
       mouthOpen, hairOverLips: line?.hidden ?? false,
     };
@@ -115,6 +120,14 @@ export function buildRig(meshes: Point3[][], width: number, height: number, pict
       if (!inside(x, y, 0.1 * w)) continue;
       face.ring.push([x, y, 0]);
       pts.push(x, y);
+    }
+    if (mouthOpen) {
+      face.teethFirst = pts.length / 2;
+      for (const li of LIPS_LOWER_INNER) {
+        const l = mesh[li]!, p: Point3 = [l[0] + up[0], l[1] + up[1], l[2]];
+        face.teethLine.push(p);
+        pts.push(p[0], p[1]);
+      }
     }
     fixed.push(...ellipse([cx, cy], up, right, 1.05 * w, 1.35 * h, 0.95 * h, 24));
     Object.assign(face, mouthWeights(mesh, face.ring, up, right, w, h));
@@ -323,6 +336,12 @@ export function rigFrame(rig: Rig, m: MotionFrame): RigFrame {
       const [x, y] = pose(p);
       dst[2 * (face.first + i)] = x;
       dst[2 * (face.first + i) + 1] = y;
+    });
+    face.teethLine.forEach((p, k) => {
+      const ui = LIPS_UPPER_INNER[k]!, moved = deformed[ui]!, rest = mesh[ui]!;
+      const [x, y] = pose([p[0] + moved[0] - rest[0], p[1] + moved[1] - rest[1], p[2]]);
+      dst[2 * (face.teethFirst + k)] = x;
+      dst[2 * (face.teethFirst + k) + 1] = y;
     });
     face.ring.forEach((p, i) => {
       let q = p;
