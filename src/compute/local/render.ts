@@ -121,7 +121,7 @@ export async function renderJob(job: RenderJob, onProgress: (done: number, total
     ? { image: whole, meshes: animated.map((f) => f.mesh) }
     : await cropCanvas(source, chosen);
   const { image } = canvas;
-  const rig = buildRig(canvas.meshes, image.width, image.height);
+  const rig = buildRig(canvas.meshes, image.width, image.height, image);
   const matte = job.background ? await segmentPerson(image) : undefined;
 
   const total = track.frames.length;

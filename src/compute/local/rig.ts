@@ -5,13 +5,14 @@
  * the mesh's depth, and returns where every control point goes.
  */
 import {
-  CHEEK_L, CHEEK_R, CHIN, EYE_L, EYE_R, FOREHEAD, LIPS_LOWER_INNER, LIPS_NEAR_CORNERS, LIPS_UPPER_INNER,
-  LOWER_LIP_INNER_MID, MESH_POINTS, MOUTH_CORNER_INNER, MOUTH_CORNER_OUTER, SILHOUETTE, UPPER_LIP_INNER_MID,
+  CHEEK_L, CHEEK_R, CHIN, EYE_L, EYE_R, FOREHEAD, LIPS_LOWER_INNER, LIPS_UPPER_INNER,
+  LOWER_LIP_INNER_MID, MESH_POINTS, MOUTH_CORNER_INNER, SILHOUETTE, UPPER_LIP_INNER_MID,
   type EyeRig,
 } from './landmarks.ts';
 import type { MotionFrame } from './motion.ts';
 import type { MouthGap } from './mouth.ts';
-import { delaunay } from './warp.ts';
+import { mouthLine } from './mouth-line.ts';
+import { delaunay, type RgbImage } from './warp.ts';
 
 export type Point3 = [number, number, number];
 
@@ -21,6 +22,11 @@ interface FaceRig {
   /** Neutral mesh (x, y, z) in canvas pixels. */
   mesh: Point3[];
   ringFirst: number;
+  /** Where the picture's mouth is open, control points a pixel over its lower inner lip (one
+   * per inner pair, from `teethFirst`): they move with the upper lip, so the teeth between the
+   * lips stay whole while the lower lip drops away from them, instead of stretching. */
+  teethFirst: number;
+  teethLine: Point3[];
   ring: Point3[];
   pivot: Point3;
   /** Unit vectors of the face: up (chin to forehead) and right (image left to right). */
@@ -28,12 +34,19 @@ interface FaceRig {
   right: [number, number];
   width: number;
   height: number;
-  /** How far each mesh point drops with the jaw, per unit of jaw drop (see `jawWeights`). */
+  /** How far each mesh point drops with the jaw, per unit of jaw drop (see `mouthWeights`). */
   jaw: Float64Array;
   /** The same for the head ring: the neck under the chin stretches with the jaw. */
   ringJaw: Float64Array;
+  /** How far each mesh point moves in towards the mouth's middle as the lips round, per unit
+   * of the corners' move (signed: +1 at the corner on the image's right). */
+  pucker: Float64Array;
+  /** How far each mesh point follows the mouth's corners out and up in a smile (signed like `pucker`). */
+  grin: Float64Array;
   /** The picture's own mouth is open (its teeth, if any, show): no teeth are drawn in. */
   mouthOpen: boolean;
+  /** Hair hides the lips (the mouth opens at its lower edge). */
+  hairOverLips: boolean;
 }
 
 export interface Rig {
@@ -67,8 +80,12 @@ function ellipse(center: [number, number], up: [number, number], right: [number,
   });
 }
 
-/** Builds the rig of `meshes` (one 468+ point mesh per animated face) on a width x height picture. */
-export function buildRig(meshes: Point3[][], width: number, height: number): Rig {
+/**
+ * Builds the rig of `meshes` (one 468+ point mesh per animated face) on a width x height
+ * picture. With the `picture` itself, a closed mouth opens where the picture shows it
+ * (`mouth-line.ts`: under a moustache, at the hair's lower edge), not where the mesh guessed.
+ */
+export function buildRig(meshes: Point3[][], width: number, height: number, picture?: RgbImage): Rig {
   const pts: number[] = [];
   const faces: FaceRig[] = [];
   const fixed: [number, number][] = [];
@@ -85,13 +102,16 @@ export function buildRig(meshes: Point3[][], width: number, height: number): Rig
     const w = Math.max(1, dist(mesh[CHEEK_R]!, mesh[CHEEK_L]!));
     const up: [number, number] = [(top[0] - chin[0]) / h, (top[1] - chin[1]) / h];
     const right: [number, number] = [-up[1], up[0]];
+    const mouthOpen = lipsApart(mesh, up) > OPEN_IN_PICTURE * h;
+    const line = picture && !mouthOpen ? mouthLine(picture, mesh, up, h) : undefined;
+    if (line) reseatMouth(mesh, line.offsets, up);
     let cx = 0, cy = 0;
     for (const i of SILHOUETTE) { cx += mesh[i]![0]; cy += mesh[i]![1]; }
     cx /= SILHOUETTE.length; cy /= SILHOUETTE.length;
     const face: FaceRig = {
-      first: pts.length / 2, mesh, ringFirst: 0, ring: [], pivot: [cx, cy, 0],
-      up, right, width: w, height: h, jaw: new Float64Array(0), ringJaw: new Float64Array(0),
-      mouthOpen: lipsApart(mesh, up) > OPEN_IN_PICTURE * h,
+      first: pts.length / 2, mesh, ringFirst: 0, ring: [], teethFirst: 0, teethLine: [], pivot: [cx, cy, 0],
+      up, right, width: w, height: h, jaw: new Float64Array(0), ringJaw: new Float64Array(0), pucker: new Float64Array(0), grin: new Float64Array(0),
+      mouthOpen, hairOverLips: line?.hidden ?? false,
     };
     for (const p of mesh) pts.push(p[0], p[1]);
     // The head ring (hair, ears, neck) moves with the head; the outer ring stays put.
@@ -101,8 +121,16 @@ export function buildRig(meshes: Point3[][], width: number, height: number): Rig
       face.ring.push([x, y, 0]);
       pts.push(x, y);
     }
+    if (mouthOpen) {
+      face.teethFirst = pts.length / 2;
+      for (const li of LIPS_LOWER_INNER) {
+        const l = mesh[li]!, p: Point3 = [l[0] + up[0], l[1] + up[1], l[2]];
+        face.teethLine.push(p);
+        pts.push(p[0], p[1]);
+      }
+    }
     fixed.push(...ellipse([cx, cy], up, right, 1.05 * w, 1.35 * h, 0.95 * h, 24));
-    Object.assign(face, jawWeights(mesh, face.ring, up, right, w, h));
+    Object.assign(face, mouthWeights(mesh, face.ring, up, right, w, h));
     faces.push(face);
   }
   // Outer-ring points that fall on another animated head would pin it: leave them out.
@@ -130,6 +158,46 @@ function lipsApart(mesh: Point3[], up: [number, number]): number {
   }, 0) / middle.length;
 }
 
+/** Mesh points keep this far (pixels) from a moved mouth line, so none lies on it. */
+const LINE_CLEARANCE = 2;
+
+/**
+ * Moves the inner lips (and the inner corners) of the neutral mesh down by `offsets` (one per
+ * inner pair, pixels along the face's down direction), onto the picture's mouth line. Control
+ * points move in the picture and on the frame alike, so a still face is unchanged; what
+ * changes is where it splits: mesh points between the old line and the new one now belong to
+ * the upper face (the moustache that hides the upper lip). Points left within a couple of
+ * pixels of the new line are moved off it, to the side they are on.
+ */
+function reseatMouth(mesh: Point3[], offsets: number[], up: [number, number]): void {
+  const shift = (i: number, d: number) => { mesh[i]![0] -= up[0] * d; mesh[i]![1] -= up[1] * d; };
+  // Each pair is set one over the other, a pixel apart, on the line: the tracker's pairs on a
+  // hidden mouth lie side by side or crossed, and the lower one would drop through its
+  // neighbours' triangles.
+  LIPS_UPPER_INNER.forEach((ui, k) => {
+    const u = mesh[ui]!, l = mesh[LIPS_LOWER_INNER[k]!]!;
+    const mx = (u[0] + l[0]) / 2 - up[0] * offsets[k]!, my = (u[1] + l[1]) / 2 - up[1] * offsets[k]!;
+    u[0] = mx + 0.5 * up[0]; u[1] = my + 0.5 * up[1];
+    l[0] = mx - 0.5 * up[0]; l[1] = my - 0.5 * up[1];
+  });
+  shift(MOUTH_CORNER_INNER[0], offsets[0]!);
+  shift(MOUTH_CORNER_INNER[1], offsets.at(-1)!);
+  const right: [number, number] = [-up[1], up[0]];
+  const across = (p: Point3) => p[0] * right[0] + p[1] * right[1];
+  const down = (p: Point3) => -(p[0] * up[0] + p[1] * up[1]);
+  const chain = [MOUTH_CORNER_INNER[0], ...LIPS_UPPER_INNER, MOUTH_CORNER_INNER[1]].map((i) => mesh[i]!)
+    .map((p) => [across(p), down(p)] as [number, number]).sort((a, b) => a[0] - b[0]);
+  const onChain = new Set<number>([...LIPS_UPPER_INNER, ...LIPS_LOWER_INNER, ...MOUTH_CORNER_INNER]);
+  mesh.forEach((p, i) => {
+    const x = across(p);
+    if (onChain.has(i) || x < chain[0]![0] || x > chain.at(-1)![0]) return;
+    const j = chain.findIndex((c) => c[0] >= x);
+    const [x0, y0] = chain[Math.max(0, j - 1)]!, [x1, y1] = chain[j]!;
+    const d = down(p) - (x1 > x0 ? y0 + ((y1 - y0) * (x - x0)) / (x1 - x0) : y1);
+    if (Math.abs(d) < LINE_CLEARANCE) shift(i, (d < 0 ? -LINE_CLEARANCE : LINE_CLEARANCE) - d);
+  });
+}
+
 const rad = Math.PI / 180;
 const DEPTH_SCALE = 0.45;
 /** The head turns about the neck, behind the face: the face shifts with yaw and pitch. */
@@ -142,9 +210,10 @@ const RING_FOLLOW = 0.7;
  * between the lips (through the inner corners and the middle of each inner lip pair) is lower
  * lip, chin and jaw; what lies over it is the upper lip, which lifts a little. The lower lip
  * opens as a lens (most in the middle, nothing at the corners), the chin under it drops whole,
- * and the drop fades out towards the cheeks. Fixed by the neutral mesh, so computed once.
+ * and the drop fades out towards the cheeks. Also how far each point follows the corners when
+ * the lips round or smile. Fixed by the neutral mesh, so computed once.
  */
-function jawWeights(mesh: Point3[], ring: Point3[], up: [number, number], right: [number, number], W: number, H: number): { jaw: Float64Array; ringJaw: Float64Array } {
+function mouthWeights(mesh: Point3[], ring: Point3[], up: [number, number], right: [number, number], W: number, H: number): { jaw: Float64Array; ringJaw: Float64Array; pucker: Float64Array; grin: Float64Array } {
   const upperMid = mesh[UPPER_LIP_INNER_MID]!, lowerMid = mesh[LOWER_LIP_INNER_MID]!;
   const mx = (upperMid[0] + lowerMid[0]) / 2, my = (upperMid[1] + lowerMid[1]) / 2;
   const along = (p: Point3) => -((p[0] - mx) * up[0] + (p[1] - my) * up[1]);
@@ -177,7 +246,22 @@ function jawWeights(mesh: Point3[], ring: Point3[], up: [number, number], right:
     } else if (a > upperAlong - 0.08 * H) jaw[i] = wx * -0.08 * Math.max(0, 1 - (upperAlong - a) / (0.08 * H));
   });
   const ringJaw = Float64Array.from(ring, (p) => (along(p) > 0 ? 0.6 * Math.max(0, 1 - (across(p) / (0.75 * W)) ** 2) : 0));
-  return { jaw, ringJaw };
+  // Rounding draws the whole mouth in towards its middle, each point by its distance from it
+  // (the corners most), fading out past the corners and over and under the lips: the opening
+  // narrows into an oval instead of ending square where only the corners moved.
+  const pucker = Float64Array.from(mesh, (p) => {
+    const u = (across(p) - mouthMid) / mouthHalf, a = along(p) - lineAt(across(p));
+    const inX = Math.abs(u) <= 1 ? u : Math.sign(u) * Math.max(0, 1 - (Math.abs(u) - 1) / 0.6);
+    return inX * Math.max(0, 1 - (a / (0.1 * H)) ** 2);
+  });
+  // A smile stretches the mouth: each point follows the corners by its distance from the
+  // middle, and so do the cheeks beside them, less and less out to a mouth's width away.
+  const grin = Float64Array.from(mesh, (p) => {
+    const d = (across(p) - mouthMid) / mouthHalf, u = Math.abs(d), a = along(p) - lineAt(across(p));
+    const inX = u <= 1.2 ? Math.min(1, u) : Math.max(0, 1 - (u - 1.2) / 0.8);
+    return Math.sign(d) * inX * Math.max(0, 1 - (a / (0.12 * H)) ** 2);
+  });
+  return { jaw, ringJaw, pucker, grin };
 }
 
 /** Where every control point goes for one motion frame. */
@@ -217,27 +301,17 @@ export function rigFrame(rig: Rig, m: MotionFrame): RigFrame {
     eye(EYE_R, m.blinkR, m.brow);
     eye(EYE_L, m.blinkL, m.brow);
 
-    // Smile: mouth corners out and up, their neighbours half as much.
+    // Smile: the mouth stretches out and up at its corners (see `mouthWeights`).
     if (m.smile > 0.001) {
       const out = m.smile * 0.045 * W, lift = m.smile * 0.03 * H;
-      [0, 1].forEach((side) => {
-        const s = side === 0 ? -1 : 1;
-        move(MOUTH_CORNER_OUTER[side]!, s * out, lift);
-        move(MOUTH_CORNER_INNER[side]!, s * out * 0.9, lift * 0.9);
-        for (const i of LIPS_NEAR_CORNERS[side]!) move(i, s * out * 0.45, lift * 0.45);
-      });
+      face.grin.forEach((w, i) => w !== 0 && move(i, out * w, lift * w * w));
     }
 
-    // Rounding: the mouth corners come in towards the middle, their neighbours part way.
+    // Rounding: the mouth comes in towards its middle, the corners most.
     const round = m.round ?? 0;
     if (round > 0.001) {
       const inward = round * 0.06 * W;
-      [0, 1].forEach((side) => {
-        const s = side === 0 ? 1 : -1;
-        move(MOUTH_CORNER_OUTER[side]!, s * inward, 0);
-        move(MOUTH_CORNER_INNER[side]!, s * inward, 0);
-        for (const i of LIPS_NEAR_CORNERS[side]!) move(i, s * inward * 0.5, 0);
-      });
+      face.pucker.forEach((w, i) => w !== 0 && move(i, -w * inward, 0));
     }
 
     // Mouth: the lower lip and jaw drop (a beard with them); the upper lip and a moustache stay
@@ -263,6 +337,12 @@ export function rigFrame(rig: Rig, m: MotionFrame): RigFrame {
       dst[2 * (face.first + i)] = x;
       dst[2 * (face.first + i) + 1] = y;
     });
+    face.teethLine.forEach((p, k) => {
+      const ui = LIPS_UPPER_INNER[k]!, moved = deformed[ui]!, rest = mesh[ui]!;
+      const [x, y] = pose([p[0] + moved[0] - rest[0], p[1] + moved[1] - rest[1], p[2]]);
+      dst[2 * (face.teethFirst + k)] = x;
+      dst[2 * (face.teethFirst + k) + 1] = y;
+    });
     face.ring.forEach((p, i) => {
       let q = p;
       const d = open > 0.05 ? open * face.ringJaw[i]! : 0;
@@ -287,7 +367,7 @@ export function rigFrame(rig: Rig, m: MotionFrame): RigFrame {
       for (let k = bottom.length - 2; k >= 0; k -= 2) poly.push(bottom[k]!, bottom[k + 1]!);
       mouths.push({
         poly, depth: open / (0.12 * H), face: rig.faces.indexOf(face),
-        top: [...c0, ...top, ...c1], bottom: [...c0, ...bottom, ...c1], teeth: !face.mouthOpen, faceHeight: H,
+        top: [...c0, ...top, ...c1], bottom: [...c0, ...bottom, ...c1], teeth: !face.mouthOpen, hair: face.hairOverLips, faceHeight: H,
       });
     }
   }

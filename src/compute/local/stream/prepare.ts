@@ -39,11 +39,11 @@ async function prepareFace(path: string, face: FaceRequest | undefined, stitch: 
     // The face request is in the picture's own pixels; faces are searched on the frame as streamed.
     const want = face && scale < 1 ? { top_left: [face.top_left[0] * scale, face.top_left[1] * scale] as [number, number], size: face.size * scale } : face;
     const chosen = requestedFace(await detectFaces(whole), want);
-    return { image: whole, rig: buildRig([chosen.mesh], whole.width, whole.height) };
+    return { image: whole, rig: buildRig([chosen.mesh], whole.width, whole.height, whole) };
   }
   const chosen = requestedFace(await detectFaces(source), face);
   const canvas = await cropCanvas(source, chosen);
-  return { image: canvas.image, rig: buildRig(canvas.meshes, canvas.image.width, canvas.image.height) };
+  return { image: canvas.image, rig: buildRig(canvas.meshes, canvas.image.width, canvas.image.height, canvas.image) };
 }
 
 /** The prepared face of a picture file (cached by its content), or a RenderError that says why there is none. */
