@@ -22,7 +22,7 @@ const engines = new Map<SynthesisJob['engine'], Promise<Engine>>();
 function engine(kind: SynthesisJob['engine']): Promise<Engine> {
   let found = engines.get(kind);
   if (!found) {
-    found = kind === 'espeak' ? createEspeakEngine().then(warmEspeak) : createFliteEngine();
+    found = kind === 'espeak' ? createEspeakEngine().then(warmEspeak) : createFliteEngine().then(warmFlite);
     engines.set(kind, found);
   }
   return found;
@@ -32,6 +32,12 @@ function engine(kind: SynthesisJob['engine']): Promise<Engine> {
 function warmEspeak(espeak: Engine): Engine {
   for (let i = 0; i < 2; i++) espeak.speak('en-us', WARM_UP_TEXT, 1, () => false);
   return espeak;
+}
+
+/** Flite's first synthesis pays about 100 ms more than the next (the live stream's first sentence would wait for it). */
+function warmFlite(flite: Engine): Engine {
+  flite.speak('slt', 'Warming up.', 1, () => false);
+  return flite;
 }
 
 async function handle(message: { id: number; job: SynthesisJob; stop: Int32Array }) {
@@ -54,4 +60,4 @@ parentPort!.on('message', (message) => {
   chain = chain.then(() => handle(message));
 });
 
-if ((workerData as { warm?: boolean } | undefined)?.warm) void engine('espeak');
+if ((workerData as { warm?: boolean } | undefined)?.warm) void engine('espeak').then(() => engine('flite'));
