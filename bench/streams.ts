@@ -328,7 +328,8 @@ async function inChromium(api: Api): Promise<void> {
       await page.close();
     }
     const warmed = !/^(?:false|0|no|off)$/i.test(process.env.MIMIC_STREAM_PREWARM ?? 'true');
-    console.log(`  Chromium, round 0 (a photo not prepared before; the render process ${warmed ? 'warmed at start, MIMIC_STREAM_PREWARM' : 'starting with it, MIMIC_STREAM_PREWARM=false'}): ${cold[0]}`);
+    const photo = process.env.BENCH_ONLY === 'chromium' ? 'a photo not prepared before' : 'the picture the first part prepared';
+    console.log(`  Chromium, round 0 (${photo}; the render process ${warmed ? 'warmed at start, MIMIC_STREAM_PREWARM' : 'starting with it, MIMIC_STREAM_PREWARM=false'}): ${cold[0]}`);
     console.log(`  Chromium (mDNS host candidates on), POST /talks/streams answered in: ${fmt(create, 'ms')}; ice posts carrying a .local candidate: ${mdnsIce.length}, answered in ${mdnsIce.length ? fmt(mdnsIce, 'ms') : '-'}`);
     console.log(`  Chromium, Connect → first decoded frame: ${fmt(firstFrame, 'ms')} (goal ≤ 1000 ms: ${median(firstFrame) <= 1000 ? 'met' : 'misses'}); Speak → first sound: ${fmt(firstSound, 'ms')} (goal ≤ 500 ms: ${median(firstSound) <= 500 ? 'met' : 'misses'})`);
     console.log(`  Chromium, frames per second decoded while idle: ${fmt(idle, 'fps', 1)}; while speaking: ${fmt(speaking, 'fps', 1)} (goal 25: ${Math.min(median(idle), median(speaking)) >= 24 ? 'met' : 'misses'}); freezes it counted: ${freezes.join(' ')}`);
