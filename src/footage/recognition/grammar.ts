@@ -108,11 +108,14 @@ export function pronounce(word: string): string[] {
 
 /**
  * Pronunciations of a name word: the dictionary's and the letter rules' (a name is read both
- * ways: "nina" N IY N AH or N IH N AA), with an `i` also read IY or AY ("mila").
+ * ways: "nina" N IY N AH or N IH N AA), with an `i` also read IY or AY ("mila"), and each
+ * also without its r before a consonant or at the end.
  */
 export function namePronunciations(word: string): string[] {
   const letters = letterPhones(word);
-  return [...new Set([...pronounce(word), letters, letters.replace(/\bIH\b/g, 'IY'), letters.replace(/\bIH\b/g, 'AY')])];
+  const prons = [...pronounce(word), letters, letters.replace(/\bIH\b/g, 'IY'), letters.replace(/\bIH\b/g, 'AY')];
+  // Read without the r (British English: "bauer" B AW AH, "oscar" AA S K AH).
+  return [...new Set([...prons, ...prons.map((p) => p.replace(/\bER\b/g, 'AH').replace(/ R(?= [^AEIOU]| ?$)/g, ''))])];
 }
 
 /** Others closer than this (phoneDistance) to the expected word sound like it, and are left out of its slot. */
