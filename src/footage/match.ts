@@ -121,6 +121,11 @@ function editDistance(a: readonly string[], b: readonly string[], within = false
   return within ? Math.min(...prev) : prev[b.length]!;
 }
 
+/** 0 (same) .. 1 (nothing alike): the edit distance of two phone strings per phone of the longer (costs as in `substitution`). */
+export function phoneDistance(a: readonly string[], b: readonly string[]): number {
+  return editDistance(a, b) / Math.max(a.length, b.length, 1);
+}
+
 /** A word (or words run together) as sound units: every pronunciation in phones when each word is in the dictionary, else its letters. */
 function unitsOf(words: readonly string[], phones: boolean): string[][] {
   const dict = phones ? cmudict() : null;

@@ -4,7 +4,7 @@
  * back from a hypothesis.
  */
 import { describe, expect, it } from 'vitest';
-import { letterPhones, pronounce, slotGrammar, slotsHeard } from '../../src/footage/recognition/grammar.ts';
+import { letterPhones, namePronunciations, pronounce, slotGrammar, slotsHeard } from '../../src/footage/recognition/grammar.ts';
 import { parseBatchHypothesis } from '../../src/footage/recognition/pocketsphinx.ts';
 
 const statement = 'I, Maria Lopez, agree. My passcode is garden pencil river.';
@@ -38,6 +38,23 @@ describe('slotGrammar', () => {
     const token = g.jsgf.match(/\( (w_[0-9a-f_]+) \|/)![1]!;
     expect(g.dict).toContain(`${token} `);
     expect(slotsHeard(g, `i sean ${token} agree my passcode is garden pencil river`).nameWordsFound).toEqual([true, true]);
+  });
+
+  it('leaves out of a slot the others that sound like its expected word, and only those', () => {
+    // "sophia" is "sofia" to the recogniser, "thomas" nearly "tomas": as competitors they only
+    // turned correct readings into misses (bench/consent-recognition.ts).
+    const g = slotGrammar({ statement: 'I, Sofia Tomas, agree. My passcode is garden pencil river.', name: 'Sofia Tomas', passcode: expected.passcode }, { name: ['sophia', 'thomas', 'john'], passcode: ['garden', 'gardens', 'window'] });
+    expect(g.jsgf).toContain('i ( sofia | thomas | john ) ( tomas | sophia | john ) agree');
+    expect(g.jsgf).toContain('is ( garden | window ) ( pencil | garden | gardens | window )');
+  });
+
+  it("gives a name the dictionary's and the letter rules' pronunciations", () => {
+    expect(namePronunciations('nina')).toEqual(expect.arrayContaining(['N IY N AH', 'N IH N AA', 'N AY N AA']));
+    const g = slotGrammar({ statement: 'I, Nina Lopez, agree. My passcode is garden pencil river.', name: 'Nina Lopez', passcode: expected.passcode }, { name: ['john'], passcode: ['window'] });
+    expect(g.dict).toContain('nina N IY N AH');
+    expect(g.dict).toContain('nina(2) N IH N AA');
+    // Only the name's words get them: a passcode word keeps the dictionary's.
+    expect(g.dict.split('\n').filter((l) => l.startsWith('garden'))).toHaveLength(1);
   });
 
   it('refuses a statement that does not hold the name or the passcode', () => {

@@ -6,10 +6,12 @@
  * recogniser only has to choose, per slot, which of these it heard. Another name or another
  * passcode still loses: its words sound closer to one of the others than to the expected one
  * (bench/consent-recognition.ts measures both). The rest of the statement is fixed: the free
- * transcription already showed that it was said (similarity).
+ * transcription already showed that it was said (similarity). Another word that sounds like
+ * the expected one ("sophia" for "sofia") is no competitor: the recogniser cannot tell them
+ * apart, so it would only turn correct readings into misses.
  */
 import { readFileSync } from 'node:fs';
-import { CMUDICT_PATH, wordsOf } from '../match.ts';
+import { CMUDICT_PATH, phoneDistance, wordsOf } from '../match.ts';
 
 export interface ExpectedSpeech {
   /** The statement as it should be spoken (name and passcode in place). */
@@ -104,6 +106,25 @@ export function pronounce(word: string): string[] {
   return [letterPhones(word)];
 }
 
+/**
+ * Pronunciations of a name word: the dictionary's and the letter rules' (a name is read both
+ * ways: "nina" N IY N AH or N IH N AA), with an `i` also read IY or AY ("mila"), and each
+ * also without its r before a consonant or at the end.
+ */
+export function namePronunciations(word: string): string[] {
+  const letters = letterPhones(word);
+  const prons = [...pronounce(word), letters, letters.replace(/\bIH\b/g, 'IY'), letters.replace(/\bIH\b/g, 'AY')];
+  // Read without the r (British English: "bauer" B AW AH, "oscar" AA S K AH).
+  return [...new Set([...prons, ...prons.map((p) => p.replace(/\bER\b/g, 'AH').replace(/ R(?= [^AEIOU]| ?$)/g, ''))])];
+}
+
+/** Others closer than this (phoneDistance) to the expected word sound like it, and are left out of its slot. */
+export const SOUNDS_ALIKE = 0.45;
+
+function soundsAlike(prons: readonly string[], other: string): boolean {
+  return pronounce(other).some((o) => prons.some((p) => phoneDistance(p.split(' '), o.split(' ')) <= SOUNDS_ALIKE));
+}
+
 /** A token JSGF accepts: the word itself, or a placeholder for one with other characters (apostrophes). */
 const tokenOf = (word: string): string => (/^[a-z0-9]+$/.test(word) ? word : `w_${[...word].map((c) => c.codePointAt(0)!.toString(16)).join('_')}`);
 
@@ -127,14 +148,19 @@ export function slotGrammar(expected: ExpectedSpeech, others: { name: readonly s
   const nameOthers = rule(others.name);
   const codeOthers = rule(others.passcode);
   for (const w of [...nameOthers, ...codeOthers]) vocabulary.add(w);
-  const slot = (word: string, pool: string[]) => `( ${[word, ...pool.filter((w) => w !== word)].map(tokenOf).join(' | ')} )`;
+  const isName = (w: string) => nameWords.includes(w);
+  const prons = (w: string) => (isName(w) ? namePronunciations(w) : pronounce(w));
+  const slot = (word: string, pool: string[]) => {
+    const own = prons(word);
+    return `( ${[word, ...pool.filter((w) => w !== word && !soundsAlike(own, w))].map(tokenOf).join(' | ')} )`;
+  };
   const parts = words.map((w, i) => {
     if (i >= nameStart && i < nameStart + nameWords.length) return slot(w, nameOthers);
     if (i >= codeStart && i < codeStart + passcodeWords.length) return slot(w, codeOthers);
     return tokenOf(w);
   });
   const jsgf = `#JSGF V1.0;\ngrammar consent;\npublic <consent> = ${parts.join(' ')};\n`;
-  const dict = [...vocabulary].flatMap((w) => pronounce(w).map((p, k) => `${tokenOf(w)}${k ? `(${k + 1})` : ''} ${p}`)).join('\n') + '\n';
+  const dict = [...vocabulary].flatMap((w) => prons(w).map((p, k) => `${tokenOf(w)}${k ? `(${k + 1})` : ''} ${p}`)).join('\n') + '\n';
   return {
     jsgf, dict, nameWords, passcodeWords,
     nameAt: nameWords.map((_, j) => nameStart + j),

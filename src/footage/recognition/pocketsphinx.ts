@@ -101,9 +101,15 @@ export function createPocketsphinx(opts: PocketsphinxOptions = {}): SpeechRecogn
         await writeFile(join(dir, 'consent.dict'), g.dict);
         await writeFile(join(dir, 'ctl'), 'speech\n');
         const hyp = join(dir, 'out.hyp');
-        await run(batchBin, ['-ctl', join(dir, 'ctl'), '-cepdir', dir, '-cepext', '.wav', '-adcin', 'yes', '-adchdr', '44', '-hmm', files.hmm,
-          '-jsgf', join(dir, 'consent.gram'), '-dict', join(dir, 'consent.dict'), '-samprate', '16000', '-hyp', hyp, '-logfn', '/dev/null'], wavPath, timeoutMs, signal);
-        const text = parseBatchHypothesis(await readFile(hyp, 'utf8').catch(() => ''));
+        const decode = async (extra: string[]) => {
+          await run(batchBin, ['-ctl', join(dir, 'ctl'), '-cepdir', dir, '-cepext', '.wav', '-adcin', 'yes', '-adchdr', '44', '-hmm', files.hmm,
+            '-jsgf', join(dir, 'consent.gram'), '-dict', join(dir, 'consent.dict'), '-samprate', '16000', '-hyp', hyp, '-logfn', '/dev/null', ...extra], wavPath, timeoutMs, signal);
+          return parseBatchHypothesis(await readFile(hyp, 'utf8').catch(() => ''));
+        };
+        // With filler words (silences, noises) between the words, some voices (espeak-ng's male)
+        // end in no path through the grammar at all; without them they find one, while voices
+        // that pause need the fillers: the second decode only when the first found nothing.
+        const text = (await decode([])) || (await decode(['-fsgusefiller', 'no']));
         return { text, ...slotsHeard(g, text) };
       } finally {
         await rm(dir, { recursive: true, force: true });
