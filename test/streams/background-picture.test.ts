@@ -122,6 +122,8 @@ describe('a picture background on a live stream', () => {
       worker = runRemoteWorker({ server: live.base, token, backend: createFakeBackend(), streams, log: createLogger(() => {}), signal: stop.signal, waitMs: 1000 });
       const stream = await live.api('POST', `/agents/${agent.body.id}/streams`, {});
       expect(stream.status, JSON.stringify(stream.body)).toBe(201);
+      // The create answers before the stream is prepared (at most 250 ms waited): the worker may open it later.
+      await expect.poll(() => streams.opened.length, { timeout: 60_000 }).toBeGreaterThan(0);
       const asked = streams.opened[0]!;
       expect(asked.background).toEqual({ kind: 'image', path: expect.any(String) });
       const downloaded = await sharp(asked.background!.kind === 'image' ? asked.background!.path : '').metadata();
