@@ -123,12 +123,15 @@ describe('worker', () => {
     const q = open();
     q.enqueue({ kind: 'slow', resourceId: 'r1', userId: 'u', maxAttempts: 3 });
     let aborted = false;
+    let running!: () => void;
+    const started = new Promise<void>((r) => (running = r));
     const w = createWorker({
       queue: q,
       catalogue: catalogue({
         kind: 'slow',
         handler: (_job, ctx) =>
           new Promise((_resolve, reject) => {
+            running();
             ctx.signal.addEventListener('abort', () => {
               aborted = true;
               reject(ctx.signal.reason);
@@ -141,7 +144,8 @@ describe('worker', () => {
       log: silentLogger,
     });
     w.start();
-    await new Promise((r) => setTimeout(r, 50));
+    // Stop once the job runs (a fixed sleep let a loaded machine stop the worker before its claim).
+    await started;
     await w.stop(50);
     expect(aborted).toBe(true);
     const again = await q.claim('other', 1000);
