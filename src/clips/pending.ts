@@ -1,14 +1,16 @@
 import { existsSync } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ApiError } from '../errors.ts';
 import type { Clock } from '../clock.ts';
 import { checkSignature, expiresAt, signText } from '../url-signature.ts';
 
 /**
- * `pending_url`: the clip as it renders. The local backend also writes the video it encodes
- * as an HLS event playlist (`index.m3u8` plus one-second segments) into the clip's pending
- * folder, `<data>/pending/<clip id>/`, which grows segment by segment. The playlist is served
+ * `pending_url`: the clip as it renders. When its render starts, the clip's pending folder,
+ * `<data>/pending/<clip id>/`, is emptied and gets an event playlist with no segment yet (a
+ * valid playlist a player keeps polling), so `pending_url` is on the record from `started`
+ * on. The local backend then writes the video it encodes over it, as an HLS event playlist
+ * (`index.m3u8` plus one-second segments) that grows segment by segment. The playlist is served
  * at `/clips/<id>/pending/<expires>.<signature>/index.m3u8`: the signature sits in the path,
  * so the playlist's relative segment names resolve to URLs that carry it too. The record shows
  * `pending_url` while the clip is `started` and its playlist exists (a remote worker writes
@@ -20,8 +22,13 @@ export interface PendingVideos {
   url(id: string): string | null;
   /** A file of the playlist, for the route; PermissionError or NotFoundError. */
   read(id: string, token: string, file: string): Promise<{ bytes: Buffer; contentType: string }>;
+  /** Empties the clip's folder and leaves an event playlist with no segment (a render starts, or starts again). */
+  reset(id: string): Promise<void>;
   remove(id: string): Promise<void>;
 }
+
+/** An HLS event playlist before its first segment: players load it and poll for more. */
+export const EMPTY_EVENT_PLAYLIST = '#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:1\n#EXT-X-MEDIA-SEQUENCE:0\n#EXT-X-PLAYLIST-TYPE:EVENT\n';
 
 const FILE = /^(?:index\.m3u8|seg\d{3,6}\.ts)$/;
 const TOKEN = /^(\d{1,12})\.([A-Za-z0-9_-]{43})$/;
@@ -59,6 +66,11 @@ export function createPendingVideos(deps: { dataDir: string; publicUrl: string; 
       } catch {
         throw new ApiError('NotFoundError', 'No such file in the pending video');
       }
+    },
+    async reset(id) {
+      await rm(dir(id), { recursive: true, force: true });
+      await mkdir(dir(id), { recursive: true });
+      await writeFile(join(dir(id), 'index.m3u8'), EMPTY_EVENT_PLAYLIST);
     },
     remove: (id) => rm(dir(id), { recursive: true, force: true }),
   };

@@ -127,6 +127,8 @@ export async function renderSpeaking(deps: SpeakingDeps, job: Job, ctx: JobConte
   const workDir = join(deps.config.dataDir, 'work', `${record.id}-${job.id}`);
   await mkdir(workDir, { recursive: true });
   const outputPath = join(workDir, `result.${format}`);
+  // pending_url from `started` on: an empty event playlist until the render writes its own (a retry starts afresh).
+  await deps.pending.reset(record.id);
   let parked = false;
   const onProgress = progressRecorder(deps.lifecycle, deps.clock, record.id, () => deps.log.warn('progress not recorded', { [`${spec.label}_id`]: record.id }));
   try {

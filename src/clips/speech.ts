@@ -123,11 +123,11 @@ async function padWithSilence(speech: ClipSpeech, seconds: number, workDir: stri
 /**
  * The speech of a clip or a talk, ready for its render: spoken (or fetched), kept in the
  * owner's media store as `<folder>/<id>/audio.<ext>`, noted in the record's details (a parked
- * job's later run reads them), and the record's pending folder emptied: a retry starts the
- * playlist afresh.
+ * job's later run reads them); the pending folder (reset when the render started) is where
+ * the playlist goes.
  */
 export async function prepareSpeech(
-  deps: SpeechDeps & { lifecycle: Pick<Lifecycle<unknown>, 'setDetails'>; pending: Pick<PendingVideos, 'dir' | 'remove'> },
+  deps: SpeechDeps & { lifecycle: Pick<Lifecycle<unknown>, 'setDetails'>; pending: Pick<PendingVideos, 'dir'> },
   record: Speaker & { id: string; details: { audioKey?: string; speechSec?: number } },
   folder: string,
   workDir: string,
@@ -141,7 +141,6 @@ export async function prepareSpeech(
   Object.assign(record.details, { audioKey, speechSec: Math.round(speech.seconds * 1000) / 1000 });
   await deps.lifecycle.setDetails(record.id, record.details);
   const previewDir = deps.pending.dir(record.id);
-  await deps.pending.remove(record.id);
   await mkdir(previewDir, { recursive: true });
   return { speech, previewDir };
 }

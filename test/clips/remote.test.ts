@@ -25,6 +25,15 @@ it('hands a clip to a remote worker as a clip.render task (presenter, speech aud
   expect((await f.claim({ wait_ms: 0, kinds: ['animation.render'] })).status).toBe(204);
   const task = (await f.claim({ wait_ms: 20_000, kinds: ['clip.render'] })).body;
   expect(task.kind).toBe('clip.render');
+  // Started, and a worker renders it: pending_url is on the record already, an event playlist with no segment yet.
+  const started = (await f.h.call('GET', `/clips/${created.body.id}`, { key })).body;
+  expect(started.status).toBe('started');
+  expect(started.pending_url).toMatch(/\/pending\/\d+\.[A-Za-z0-9_-]{43}\/index\.m3u8$/);
+  const playlist = await f.h.app.request(new URL(started.pending_url).pathname);
+  expect(playlist.status).toBe(200);
+  const text = await playlist.text();
+  expect(text).toContain('#EXT-X-PLAYLIST-TYPE:EVENT');
+  expect(text.split('\n').filter((l) => l.endsWith('.ts'))).toEqual([]);
   expect(Object.keys(task.inputs).sort()).toEqual(['driver', 'source']);
   expect(task.render.driver).toMatchObject({ kind: 'speech', seed: created.body.id });
   expect(task.render.driver.cues.slice(0, 2).map((c: { phoneme: string }) => c.phoneme)).toEqual(['P', 'AA']);
