@@ -76,16 +76,19 @@ export function matteOf(f: PreparedFace): Promise<Uint8Array> {
   return f.matte;
 }
 
-export interface PrepareRequest {
-  id: number;
-  /** Only load the models (`FacePreparer.warm`): the other fields are not read. */
-  warm?: true;
-  path: string;
-  face?: FaceRequest;
-  stitch: boolean;
-  /** Also the person's matte (a stream with a background). */
-  matte: boolean;
-}
+/** What the thread is asked: a picture prepared, or only its models loaded (`FacePreparer.warm`). */
+type PrepareAsk =
+  | {
+      warm?: undefined;
+      path: string;
+      face?: FaceRequest;
+      stitch: boolean;
+      /** Also the person's matte (a stream with a background). */
+      matte: boolean;
+    }
+  | { warm: true };
+
+export type PrepareRequest = PrepareAsk & { id: number };
 
 export type PrepareReply =
   | { id: number; ok: true; image: RgbImage; rig: Rig; matte?: Uint8Array }
@@ -142,7 +145,7 @@ export function threadPreparer(): FacePreparer {
     w.on('exit', (code) => fail(new Error(`the face preparation thread exited (code ${code})`)));
     return w;
   };
-  const ask = (req: Omit<PrepareRequest, 'id'>): Promise<PrepareReply> => {
+  const ask = (req: PrepareAsk): Promise<PrepareReply> => {
     const w = (worker ??= start());
     const id = nextId++;
     return new Promise<PrepareReply>((resolve, reject) => {
@@ -160,7 +163,7 @@ export function threadPreparer(): FacePreparer {
       return { face: { image: reply.image, rig: reply.rig }, ...(reply.matte ? { matte: reply.matte } : {}) };
     },
     async warm() {
-      const reply = await ask({ warm: true, path: '', stitch: false, matte: false });
+      const reply = await ask({ warm: true });
       if (!reply.ok) throw failure(reply);
     },
     async close() {
