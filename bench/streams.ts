@@ -36,6 +36,7 @@ import { performance } from 'node:perf_hooks';
 import wrtc from '@roamhq/wrtc';
 import { readFileSync } from 'node:fs';
 import { chromium } from 'playwright-core';
+import { bool } from '../src/config.ts';
 import { median } from './stats.ts';
 import { NODE_ARGS, freePort, killChildrenOnExit, root, runBench, serviceEnv, sleep, startService, waitForHealth } from './procs.ts';
 
@@ -327,7 +328,7 @@ async function inChromium(api: Api): Promise<void> {
       await page.click('#talk-disconnect');
       await page.close();
     }
-    const warmed = !/^(?:false|0|no|off)$/i.test(process.env.MIMIC_STREAM_PREWARM ?? 'true');
+    const warmed = bool(process.env, 'MIMIC_STREAM_PREWARM', true);
     const photo = process.env.BENCH_ONLY === 'chromium' ? 'a photo not prepared before' : 'the picture the first part prepared';
     console.log(`  Chromium, round 0 (${photo}; the render process ${warmed ? 'warmed at start, MIMIC_STREAM_PREWARM' : 'starting with it, MIMIC_STREAM_PREWARM=false'}): ${cold[0]}`);
     console.log(`  Chromium (mDNS host candidates on), POST /talks/streams answered in: ${fmt(create, 'ms')}; ice posts carrying a .local candidate: ${mdnsIce.length}, answered in ${mdnsIce.length ? fmt(mdnsIce, 'ms') : '-'}`);
