@@ -9,7 +9,7 @@ import { clipRoutes } from './routes.ts';
 import { clipStreamVariant } from './streams.ts';
 import { createPendingVideos } from './pending.ts';
 import { deriveKey } from '../keys.ts';
-import { PREVIEW_JOB, presentersWithoutPreview, renderPreview } from './preview.ts';
+import { PREVIEW_JOB, presentersWithoutPreview, previewMaker, renderPreview } from './preview.ts';
 
 /**
  * Clips: POST /clips (a presenter speaking a script), its render job and its webhook. The
@@ -30,6 +30,9 @@ export const clipsModule = defineModule({
       client,
     };
     const render: RenderDeps = { ...deps, backend, client, log };
+    // A talking preview's URL is listed before it is rendered: fetching it early waits for it.
+    const maker = previewMaker(deps);
+    media.whenMissing(maker.matches, maker.make);
     return {
       deps,
       render,
@@ -59,9 +62,8 @@ export const clipsModule = defineModule({
       start() {
         if (!p.voices) return;
         for (const presenter of presentersWithoutPreview(deps)) {
-          // At most one preview job per presenter: one left from an earlier start is replaced.
-          queue.cancelFor(presenter.id);
-          queue.enqueue({ kind: PREVIEW_JOB, resourceId: presenter.id, userId: presenter.owner, maxAttempts: 3 });
+          // At most one preview job per presenter: one left from an earlier start (or queued by a fetch) is kept.
+          queue.enqueueOnce({ kind: PREVIEW_JOB, resourceId: presenter.id, userId: presenter.owner, maxAttempts: 3 });
         }
       },
     };

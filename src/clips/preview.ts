@@ -1,5 +1,7 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ApiError } from '../errors.ts';
 import type { Job } from '../jobs/queue.ts';
 import type { JobContext, JobOutcome } from '../jobs/worker.ts';
 import { renderStep } from '../compute/run.ts';
@@ -13,8 +15,9 @@ import { providerOf, speakToWav } from './speech.ts';
  * saying one sentence with its own voice, rendered by mimic itself, once. The clips module
  * queues one `presenter.preview` job per built-in presenter that has none when the service
  * starts, the avatars module one when an avatar's training ends (the job's user is the
- * presenter's owner); until it is stored the field is null. Removing the stored file (media owner
- * `mimic`, key presenters/<id>/talking-preview.mp4) makes the next start render it again.
+ * presenter's owner). The URL is listed from the start: fetching it before the preview is
+ * stored waits for the render (`previewMaker`). Removing the stored file (media owner `mimic`,
+ * key presenters/<id>/talking-preview.mp4) renders it again at the next start or fetch.
  */
 export const PREVIEW_JOB = 'presenter.preview';
 
@@ -61,4 +64,34 @@ export async function renderPreview(deps: RenderDeps, job: Job, ctx: JobContext)
   } finally {
     if (!parked) await rm(workDir, { recursive: true, force: true });
   }
+}
+
+const PREVIEW_KEY = /^presenters\/([^/]+)\/talking-preview\.mp4$/;
+/** How long a fetch of a preview not yet rendered waits for it, and how often it looks. */
+export const PREVIEW_WAIT = { polls: 600, everyMs: 250 };
+
+/**
+ * Makes a talking preview a URL was fetched for before it was stored (MediaAccess.whenMissing):
+ * queues its job unless one is on its way (in this process or another) and waits, bounded,
+ * until the file is stored. A job that ends without it, or a wait past the bound, is a 503.
+ */
+export function previewMaker(deps: Pick<RenderDeps, 'presenters' | 'media' | 'queue'>) {
+  return {
+    matches: (_owner: string, key: string) => PREVIEW_KEY.test(key),
+    async make(owner: string, key: string, signal: AbortSignal): Promise<void> {
+      const presenterId = PREVIEW_KEY.exec(key)![1]!;
+      const presenter = deps.presenters.builtIns.find((p) => p.id === presenterId) ?? (await deps.presenters.find(owner, presenterId));
+      if (!presenter || presenter.owner !== owner) return;
+      const jobId = deps.queue.enqueueOnce({ kind: PREVIEW_JOB, resourceId: presenter.id, userId: owner, maxAttempts: 3 });
+      for (let i = 0; i < PREVIEW_WAIT.polls && !signal.aborted; i++) {
+        if (deps.media.find(owner, key)) return;
+        const job = await deps.queue.get(jobId);
+        if (job?.status === 'failed' || job?.status === 'cancelled' || (job?.status === 'done' && !deps.media.find(owner, key))) {
+          throw new ApiError('ServiceUnavailableError', 'The talking preview could not be rendered; fetch it again to retry');
+        }
+        await sleep(PREVIEW_WAIT.everyMs, undefined, { signal }).catch(() => {});
+      }
+      if (!deps.media.find(owner, key)) throw new ApiError('ServiceUnavailableError', 'The talking preview is still being rendered; fetch it again shortly');
+    },
+  };
 }

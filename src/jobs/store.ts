@@ -48,6 +48,12 @@ export interface JobQueue {
    * its job commit together. (Store modules that own such a transaction call `jobStatements`.)
    */
   enqueue(input: EnqueueJob): string;
+  /**
+   * Queues the job unless one of the same kind for the same resource is unfinished (queued,
+   * running or waiting): one conditional insert, so two callers (or two processes) queue it
+   * once. The id of the unfinished job, the new one or the one already on its way.
+   */
+  enqueueOnce(input: EnqueueJob): string;
   /** Cancels every unfinished job of a resource. Synchronous, like enqueue. */
   cancelFor(resourceId: string): void;
   /** Atomically claims the next due job: queued, waiting past its recheck time, or running with an expired lease. */
@@ -146,12 +152,29 @@ export function createJobStore(handle: Store, clock: Clock, newId: IdFactory): J
   const running = sqlite.prepare<[], { id: string; lease_owner: string }>(`SELECT id, lease_owner FROM jobs WHERE status = 'running'`);
   const releaseById = sqlite.prepare(lease.finish({ set: `status = 'queued', updated_at = ?`, where: `status = 'running'` }));
   const byId = sqlite.prepare<[string], Row>(`SELECT * FROM jobs WHERE id = ?`);
+  const insertOnce = sqlite.prepare(
+    `INSERT INTO jobs (id, kind, resource_id, user_id, status, attempts, max_attempts, run_at, created_at, updated_at)
+     SELECT ?, ?, ?, ?, 'queued', 0, ?, ?, ?, ?
+     WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE kind = ? AND resource_id = ? AND status IN ('queued', 'running', 'waiting'))`,
+  );
+  const unfinished = sqlite.prepare<[string, string], { id: string }>(
+    `SELECT id FROM jobs WHERE kind = ? AND resource_id = ? AND status IN ('queued', 'running', 'waiting') ORDER BY created_at LIMIT 1`,
+  );
 
   return {
     enqueue(input) {
       const id = newId('job');
       tx.enqueue(input, id, clock.now());
       return id;
+    },
+    enqueueOnce(input) {
+      // The insert and the look-up run in one transaction: the job found is the one that kept ours out.
+      return sqlite.transaction(() => {
+        const id = newId('job');
+        const now = clock.now();
+        if (insertOnce.run(id, input.kind, input.resourceId, input.userId, input.maxAttempts, input.runAt ?? now, now, now, input.kind, input.resourceId).changes > 0) return id;
+        return unfinished.get(input.kind, input.resourceId)!.id;
+      })();
     },
     cancelFor(resourceId) {
       tx.cancelFor(resourceId, clock.now());

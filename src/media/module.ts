@@ -4,5 +4,5 @@ import { mediaRoutes } from './routes.ts';
 /** Stored objects at signed, expiring URLs (GET /media/...), the one way media leaves the service. */
 export const mediaModule = defineModule({
   name: 'media',
-  create: (p) => ({ routes: mediaRoutes({ store: p.mediaStore, urlKey: p.urlKey, clock: p.clock }) }),
+  create: (p) => ({ routes: mediaRoutes({ store: p.mediaStore, urlKey: p.urlKey, clock: p.clock, make: p.media.make }) }),
 });

@@ -6,6 +6,7 @@ import { ApiError } from '../errors.ts';
 import type { Clock } from '../clock.ts';
 import type { AppEnv } from '../http/env.ts';
 import type { LocalMediaStore } from './store.ts';
+import type { MediaAccess } from './access.ts';
 import { verifyMediaSignature } from './signing.ts';
 
 export interface MediaRouteDeps {
@@ -13,6 +14,8 @@ export interface MediaRouteDeps {
   /** deriveKey(config.masterKey, 'signed-url') */
   urlKey: Buffer;
   clock: Clock;
+  /** Makes an object listed before it exists (MediaAccess.whenMissing); the request waits for it. */
+  make?: MediaAccess['make'];
 }
 
 type ByteRange = { start: number; end: number } | 'unsatisfiable' | null;
@@ -41,7 +44,7 @@ const denied = (description: string) => new ApiError('PermissionError', descript
  */
 export function mediaRoutes(deps: MediaRouteDeps): Route[] {
   // Hono answers HEAD with the GET handler (then drops the body): no file is opened for HEAD.
-  const serve = (c: Context<AppEnv>) => {
+  const serve = async (c: Context<AppEnv>) => {
     const url = new URL(c.req.url);
     let segments: string[];
     try {
@@ -62,7 +65,8 @@ export function mediaRoutes(deps: MediaRouteDeps): Route[] {
     if (check === 'expired') throw denied('The media URL has expired; fetch the resource again for a fresh URL');
     if (check !== 'ok') throw denied('The media URL signature is missing or invalid');
 
-    const object = deps.store.stat(owner!, objectKey);
+    let object = deps.store.stat(owner!, objectKey);
+    if (!object && (await deps.make?.(owner!, objectKey, c.req.raw.signal))) object = deps.store.stat(owner!, objectKey);
     if (!object) throw new ApiError('NotFoundError', 'The media object was not found');
 
     const etag = `"${object.size.toString(16)}-${object.modifiedAt.toString(16)}"`;
@@ -99,7 +103,7 @@ export function mediaRoutes(deps: MediaRouteDeps): Route[] {
         { name: 'signature', in: 'query', description: 'HMAC signature', required: true },
       ],
       ok: { status: 200, description: 'the object (Range requests supported)', contentType: 'application/octet-stream' },
-      errors: ['PermissionError', 'NotFoundError'],
+      errors: ['PermissionError', 'NotFoundError', 'ServiceUnavailableError'],
       handler: serve,
     },
   ];

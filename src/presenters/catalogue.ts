@@ -145,7 +145,7 @@ export function createPresenterCatalogue(deps: { media: MediaAccess; users?: Use
         preview_url: media.signedUrl(p.owner, p.keys.preview),
         thumbnail_url: media.signedUrl(p.owner, p.keys.thumbnail),
         image_url: media.signedUrl(p.owner, p.keys.image),
-        talking_preview_url: media.find(p.owner, p.keys.talking) ? media.signedUrl(p.owner, p.keys.talking) : null,
+        talking_preview_url: media.signedUrl(p.owner, p.keys.talking),
         voice: { type: p.voice.type, voice_id: p.voice.voice_id },
         is_streamable: p.isStreamable,
       };

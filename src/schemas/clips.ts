@@ -184,7 +184,7 @@ export const Presenter = Type.Object(
     preview_url: Type.String({ description: 'signed URL of a small still of the presenter' }),
     thumbnail_url: Type.String({ description: 'signed URL of a small still of the presenter' }),
     image_url: Type.String({ description: 'signed URL of the presenter picture' }),
-    talking_preview_url: Type.Union([Type.String(), Type.Null()], { description: 'signed URL of a short clip mimic rendered of the presenter speaking; null until it has been rendered' }),
+    talking_preview_url: Type.String({ description: 'signed URL of a short clip mimic renders of the presenter speaking; fetched before the render has finished, it waits for it (up to 150 s, then 503)' }),
     voice: VoiceRef,
     is_streamable: Type.Boolean(),
   },

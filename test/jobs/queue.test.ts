@@ -31,6 +31,25 @@ function setup(start = 1_000_000) {
 }
 
 describe('job queue', () => {
+  it('enqueueOnce queues one unfinished job per kind and resource across two processes, and again once it has ended', async () => {
+    const { open } = setup();
+    const a = open();
+    const b = open();
+    const first = a.enqueueOnce({ kind: 'k', resourceId: 'r1', userId: 'u', maxAttempts: 3 });
+    expect(b.enqueueOnce({ kind: 'k', resourceId: 'r1', userId: 'u', maxAttempts: 3 })).toBe(first);
+    // Another kind, or another resource, is another job.
+    expect(b.enqueueOnce({ kind: 'other', resourceId: 'r1', userId: 'u', maxAttempts: 3 })).not.toBe(first);
+    expect(b.enqueueOnce({ kind: 'k', resourceId: 'r2', userId: 'u', maxAttempts: 3 })).not.toBe(first);
+    // Still unfinished while running.
+    const claimed = await a.claim('A', 1000);
+    expect(claimed?.id).toBe(first);
+    expect(b.enqueueOnce({ kind: 'k', resourceId: 'r1', userId: 'u', maxAttempts: 3 })).toBe(first);
+    await a.complete(first, 'A');
+    const next = b.enqueueOnce({ kind: 'k', resourceId: 'r1', userId: 'u', maxAttempts: 3 });
+    expect(next).not.toBe(first);
+    expect((await a.get(next))?.status).toBe('queued');
+  });
+
   it('hands a job to exactly one of two processes on the same file', async () => {
     const { open } = setup();
     const a = open();

@@ -32,7 +32,9 @@ describe('GET /clips/presenters', () => {
     for (const b of BUILT_IN_PRESENTERS) expect(readFileSync(b.image).length).toBeGreaterThan(1000);
     const p = res.body.presenters[0];
     expect(Object.keys(p).sort()).toEqual(FIELDS);
-    expect(p).toMatchObject({ presenter_id: 'eileen-Nc7kQ2rT5x', name: 'Eileen', gender: 'female', owner_id: 'mimic', is_streamable: true, voice: { type: 'flite', voice_id: 'en-US-flite-slt' }, talking_preview_url: null });
+    expect(p).toMatchObject({ presenter_id: 'eileen-Nc7kQ2rT5x', name: 'Eileen', gender: 'female', owner_id: 'mimic', is_streamable: true, voice: { type: 'flite', voice_id: 'en-US-flite-slt' } });
+    // Listed from the start, before it is rendered (fetching it then waits for the render: see below).
+    expect(p.talking_preview_url).toMatch(/\/media\/mimic\/presenters\/eileen-Nc7kQ2rT5x\/talking-preview\.mp4\?expires=/);
     // The picture as shipped; the thumbnail and preview are PNG stills made from it.
     const image = new URL(p.image_url);
     const got = await h.app.request(image.pathname + image.search);
@@ -100,6 +102,67 @@ describe('GET /clips/presenters', () => {
     h.services.modules.clips.start();
     await h.services.worker.drain();
     expect(tone.voice.calls).toHaveLength(BUILT_IN_PRESENTERS.length);
+  });
+});
+
+describe('talking_preview_url before the preview is rendered', () => {
+  const jobsOf = (x: Harness, presenterId: string) =>
+    x.services.store.sqlite.prepare(`SELECT status FROM jobs WHERE kind = 'presenter.preview' AND resource_id = ?`).all(presenterId) as { status: string }[];
+
+  it('a fetch waits for the render (queued once, however many fetch) and then serves the video', async () => {
+    const tone = toneCatalogue();
+    h = harness({}, { voices: tone.catalogue });
+    const u = h.user();
+    const p = (await h.call('GET', '/clips/presenters/grace-Hq4mW8zL2c', { key: u.key })).body.presenters[0];
+    const url = new URL(p.talking_preview_url);
+    const x = h;
+    const fetches = [x.app.request(url.pathname + url.search), x.app.request(url.pathname + url.search)] as const;
+    // Both fetches wait on one job; the worker renders it.
+    await expect.poll(() => jobsOf(x, 'grace-Hq4mW8zL2c').length).toBe(1);
+    await x.services.worker.drain();
+    const [a, b] = await Promise.all(fetches);
+    expect(a.status).toBe(200);
+    expect(b.status).toBe(200);
+    expect(a.headers.get('content-type')).toBe('video/mp4');
+    expect(Buffer.from(await a.arrayBuffer()).toString('latin1', 4, 8)).toBe('ftyp');
+    expect(jobsOf(x, 'grace-Hq4mW8zL2c')).toEqual([{ status: 'done' }]);
+    expect(tone.voice.calls.map((c) => c.text)).toEqual(['Hello, I am Grace. Write me a script, and I will say it for you.']);
+  });
+
+  it('a job that ends without the video answers 503 with a JsonError, and the next fetch queues it again', async () => {
+    h = harness();
+    const u = h.user();
+    const p = (await h.call('GET', '/clips/presenters/grace-Hq4mW8zL2c', { key: u.key })).body.presenters[0];
+    const url = new URL(p.talking_preview_url);
+    const x = h;
+    const fetching = x.app.request(url.pathname + url.search);
+    await expect.poll(() => jobsOf(x, 'grace-Hq4mW8zL2c').length).toBe(1);
+    x.services.queue.cancelFor('grace-Hq4mW8zL2c');
+    const res = await fetching;
+    expect(res.status).toBe(503);
+    expect(await res.json()).toMatchObject({ kind: 'ServiceUnavailableError', description: expect.stringMatching(/could not be rendered/) });
+    const again = x.app.request(url.pathname + url.search);
+    await expect.poll(() => jobsOf(x, 'grace-Hq4mW8zL2c').length).toBe(2);
+    await x.services.worker.drain();
+    expect((await again).status).toBe(200);
+  });
+
+  it('another presenter key, a missing presenter and a bad signature are not rendered', async () => {
+    h = harness();
+    const x = h;
+    const signed = (key: string) => new URL(x.services.media.signedUrl('mimic', key));
+    const nobody = signed('presenters/nobody-0000000000/talking-preview.mp4');
+    expect((await x.app.request(nobody.pathname + nobody.search)).status).toBe(404);
+    const other = signed('presenters/grace-Hq4mW8zL2c/other.mp4');
+    expect((await x.app.request(other.pathname + other.search)).status).toBe(404);
+    // A user's key for a built-in presenter is not the presenter's owner.
+    const wrongOwner = new URL(x.services.media.signedUrl('usr_someone', 'presenters/grace-Hq4mW8zL2c/talking-preview.mp4'));
+    expect((await x.app.request(wrongOwner.pathname + wrongOwner.search)).status).toBe(404);
+    const forged = signed('presenters/grace-Hq4mW8zL2c/talking-preview.mp4');
+    forged.searchParams.set('signature', 'x'.repeat(43));
+    expect((await x.app.request(forged.pathname + forged.search)).status).toBe(403);
+    expect(jobsOf(x, 'grace-Hq4mW8zL2c')).toEqual([]);
+    expect(jobsOf(x, 'nobody-0000000000')).toEqual([]);
   });
 });
 
