@@ -1,0 +1,247 @@
+/**
+ * The ratchet of the layer test: every violation of the layer rules that src/ still has,
+ * one line per file pair ('from -> to', paths under src/). It only shrinks: the test fails on a
+ * violation not listed here and on a listed one that no longer occurs, and prints the lines to
+ * add or delete. A move of issue 19 §2 that lands deletes its lines; a new line needs a reason.
+ */
+import type { RuleId } from './imports.ts';
+
+export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
+  placement: [],
+  edge: [
+    // the HTTP edge checks API keys and types the caller with users/ internals: the caller moves to the kernel (or users/contract.ts)
+    'http/auth.ts -> users/api-keys.ts',
+    'http/env.ts -> users/auth-user.ts',
+    'http/sockets.ts -> users/api-keys.ts',
+    'http/sockets.ts -> users/auth-user.ts',
+    // services.ts builds the webhook dispatcher: webhooks should provide it as a service from its module
+    'services.ts -> webhooks/index.ts',
+  ],
+  'capability-contract': [
+    // the chat records model calls in audit's store directly: wants an audit service key in audit/contract.ts
+    'agents/chat/model.ts -> audit/record.ts',
+    'agents/chat/model.ts -> audit/store.ts',
+    'agents/chat/service.ts -> audit/store.ts',
+    // the chat resolves and scrubs credentials with secrets' internals: wants secrets/contract.ts
+    'agents/chat/model.ts -> secrets/credential.ts',
+    'agents/chat/model.ts -> secrets/deps.ts',
+    'agents/chat/model.ts -> secrets/resolve.ts',
+    'agents/chat/scrub.ts -> secrets/deps.ts',
+    'agents/chat/scrub.ts -> secrets/resolve.ts',
+    'agents/chat/service.ts -> secrets/deps.ts',
+    // the chat calls tools and redacts with tools' internals: wants tools/contract.ts
+    'agents/chat/model.ts -> tools/exec/request.ts',
+    'agents/chat/scrub.ts -> tools/exec/redact.ts',
+    'agents/chat/service.ts -> tools/call.ts',
+    // the caller (AuthUser, permissions, API keys) is read from users/ internals: wants users/contract.ts
+    'agents/chat/routes.ts -> users/api-keys.ts',
+    'agents/service.ts -> users/auth-user.ts',
+    'agents/service.ts -> users/permissions.ts',
+    // streams/interface.ts is streams' contract under another name (and its schemas sit in schemas/streams.ts)
+    'agents/chat/service.ts -> streams/interface.ts',
+    'agents/chat/speech.ts -> streams/interface.ts',
+    'agents/streams.ts -> schemas/streams.ts',
+    'agents/streams.ts -> streams/interface.ts',
+    // agents read the presenter catalogue module: wants its service key in presenters/contract.ts
+    'agents/module.ts -> presenters/catalogue.ts',
+    'agents/service.ts -> presenters/catalogue.ts',
+    // agents check media inputs with animations/checks.ts: the media checks move to media/ (§2.1)
+    'agents/service.ts -> animations/checks.ts',
+    // agents create clips through clips' verb and kind (and reuse its schemas): wants a clips service in clips/contract.ts
+    'agents/service.ts -> clips/create.ts',
+    'agents/service.ts -> clips/kind.ts',
+    'agents/streams.ts -> clips/kind.ts',
+    'schemas/agents.ts -> schemas/clips.ts',
+    // agents create talks through talks/create.ts: wants a talks service in talks/contract.ts
+    'agents/service.ts -> talks/create.ts',
+    // agents read the voice catalogue module: wants its service key in voices/contract.ts
+    'agents/service.ts -> voices/catalogue.ts',
+    // the caller (AuthUser, permissions) is read from users/ internals: wants users/contract.ts
+    'animations/create.ts -> users/auth-user.ts',
+    'animations/create.ts -> users/permissions.ts',
+    // audit's routes reuse a schema of schemas/tools.ts: each capability's schemas move into its folder (§2.2)
+    'audit/routes.ts -> schemas/tools.ts',
+    // avatars use consents' video checks, access and languages directly: wants a consents service in consents/contract.ts
+    'avatars/checks.ts -> consents/video.ts',
+    'avatars/deps.ts -> consents/access.ts',
+    'avatars/train.ts -> consents/video.ts',
+    'avatars/voice.ts -> consents/languages/index.ts',
+    // the caller (AuthUser) is read from users/ internals: wants users/contract.ts
+    'avatars/create.ts -> users/auth-user.ts',
+    // avatars pick voices from the catalogue module: wants its service key in voices/contract.ts
+    'avatars/deps.ts -> voices/catalogue.ts',
+    'avatars/voice.ts -> voices/catalogue.ts',
+    'avatars/voice.ts -> voices/interface.ts',
+    // avatars register presenters through the catalogue module: wants its service key in presenters/contract.ts
+    'avatars/presenters.ts -> presenters/catalogue.ts',
+    'avatars/train.ts -> presenters/catalogue.ts',
+    // avatar training renders its talking preview with clips/preview.ts: the speaking engine moves to speaking/ (§2.1)
+    'avatars/train.ts -> clips/preview.ts',
+    // clips check media inputs with animations/checks.ts: the media checks move to media/ (§2.1)
+    'clips/create.ts -> animations/checks.ts',
+    'clips/render.ts -> animations/checks.ts',
+    // stored audio inputs come from audios/upload.ts: stored inputs move to speaking/ (§2.1)
+    'clips/create.ts -> audios/upload.ts',
+    'clips/speech.ts -> audios/upload.ts',
+    'schemas/clips.ts -> audios/upload.ts',
+    // clips read the presenter catalogue and built-ins: wants the presenters service key in presenters/contract.ts
+    'clips/create.ts -> presenters/built-in.ts',
+    'clips/create.ts -> presenters/catalogue.ts',
+    'clips/deps.ts -> presenters/catalogue.ts',
+    'clips/module.ts -> presenters/catalogue.ts',
+    'clips/preview.ts -> presenters/catalogue.ts',
+    // the caller (AuthUser) is read from users/ internals: wants users/contract.ts
+    'clips/create.ts -> users/auth-user.ts',
+    // speech preparation and voice choice in clips read voices' internals: they move to speaking/ (§2.1)
+    'clips/create.ts -> voices/catalogue.ts',
+    'clips/create.ts -> voices/interface.ts',
+    'clips/deps.ts -> voices/catalogue.ts',
+    'clips/speech.ts -> voices/catalogue.ts',
+    'clips/speech.ts -> voices/interface.ts',
+    // clips/streams.ts speaks into a stream through streams/interface.ts: wants streams/contract.ts
+    'clips/streams.ts -> schemas/streams.ts',
+    'clips/streams.ts -> streams/interface.ts',
+    // the caller (AuthUser) is read from users/ internals: wants users/contract.ts
+    'consents/create.ts -> users/auth-user.ts',
+    // presenters' schemas are written in schemas/clips.ts: each capability's schemas move into its folder (§2.2)
+    'presenters/catalogue.ts -> schemas/clips.ts',
+    'presenters/routes.ts -> schemas/clips.ts',
+    'presenters/service.ts -> schemas/clips.ts',
+    // talks check media inputs with animations/checks.ts and reuse animation schemas: media checks move to media/, schemas to the kit (§2.1, §2.2)
+    'schemas/talks.ts -> schemas/animations.ts',
+    'talks/create.ts -> animations/checks.ts',
+    'talks/present.ts -> animations/checks.ts',
+    'talks/render.ts -> animations/checks.ts',
+    'talks/streams.ts -> schemas/animations.ts',
+    // talks are built on clips' speaking engine, pending videos, routes and schemas: they move to speaking/ and defineResource (§2.1, §2.2)
+    'schemas/talks.ts -> schemas/clips.ts',
+    'talks/create.ts -> clips/create.ts',
+    'talks/create.ts -> clips/deps.ts',
+    'talks/create.ts -> clips/kind.ts',
+    'talks/kind.ts -> clips/kind.ts',
+    'talks/kind.ts -> clips/pending.ts',
+    'talks/module.ts -> clips/pending.ts',
+    'talks/present.ts -> clips/pending.ts',
+    'talks/present.ts -> clips/present.ts',
+    'talks/render.ts -> clips/render.ts',
+    'talks/routes.ts -> clips/routes.ts',
+    'talks/streams.ts -> clips/create.ts',
+    // secrets write audit records into audit's store directly: wants an audit service key in audit/contract.ts
+    'secrets/oauth2-import.ts -> audit/record.ts',
+    'secrets/oauth2-tokens.ts -> audit/record.ts',
+    'secrets/oauth2-tokens.ts -> audit/store.ts',
+    'secrets/service.ts -> audit/record.ts',
+    'secrets/store.ts -> audit/store.ts',
+    // the stream hub speaks with clips' speaking engine: it moves to speaking/ (§2.1)
+    'streams/hub.ts -> clips/create.ts',
+    'streams/hub.ts -> clips/deps.ts',
+    'streams/hub.ts -> clips/kind.ts',
+    'streams/hub.ts -> clips/speech.ts',
+    'streams/speech.ts -> clips/kind.ts',
+    'streams/speech.ts -> clips/speech.ts',
+    // the hub reads credits from users/store.ts and the caller from users/ internals: wants users/contract.ts
+    'streams/hub.ts -> users/store.ts',
+    'streams/interface.ts -> users/auth-user.ts',
+    // stream speech reads voices' internals: speech preparation moves to speaking/ (§2.1)
+    'streams/hub.ts -> voices/catalogue.ts',
+    'streams/speech.ts -> voices/catalogue.ts',
+    'streams/speech.ts -> voices/interface.ts',
+    // stored audio inputs come from audios/upload.ts: stored inputs move to speaking/ (§2.1)
+    'streams/speech.ts -> audios/upload.ts',
+    // the caller (AuthUser, permissions) is read from users/ internals: wants users/contract.ts
+    'talks/create.ts -> users/auth-user.ts',
+    'talks/create.ts -> users/permissions.ts',
+    'talks/streams.ts -> users/permissions.ts',
+    // talks pick voices from voices' internals: voice choice moves to speaking/ (§2.1)
+    'talks/create.ts -> voices/catalogue.ts',
+    'talks/create.ts -> voices/interface.ts',
+    'talks/kind.ts -> voices/catalogue.ts',
+    // talks/streams.ts uses streams/interface.ts and its schemas: wants streams/contract.ts
+    'talks/streams.ts -> schemas/streams.ts',
+    'talks/streams.ts -> streams/interface.ts',
+    // tools write audit records into audit's store directly: wants an audit service key in audit/contract.ts
+    'tools/call.ts -> audit/record.ts',
+    'tools/call.ts -> audit/store.ts',
+    'tools/service.ts -> audit/record.ts',
+    'tools/store.ts -> audit/store.ts',
+    // tool calls resolve credentials and oauth2 tokens with secrets' internals: wants secrets/contract.ts
+    'tools/call.ts -> secrets/credential.ts',
+    'tools/call.ts -> secrets/oauth2/index.ts',
+    'tools/call.ts -> secrets/resolve.ts',
+    'tools/exec/redact.ts -> secrets/credential.ts',
+    'tools/exec/request.ts -> secrets/credential.ts',
+    'tools/module.ts -> secrets/deps.ts',
+    'tools/module.ts -> secrets/oauth2-tokens.ts',
+    'tools/module.ts -> secrets/oauth2/index.ts',
+    'tools/service.ts -> secrets/deps.ts',
+    // external voice providers read credentials with secrets' internals: wants secrets/contract.ts
+    'voices/cli.ts -> secrets/store.ts',
+    'voices/external/credentials.ts -> secrets/credential.ts',
+    'voices/external/credentials.ts -> secrets/deps.ts',
+    'voices/external/credentials.ts -> secrets/resolve.ts',
+    'voices/external/credentials.ts -> secrets/store.ts',
+    'voices/external/http.ts -> secrets/credential.ts',
+    // external voice providers write audit records into audit's store: wants an audit service key in audit/contract.ts
+    'voices/external/http.ts -> audit/record.ts',
+    'voices/external/http.ts -> audit/store.ts',
+    // external voice providers send requests with tools' guarded request and redaction: it moves down to egress/ or the kit
+    'voices/external/http.ts -> tools/exec/redact.ts',
+    'voices/external/http.ts -> tools/exec/request.ts',
+  ],
+  kit: [
+    // the resource store queues the final-state webhook through webhooks/outbox.ts in its own transaction
+    'resources/store.ts -> webhooks/outbox.ts',
+  ],
+  kernel: [
+    // the module contract is typed with the edge's Hono env and CLI command, the kit's Lifecycle and users' AuthUser
+    'platform/module.ts -> cli/command.ts',
+    'platform/module.ts -> http/env.ts',
+    'platform/module.ts -> resources/lifecycle.ts',
+    'platform/module.ts -> users/auth-user.ts',
+    // ProvidedServices names what capabilities provide; typed service keys in their contract.ts replace it (§1.4)
+    'platform/platform.ts -> consents/access.ts',
+    'platform/platform.ts -> presenters/catalogue.ts',
+    'platform/platform.ts -> streams/interface.ts',
+    'platform/platform.ts -> tools/call.ts',
+    'platform/platform.ts -> users/accounts.ts',
+    'platform/platform.ts -> users/auth-user.ts',
+    'platform/platform.ts -> voices/catalogue.ts',
+    'platform/platform.ts -> webhooks/secrets.ts',
+  ],
+  infrastructure: [
+    // compute's HTTP half (worker routes, CLI, stream socket) is a module: it becomes the workers capability (§2.3)
+    'compute/module.ts -> platform/module.ts',
+    'compute/remote/cli.ts -> cli/command.ts',
+    'compute/remote/cli.ts -> cli/values.ts',
+    'compute/remote/stream.ts -> platform/module.ts',
+    'compute/routes.ts -> http/body.ts',
+    'compute/routes.ts -> http/env.ts',
+    'compute/routes.ts -> platform/module.ts',
+    // db/stores.ts builds every store, the kit's and the capabilities': each should build its own from the handle
+    'db/stores.ts -> agents/chat/store.ts',
+    'db/stores.ts -> agents/store.ts',
+    'db/stores.ts -> audit/store.ts',
+    'db/stores.ts -> resources/store.ts',
+    'db/stores.ts -> secrets/store.ts',
+    'db/stores.ts -> tools/store.ts',
+    'db/stores.ts -> users/store.ts',
+    'db/stores.ts -> webhooks/outbox-store.ts',
+    'db/stores.ts -> webhooks/secrets-store.ts',
+    // media's routes and module description serve /media: they move up into a capability
+    'media/module.ts -> platform/module.ts',
+    'media/routes.ts -> http/env.ts',
+    'media/routes.ts -> platform/module.ts',
+    // the vault's module description and CLI are a module: they move up into a capability
+    'vault/cli.ts -> cli/command.ts',
+    'vault/module.ts -> platform/module.ts',
+  ],
+  'root-utility': [],
+  'names-no-capability': [
+    // db/stores.ts builds the oauth2 refresh lock on the secrets table: secrets should build it
+    'db/stores.ts -> "secrets"',
+  ],
+  'http-edge': [],
+  'store-drizzle': [],
+  'store-handle': [],
+  llm: [],
+};
