@@ -5,12 +5,12 @@
  * agent stream, chat); chat a question the agent answers with a server tool; the answer
  * arrives in the SDK's messages and is seen and heard on the stream; disconnect.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import type { Page } from 'playwright-core';
 import { useChromium, waitForPage } from '../helpers/browser.ts';
-import { FORECAST, NOTIFICATIONS_PATH, QUESTION, expectSpoken, expectToolRanAndNoCredentialLeaked, startWorld, weatherAgent, type World } from './world.ts';
+import { FORECAST, NOTIFICATIONS_PATH, QUESTION, expectSpoken, expectToolRanAndNoCredentialLeaked, weatherAgent, useWorld } from './world.ts';
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 /** The SDK and the page's script in one browser module (the SDK's package as npm ships it). */
@@ -40,13 +40,7 @@ const lastAnswer = (events: SdkEvent[]) =>
     .at(-1)?.content ?? '';
 
 const chromium = useChromium();
-let w: World;
-beforeAll(async () => {
-  w = await startWorld({ '/': fixture('agents-sdk.html'), '/agents-sdk.js': { body: await bundleSdkPage(), type: 'text/javascript' } });
-}, 120_000);
-afterAll(async () => {
-  await w?.close();
-});
+const w = useWorld(async () => ({ '/': fixture('agents-sdk.html'), '/agents-sdk.js': { body: await bundleSdkPage(), type: 'text/javascript' } }));
 
 describe('the agents SDK bundled into a page', () => {
   it('calls only mimic, with the API key as Basic <key>~<connection id>, and sends no analytics', async () => {

@@ -8,10 +8,10 @@
  * decodes frames of the photo's size and hears each script, sees stream/started and
  * stream/done for each, and every call it makes is answered with a success.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { channelLog, mediaStats, useChromium, waitForPage, type TestPage } from '../helpers/browser.ts';
-import { expectSpoken, startWorld, type World } from './world.ts';
+import { expectSpoken, useWorld } from './world.ts';
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 const label = (id: string) => `document.getElementById('${id}').innerText`;
@@ -57,13 +57,7 @@ const answered = (t: TestPage, calls: Call[], what: string, match: (c: Call) => 
 
 describe('the public demo client, unmodified apart from base URL and key', () => {
   const chromium = useChromium();
-  let w: World;
-  beforeAll(async () => {
-    w = await startWorld({ '/': fixture('demo-client.html'), '/demo-client.js': fixture('demo-client.js') });
-  }, 120_000);
-  afterAll(async () => {
-    await w?.close();
-  });
+  const w = useWorld(() => ({ '/': fixture('demo-client.html'), '/demo-client.js': fixture('demo-client.js') }));
 
   it.each(['talks', 'clips'] as const)('%s: connects, speaks its audio and its text script, and is destroyed', async (service) => {
     const t = await chromium.newPage();

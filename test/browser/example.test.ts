@@ -4,10 +4,10 @@
  * talks to an agent that answers by calling a server tool; the page decodes frames of the
  * expected size, hears the speech, and shows the data-channel events and the answer.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { channelLog, mediaStats, useChromium, waitForPage } from '../helpers/browser.ts';
-import { FORECAST, QUESTION, expectSpoken, expectToolRanAndNoCredentialLeaked, startWorld, weatherAgent, type World } from './world.ts';
+import { FORECAST, QUESTION, expectSpoken, expectToolRanAndNoCredentialLeaked, weatherAgent, useWorld } from './world.ts';
 
 /** The page's event log, one line per entry (without the time stamps). */
 const logLines = (page: Page) => page.$$eval('#log li', (items) => items.map((li) => li.querySelector('span')?.textContent ?? '')) as Promise<string[]>;
@@ -15,13 +15,7 @@ const streamIdIn = (lines: string[]) => /^stream (\S+) created$/.exec(lines.find
 
 describe('examples/stream/ in a browser', () => {
   const chromium = useChromium();
-  let w: World;
-  beforeAll(async () => {
-    w = await startWorld({});
-  }, 120_000);
-  afterAll(async () => {
-    await w?.close();
-  });
+  const w = useWorld();
 
   it('connects to a talk stream, says a typed sentence, and disconnects', async () => {
     const t = await chromium.newPage();
@@ -88,13 +82,7 @@ describe('examples/stream/ in a browser', () => {
 
 describe('examples/stream/ in Chromium as users run it (host candidates as mDNS names)', () => {
   const chromium = useChromium({ mdnsCandidates: true });
-  let w: World;
-  beforeAll(async () => {
-    w = await startWorld({});
-  }, 120_000);
-  afterAll(async () => {
-    await w?.close();
-  });
+  const w = useWorld();
 
   it('every ICE post carrying a <uuid>.local candidate is answered, and the stream comes up on the addresses the browser\'s checks reveal', async () => {
     const t = await chromium.newPage();

@@ -8,7 +8,7 @@
 import type { ServerResponse } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { wavBytes } from '../../src/compute/local/song.ts';
 import { ROOT } from '../helpers/cli.ts';
 import { mediaStats, servePages, waitForPage, type MediaStats, type PageFile, type TestPage } from '../helpers/browser.ts';
@@ -83,6 +83,27 @@ function weatherModel(req: ReceivedRequest, res: ServerResponse): void {
     /* not the tool's JSON: the answer says unknown and the test fails */
   }
   sse(res, [delta({ content: 'In Oslo it is ' }), delta({ content: `${forecast}. ` }), delta({ content: 'Enjoy your day.' }), delta({}, 'stop')]);
+}
+
+/**
+ * Starts a world before the tests of the enclosing describe (or file) and closes it after
+ * them. The world is read through the returned object once started; `pages` may be built
+ * asynchronously (a bundle).
+ */
+export function useWorld(pages: () => Record<string, PageFile> | Promise<Record<string, PageFile>> = () => ({})): World {
+  let started: World | undefined;
+  beforeAll(async () => {
+    started = await startWorld(await pages());
+  }, 120_000);
+  afterAll(async () => {
+    await started?.close();
+  });
+  return new Proxy({} as World, {
+    get(_, field) {
+      if (!started) throw new Error('the world is read before its beforeAll started it');
+      return started[field as keyof World];
+    },
+  });
 }
 
 /** Starts everything; `pages` are the test pages, served from the page origin. */
