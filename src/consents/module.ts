@@ -1,6 +1,6 @@
 import { defineModule } from '../platform/module.ts';
 import { defaultBackoff } from '../jobs/catalogue.ts';
-import { consentSchemas } from '../schemas/consents.ts';
+import { consentSchemas } from './schemas.ts';
 import { createFaceAnalyzer } from '../footage/faces.ts';
 import { availableRecognisers } from '../footage/recognition/index.ts';
 import { consentLifecycle, CONSENT_JOB } from './kind.ts';

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { animationSchemas } from '../schemas/animations.ts';
-import { streamCreateBody } from '../schemas/streams.ts';
+import { animationSchemas } from '../animations/schemas.ts';
+import { streamCreateBody } from '../streams/schemas.ts';
 import { storedObject } from '../clips/create.ts';
 import { requirePermission } from '../users/permissions.ts';
 import { ApiError } from '../errors.ts';

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Double, Int32, IsoTime, escapeRegex } from './common.ts';
+import { Double, Int32, IsoTime, escapeRegex } from '../schemas/common.ts';
 
 /**
  * JSON Schemas of the animation endpoints. The storage scheme is configurable, so the URL

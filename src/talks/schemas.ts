@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Double, IsoTime } from './common.ts';
-import { Clip, clipSchemas } from './clips.ts';
-import { animationSchemas } from './animations.ts';
+import { Double, IsoTime } from '../schemas/common.ts';
+import { Clip, clipSchemas } from '../clips/schemas.ts';
+import { animationSchemas } from '../animations/schemas.ts';
 
 /**
  * JSON Schemas of the talk endpoints: the hosted service's shapes (POST /talks, GET /talks/{id},

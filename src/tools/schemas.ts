@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IsoTime, named } from './common.ts';
+import { IsoTime, named } from '../schemas/common.ts';
 
 /**
  * JSON Schemas of the tools endpoints. `schema.parameters` is the user's own JSON Schema:

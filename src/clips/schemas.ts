@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Double, Int32, IsoTime, escapeRegex } from './common.ts';
+import { Double, Int32, IsoTime, escapeRegex } from '../schemas/common.ts';
 import { AUDIO_EXTENSIONS } from '../audios/upload.ts';
 
 /**

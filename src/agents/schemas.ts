@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Double, IsoTime, escapeRegex } from './common.ts';
-import { clipSchemas } from './clips.ts';
+import { Double, IsoTime, escapeRegex } from '../schemas/common.ts';
+import { clipSchemas } from '../clips/schemas.ts';
 
 /**
  * JSON Schemas of the agent endpoints: the hosted service's shapes (POST /agents, GET
