@@ -1,9 +1,15 @@
 /**
- * The one error catalogue. Every error a client can see has a kind from this table, and
- * the table alone decides its HTTP status. Domain code throws `ApiError`; the HTTP boundary
- * renders `{kind, description, details?}` (a JsonError) and never anything else.
+ * The one error catalogue. Every error a client can see has a kind from it, and the catalogue
+ * alone decides its HTTP status. Domain code throws `ApiError`; the HTTP boundary renders
+ * `{kind, description, details?}` (a JsonError) and never anything else.
+ *
+ * The core kinds are here; a kind only one capability throws lives in that capability's
+ * folder (better-auth's plugins carry their `$ERROR_CODES` the same way), in two halves:
+ * its type, added to the `ErrorKinds` bucket by declaration merging, and its status, the
+ * module's `errors` (src/platform/module.ts), merged into this catalogue when the services
+ * start (`declareErrorKinds`). src/consents/errors.ts is an example.
  */
-export const ERROR_STATUS = {
+const CORE_ERRORS = {
   BadRequestError: 400,
   ValidationError: 400,
   InvalidFileSizeError: 400,
@@ -12,12 +18,6 @@ export const ERROR_STATUS = {
   InvalidAudioDurationError: 400,
   ConfigError: 400,
   InvalidFaceError: 400,
-  /** A live stream call without the stream's session_id, or with another (the agents SDK matches the exact description). */
-  SessionError: 400,
-  /** A consent whose 30 minutes ran out before its video was uploaded; it can never be used. */
-  ConsentExpiredError: 400,
-  /** An avatar's consent that is not verified, not yours, for another name, or used already. */
-  ConsentError: 400,
   AuthorizationError: 401,
   InsufficientCreditsError: 402,
   PermissionError: 403,
@@ -34,8 +34,44 @@ export const ERROR_STATUS = {
   /** A tool's upstream did not answer in time. */
   GatewayTimeoutError: 504,
 } as const;
+type CoreErrorKinds = typeof CORE_ERRORS;
 
-export type ErrorKind = keyof typeof ERROR_STATUS;
+/**
+ * Every error kind with its status: the core's, and each capability's, added from its own
+ * folder by declaration merging (`declare module '../errors.ts' { interface ErrorKinds
+ * extends ConsentErrorKinds {} }`). Two capabilities giving one kind two statuses do not compile.
+ */
+export interface ErrorKinds extends CoreErrorKinds {}
+
+export type ErrorKind = keyof ErrorKinds;
+
+/** A module's own kinds with their statuses: the runtime half of its `ErrorKinds` augmentation. */
+export type ErrorCatalogue = { readonly [K in ErrorKind]?: ErrorKinds[K] };
+
+/** Each kind declared so far, with its status and who declared it: the core's from the start, a module's once services start. */
+const declared = new Map<string, { status: number; owner: string }>(Object.entries(CORE_ERRORS).map(([kind, status]) => [kind, { status, owner: 'the core (src/errors.ts)' }]));
+
+/**
+ * Merges the modules' error kinds into the catalogue, all or nothing: a kind given two
+ * different statuses (by two modules, or by a module and the core) fails, naming both.
+ */
+export function declareErrorKinds(modules: readonly { name: string; errors?: ErrorCatalogue }[]): void {
+  const merged = new Map(declared);
+  for (const m of modules) {
+    for (const [kind, status] of Object.entries(m.errors ?? {}) as [string, number][]) {
+      const before = merged.get(kind);
+      const owner = `module ${m.name}`;
+      if (before && before.status !== status) {
+        throw new Error(`error kind ${kind} is declared twice with different statuses: ${before.status} by ${before.owner}, ${status} by ${owner}`);
+      }
+      if (!before) merged.set(kind, { status, owner });
+    }
+  }
+  for (const [kind, entry] of merged) declared.set(kind, entry);
+}
+
+/** The HTTP status of a kind; undefined when no module declared it (a defect: the boundary answers 500 and logs it). */
+export const errorStatus = (kind: string): number | undefined => declared.get(kind)?.status;
 
 /** Kinds that end an animation (or other render) in `error`; they live on the record, not in a response. */
 export const RENDER_ERROR_KINDS = [
@@ -71,8 +107,9 @@ export class ApiError extends Error {
     this.name = 'ApiError';
   }
 
-  get status(): number {
-    return ERROR_STATUS[this.kind];
+  /** From the merged catalogue; undefined for a kind no module declared (see errorStatus). */
+  get status(): number | undefined {
+    return errorStatus(this.kind);
   }
 }
 

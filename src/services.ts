@@ -7,6 +7,7 @@ import { createWebhookDispatcher, type WebhookDispatcher } from './webhooks/inde
 import { MODULES } from './modules.ts';
 import { webhookBodyBuilders } from './resources/lifecycle.ts';
 import { createDataMigrationStore, runDataMigrations } from './db/data-migrations.ts';
+import { declareErrorKinds } from './errors.ts';
 
 export type ServiceOptions = PlatformOptions;
 
@@ -37,6 +38,8 @@ type AnyModule = CapabilityModule<any, ModuleInstance>;
 export function createServices(config: Config, opts: ServiceOptions = {}, modules: readonly AnyModule[] = MODULES): Services {
   // Every module's settings are read (and refused) before anything is opened.
   const settings = modules.map((m) => m.config?.load(config.env));
+  // Their error kinds join the one catalogue (a kind given two statuses fails here, naming both).
+  declareErrorKinds(modules);
   const platform = createPlatform(config, opts);
   const built = modules.map((m, i): [string, ModuleInstance] => {
     const instance = m.create(platform, settings[i]);

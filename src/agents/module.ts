@@ -1,5 +1,5 @@
 import { defineModule } from '../platform/module.ts';
-import { agentSchemas, chatSchemas } from '../schemas/agents.ts';
+import { agentSchemas, chatSchemas } from './schemas.ts';
 import { createPresenterCatalogue } from '../presenters/catalogue.ts';
 import { agentRoutes } from './routes.ts';
 import type { AgentDeps } from './service.ts';

@@ -4,7 +4,7 @@ import type { Config } from '../config.ts';
 import type { MediaAccess } from '../media/index.ts';
 import { byCreation, toPage, type PageCursor } from '../pagination.ts';
 import { validate } from '../schemas/ajv.ts';
-import type { AgentRuntimeView, AgentSchemas, AgentView, CreateAgentBody } from '../schemas/agents.ts';
+import type { AgentRuntimeView, AgentSchemas, AgentView, CreateAgentBody } from './schemas.ts';
 import type { PresenterCatalogue } from '../presenters/catalogue.ts';
 import type { VoiceCatalogue } from '../voices/catalogue.ts';
 import type { AuthUser } from '../users/auth-user.ts';

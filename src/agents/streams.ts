@@ -1,8 +1,8 @@
-import { streamCreateBody } from '../schemas/streams.ts';
+import { streamCreateBody } from '../streams/schemas.ts';
 import { notFound } from '../errors.ts';
 import type { StreamVariant } from '../streams/interface.ts';
 import type { ClipVoice } from '../clips/kind.ts';
-import type { CreateAgentBody } from '../schemas/agents.ts';
+import type { CreateAgentBody } from './schemas.ts';
 import type { AgentDeps } from './service.ts';
 
 /** `/agents/{agentId}/streams`: the agent's presenter streamed live with the agent's voice; another user's agent is not found. */

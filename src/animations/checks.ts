@@ -10,7 +10,7 @@ import { ApiError, RenderError, type RenderErrorKind } from '../errors.ts';
 import type { Config } from '../config.ts';
 import type { ResultFormat } from '../compute/interface.ts';
 import { resultFrameOf } from '../compute/result-frame.ts';
-import type { CreateAnimationBody } from '../schemas/animations.ts';
+import type { CreateAnimationBody } from './schemas.ts';
 
 export type InputRole = 'source' | 'driver' | 'logo' | 'overlay' | 'background';
 type ImageRole = 'source' | 'logo' | 'background';

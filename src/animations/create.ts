@@ -2,7 +2,7 @@ import { ApiError } from '../errors.ts';
 import { validate, type FieldError } from '../schemas/ajv.ts';
 import { requirePermission } from '../users/permissions.ts';
 import type { AuthUser } from '../users/auth-user.ts';
-import type { CreateAnimationBody } from '../schemas/animations.ts';
+import type { CreateAnimationBody } from './schemas.ts';
 import { isoTime } from '../clock.ts';
 import { checkWebhookUrl } from '../resources/webhook-url.ts';
 import { checkOutboundUrls } from '../resources/outbound-urls.ts';

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.ts';
 import type { Clock, IdFactory } from '../clock.ts';
 import type { JobQueue } from '../jobs/queue.ts';
-import type { AnimationSchemas } from '../schemas/animations.ts';
+import type { AnimationSchemas } from './schemas.ts';
 import type { MediaAccess } from '../media/index.ts';
 import type { GuardedClient } from '../egress/client.ts';
 import type { AnimationLifecycle } from './kind.ts';

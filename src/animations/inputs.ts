@@ -7,7 +7,7 @@ import { extname } from 'node:path';
 import { RenderError } from '../errors.ts';
 import { inputFile } from '../resources/input-file.ts';
 import type { DriverInput, LogoInput } from '../compute/interface.ts';
-import type { CreateAnimationBody } from '../schemas/animations.ts';
+import type { CreateAnimationBody } from './schemas.ts';
 import { parseBankUrl } from './driver-bank.ts';
 import { SAMPLE_SOURCE } from './deps.ts';
 import type { RenderDeps } from './render.ts';

@@ -1,4 +1,4 @@
-import type { CreateAnimationBody } from '../schemas/animations.ts';
+import type { CreateAnimationBody } from './schemas.ts';
 import type { RenderMetadata } from '../compute/interface.ts';
 import type { MediaAccess } from '../media/index.ts';
 import type { Clock } from '../clock.ts';

@@ -1,6 +1,6 @@
 import { defineModule } from '../platform/module.ts';
 import { defaultBackoff } from '../jobs/catalogue.ts';
-import { animationSchemas } from '../schemas/animations.ts';
+import { animationSchemas } from './schemas.ts';
 import type { AnimationDeps } from './deps.ts';
 import { RENDER_JOB } from './deps.ts';
 import { animationLifecycle } from './kind.ts';

@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import { isoTime } from '../clock.ts';
-import type { Animation as AnimationSchema } from '../schemas/animations.ts';
+import type { Animation as AnimationSchema } from './schemas.ts';
 import type { MediaAccess } from '../media/index.ts';
 import { DEFAULT_CATEGORY } from './driver-bank.ts';
 import { resultFormatOf, resultFrame } from './checks.ts';

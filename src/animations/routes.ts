@@ -2,7 +2,7 @@ import type { Route } from '../platform/module.ts';
 import { jsonBody } from '../http/body.ts';
 import { idParam, pageParams } from '../http/params.ts';
 import { parsePage } from '../pagination.ts';
-import { AnimationList, Animation, CreateAnimationResponse } from '../schemas/animations.ts';
+import { AnimationList, Animation, CreateAnimationResponse } from './schemas.ts';
 import type { AnimationDeps } from './deps.ts';
 import { createAnimation } from './create.ts';
 import { fetchAnimation, pageAnimations, removeAnimation } from './service.ts';

@@ -5,18 +5,7 @@ import { ApiError } from '../errors.ts';
 import type { IdFactory } from '../clock.ts';
 import type { MediaAccess } from '../media/index.ts';
 import { runFfmpeg } from '../compute/local/ffmpeg.ts';
-
-/** The audio formats a script may speak (the hosted service's list), told apart by their first bytes. */
-const FORMATS: { ext: string; type: string; test: (b: Buffer) => boolean }[] = [
-  { ext: 'wav', type: 'audio/wav', test: (b) => b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WAVE' },
-  { ext: 'flac', type: 'audio/flac', test: (b) => b.toString('latin1', 0, 4) === 'fLaC' },
-  // ISO media: 'ftyp' at byte 4; an M4A brand is audio, anything else an mp4 that must carry audio.
-  { ext: 'm4a', type: 'audio/mp4', test: (b) => b.toString('latin1', 4, 8) === 'ftyp' && /^M4[AB] /.test(b.toString('latin1', 8, 12)) },
-  { ext: 'mp4', type: 'video/mp4', test: (b) => b.toString('latin1', 4, 8) === 'ftyp' },
-  // An ID3 tag, or an MPEG audio frame header (11 sync bits, layer III).
-  { ext: 'mp3', type: 'audio/mpeg', test: (b) => b.toString('latin1', 0, 3) === 'ID3' || (b[0] === 0xff && ((b[1] ?? 0) & 0xe6) === 0xe2) },
-];
-export const AUDIO_EXTENSIONS = FORMATS.map((f) => f.ext);
+import { AUDIO_EXTENSIONS, AUDIO_FORMATS } from '../media/audio-formats.ts';
 
 /** The limits of an audio a script speaks (the hosted service's for clips: 15 MB and 5 minutes). */
 export const AUDIO_LIMITS = { maxBytes: 15 * 1024 * 1024, maxSeconds: 300 } as const;
@@ -65,7 +54,7 @@ export async function checkAudio(bytes: Buffer, limits: AudioLimits): Promise<{ 
       { field: 'audio', message: `must be at most ${limits.maxBytes} bytes` },
     ]);
   }
-  const format = FORMATS.find((f) => f.test(bytes));
+  const format = AUDIO_FORMATS.find((f) => f.test(bytes));
   if (!format) throw invalid(`the file is not one of ${AUDIO_EXTENSIONS.join(', ')}`);
   const dir = await mkdtemp(join(tmpdir(), 'mimic-audio-'));
   try {

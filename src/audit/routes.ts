@@ -1,7 +1,7 @@
 import type { Route } from '../platform/module.ts';
 import { pageParams } from '../http/params.ts';
 import { parsePage, toPage } from '../pagination.ts';
-import { AuditList } from '../schemas/tools.ts';
+import { AuditList } from './schemas.ts';
 import type { AuditStore } from './store.ts';
 import { presentAuditEvent } from './present.ts';
 

@@ -5,7 +5,7 @@ import type { JobQueue } from '../jobs/queue.ts';
 import type { Logger } from '../log.ts';
 import type { MediaAccess } from '../media/index.ts';
 import type { ComputeBackend } from '../compute/interface.ts';
-import type { AvatarSchemas } from '../schemas/avatars.ts';
+import type { AvatarSchemas } from './schemas.ts';
 import type { FaceAnalyzer } from '../footage/faces.ts';
 import type { VoiceCatalogue } from '../voices/catalogue.ts';
 import type { ConsentsForAvatars } from '../consents/access.ts';

@@ -3,7 +3,7 @@ import { isoTime } from '../clock.ts';
 import type { MediaAccess } from '../media/index.ts';
 import type { ResourceRow, ResourceStore } from '../resources/store.ts';
 import { resourceLifecycle, type Lifecycle, type ResourceKind } from '../resources/lifecycle.ts';
-import type { AvatarView, CreateAvatarBody } from '../schemas/avatars.ts';
+import type { AvatarView, CreateAvatarBody } from './schemas.ts';
 
 export const AVATAR_JOB = 'avatar.create';
 

@@ -1,6 +1,6 @@
 import { defineModule } from '../platform/module.ts';
 import { defaultBackoff } from '../jobs/catalogue.ts';
-import { avatarSchemas } from '../schemas/avatars.ts';
+import { avatarSchemas } from './schemas.ts';
 import { avatarLifecycle, AVATAR_JOB } from './kind.ts';
 import type { AvatarDeps } from './deps.ts';
 import { avatarRoutes } from './routes.ts';

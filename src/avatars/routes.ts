@@ -1,7 +1,7 @@
 import type { Route } from '../platform/module.ts';
 import { jsonBody } from '../http/body.ts';
 import { resourceReadRoutes } from '../http/resource-routes.ts';
-import { Avatar, AvatarList } from '../schemas/avatars.ts';
+import { Avatar, AvatarList } from './schemas.ts';
 import type { AvatarDeps } from './deps.ts';
 import { createAvatar, fetchAvatar, pageAvatars, removeAvatar } from './create.ts';
 

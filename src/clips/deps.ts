@@ -3,7 +3,7 @@ import type { Clock, IdFactory } from '../clock.ts';
 import type { JobQueue } from '../jobs/queue.ts';
 import type { MediaAccess } from '../media/index.ts';
 import type { GuardedClient } from '../egress/client.ts';
-import type { ClipSchemas } from '../schemas/clips.ts';
+import type { ClipSchemas } from './schemas.ts';
 import type { VoiceCatalogue } from '../voices/catalogue.ts';
 import type { PresenterCatalogue } from '../presenters/catalogue.ts';
 import type { ClipLifecycle } from './kind.ts';

@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.ts';
 import type { MediaAccess } from '../media/index.ts';
-import type { CreateClipBody } from '../schemas/clips.ts';
+import type { CreateClipBody } from './schemas.ts';
 import type { RenderMetadata } from '../compute/interface.ts';
 import type { ResourceRow, ResourceStore } from '../resources/store.ts';
 import { resourceLifecycle, type Lifecycle, type ResourceKind } from '../resources/lifecycle.ts';

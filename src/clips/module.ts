@@ -1,6 +1,6 @@
 import { defineModule } from '../platform/module.ts';
 import { defaultBackoff } from '../jobs/catalogue.ts';
-import { clipSchemas } from '../schemas/clips.ts';
+import { clipSchemas } from './schemas.ts';
 import { createPresenterCatalogue } from '../presenters/catalogue.ts';
 import { CLIP_JOB, type ClipDeps } from './deps.ts';
 import { clipLifecycle } from './kind.ts';

@@ -1,7 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import { isoTime } from '../clock.ts';
 import type { MediaAccess } from '../media/index.ts';
-import type { Clip as ClipSchema } from '../schemas/clips.ts';
+import type { Clip as ClipSchema } from './schemas.ts';
 import type { Clip, ClipResult, ClipVoice } from './kind.ts';
 import type { ResourceRow } from '../resources/store.ts';
 import type { PendingVideos } from './pending.ts';

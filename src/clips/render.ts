@@ -17,7 +17,7 @@ import { deliverVideo, progressRecorder } from '../resources/render-output.ts';
 import { ClipFailure, prepareSpeech, type SpeechDeps, type Speaker } from './speech.ts';
 import type { Lifecycle } from '../resources/lifecycle.ts';
 import type { PendingVideos } from './pending.ts';
-import type { CreateClipBody } from '../schemas/clips.ts';
+import type { CreateClipBody } from './schemas.ts';
 
 export interface RenderDeps extends ClipDeps {
   backend: ComputeBackend;

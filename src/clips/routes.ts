@@ -2,7 +2,7 @@ import type { Route } from '../platform/module.ts';
 import { jsonBody } from '../http/body.ts';
 import { idParam, pageParams } from '../http/params.ts';
 import { parsePage } from '../pagination.ts';
-import { Clip, ClipList, CreateClipResponse } from '../schemas/clips.ts';
+import { Clip, ClipList, CreateClipResponse } from './schemas.ts';
 import type { ClipDeps } from './deps.ts';
 import { createClip } from './create.ts';
 import { fetchClip, pageClips, removeClip } from './service.ts';

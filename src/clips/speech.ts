@@ -11,7 +11,7 @@ import type { VoiceCatalogue } from '../voices/catalogue.ts';
 import { HTTPS_AUDIO_CREDITS, SECONDS_PER_CREDIT } from './deps.ts';
 import type { RenderDeps } from './render.ts';
 import type { ClipVoice } from './kind.ts';
-import type { CreateClipBody } from '../schemas/clips.ts';
+import type { CreateClipBody } from './schemas.ts';
 import type { Lifecycle } from '../resources/lifecycle.ts';
 import type { PendingVideos } from './pending.ts';
 

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { streamCreateBody } from '../schemas/streams.ts';
+import { streamCreateBody } from '../streams/schemas.ts';
 import { ApiError } from '../errors.ts';
 import type { StreamVariant } from '../streams/interface.ts';
 import type { ClipDeps } from './deps.ts';

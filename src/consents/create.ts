@@ -3,7 +3,7 @@ import { ApiError } from '../errors.ts';
 import { isoTime } from '../clock.ts';
 import { validate } from '../schemas/ajv.ts';
 import type { AuthUser } from '../users/auth-user.ts';
-import type { ConsentView } from '../schemas/consents.ts';
+import type { ConsentView } from './schemas.ts';
 import { checkWebhookUrl } from '../resources/webhook-url.ts';
 import { checkOutboundUrls } from '../resources/outbound-urls.ts';
 import { CONSENT_LANGUAGES, findLanguage } from './languages/index.ts';

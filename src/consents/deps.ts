@@ -4,7 +4,7 @@ import type { GuardedClient } from '../egress/client.ts';
 import type { JobQueue } from '../jobs/queue.ts';
 import type { Logger } from '../log.ts';
 import type { MediaAccess } from '../media/index.ts';
-import type { ConsentSchemas } from '../schemas/consents.ts';
+import type { ConsentSchemas } from './schemas.ts';
 import type { FaceAnalyzer } from '../footage/faces.ts';
 import type { SpeechRecogniser } from '../footage/recognition/interface.ts';
 import type { ConsentLifecycle } from './kind.ts';

@@ -3,7 +3,7 @@ import { isoTime } from '../clock.ts';
 import type { MediaAccess } from '../media/index.ts';
 import type { ResourceRow, ResourceStore } from '../resources/store.ts';
 import { resourceLifecycle, type Lifecycle, type ResourceKind } from '../resources/lifecycle.ts';
-import type { ConsentView } from '../schemas/consents.ts';
+import type { ConsentView } from './schemas.ts';
 
 export const CONSENT_JOB = 'consent.verify';
 

@@ -1,6 +1,6 @@
 import { defineModule } from '../platform/module.ts';
 import { defaultBackoff } from '../jobs/catalogue.ts';
-import { consentSchemas } from '../schemas/consents.ts';
+import { consentSchemas } from './schemas.ts';
 import { createFaceAnalyzer } from '../footage/faces.ts';
 import { availableRecognisers } from '../footage/recognition/index.ts';
 import { consentLifecycle, CONSENT_JOB } from './kind.ts';
@@ -10,6 +10,7 @@ import { consentSettings } from './settings.ts';
 import { verifyConsent } from './verify.ts';
 import { consentsForAvatars } from './access.ts';
 import { CONSENT_COMMANDS } from './cli.ts';
+import { CONSENT_ERRORS } from './errors.ts';
 
 /**
  * Consents (docs/consents.md): a statement with a passcode, the video of one person reading
@@ -21,6 +22,7 @@ export const consentsModule = defineModule({
   name: 'consents',
   config: consentSettings,
   commands: CONSENT_COMMANDS,
+  errors: CONSENT_ERRORS,
   create(p, settings) {
     const lifecycle = consentLifecycle(p.stores.resources, p.clock, p.media);
     const faces = createFaceAnalyzer();

@@ -2,7 +2,7 @@ import type { Route } from '../platform/module.ts';
 import { jsonBody } from '../http/body.ts';
 import { idParam } from '../http/params.ts';
 import { resourceReadRoutes } from '../http/resource-routes.ts';
-import { Consent, ConsentLanguages, ConsentList, CreateConsentResponse } from '../schemas/consents.ts';
+import { Consent, ConsentLanguages, ConsentList, CreateConsentResponse } from './schemas.ts';
 import type { ConsentDeps } from './deps.ts';
 import { createConsent, fetchConsent, listLanguages, pageConsents, removeConsent, uploadConsent } from './create.ts';
 

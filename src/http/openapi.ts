@@ -1,6 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import { JsonError } from '../schemas/common.ts';
-import { ERROR_STATUS } from '../errors.ts';
+import { errorStatus } from '../errors.ts';
 import type { Route } from '../platform/module.ts';
 import { REQUEST_EXAMPLES } from './request-examples.ts';
 
@@ -65,7 +65,9 @@ export function buildOpenApi(routes: readonly Route[], publicUrl: string) {
     // Every method but GET has a body limit (src/app.ts), so any of them may answer 413.
     const bodied = op.method === 'get' ? [] : (['PayloadTooLargeError'] as const);
     for (const kind of new Set([...(op.errors ?? []), ...bodied, ...limited, 'InternalServerError' as const])) {
-      const st = ERROR_STATUS[kind];
+      const st = errorStatus(kind);
+      // A route may only answer kinds some module declared: an undeclared one fails at start, not as a silent 500.
+      if (st === undefined) throw new Error(`${op.method.toUpperCase()} ${op.path} lists error kind ${kind}, which no module declares (src/errors.ts)`);
       byStatus.set(st, [...(byStatus.get(st) ?? []), kind]);
     }
     for (const [st, kinds] of byStatus) {

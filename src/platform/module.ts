@@ -6,7 +6,7 @@
 import type { Handler } from 'hono';
 import type { TSchema } from '@sinclair/typebox';
 import type { AppEnv } from '../http/env.ts';
-import type { ErrorKind } from '../errors.ts';
+import type { ErrorCatalogue, ErrorKind } from '../errors.ts';
 import type { Command } from '../cli/command.ts';
 import type { Platform, ProvidedServices } from './platform.ts';
 import type { JobKind } from '../jobs/catalogue.ts';
@@ -145,6 +145,8 @@ export interface CapabilityModule<S = unknown, I extends ModuleInstance = Module
   /** Operator commands (`npm run -s mimic -- <group> <verb>`), keyed by their words. */
   commands?: Record<string, Command>;
   config?: ConfigSection<S>;
+  /** The error kinds only this module throws, with their statuses (its src/<name>/errors.ts), merged into the one catalogue at start. */
+  errors?: ErrorCatalogue;
   /** Builds the module's part of the running service. */
   create(platform: Platform, settings: S): I;
 }

@@ -1,7 +1,7 @@
 import type { Route } from '../platform/module.ts';
 import { idParam, pageParams } from '../http/params.ts';
 import { parsePage } from '../pagination.ts';
-import { DeletedPresenter, PresenterList, RenamePresenter } from '../schemas/clips.ts';
+import { DeletedPresenter, PresenterList, RenamePresenter } from './schemas.ts';
 import type { PresenterCatalogue } from './catalogue.ts';
 import { fetchPresenter, pagePresenters, removePresenter, renamePresenter } from './service.ts';
 import { jsonBody } from '../http/body.ts';

@@ -1,6 +1,6 @@
 import { ApiError } from '../errors.ts';
 import { pageToken, type PageCursor } from '../pagination.ts';
-import { RenamePresenter, type PresenterView } from '../schemas/clips.ts';
+import { RenamePresenter, type PresenterView } from './schemas.ts';
 import { validate } from '../schemas/ajv.ts';
 import type { PresenterCatalogue } from './catalogue.ts';
 

@@ -29,3 +29,36 @@ export const escapeRegex = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/
 
 /** Names the schema in the OpenAPI document's components. */
 export const named = <T extends TSchema>(id: string, schema: T): T => ({ ...schema, $id: id }) as T;
+
+/** An https:// or storage URL of a photo: its path ends in an image extension (animations' source_url, a talk's photo). */
+export function photoUrl(storageScheme: string) {
+  const s = escapeRegex(storageScheme);
+  const ext = ['jpg', 'jpeg', 'tiff', 'png', 'bmp'].flatMap((e) => [e, e.toUpperCase()]).join('|');
+  return Type.String({
+    pattern: `^(?:https|${s})://[^\\s?#]+\\.(?:${ext})(?:[?#][^\\s]*)?$`,
+    description: `https:// or ${storageScheme}:// URL whose path ends in .jpg, .jpeg, .tiff, .png or .bmp (lower or upper case)`,
+  });
+}
+
+const Dimension = Double({ maximum: 8000 });
+
+export const Rect = Type.Object(
+  { top: Dimension, left: Dimension, bottom: Dimension, right: Dimension },
+  { additionalProperties: false, $id: 'Rect' },
+);
+
+export const FaceSquare = Type.Object(
+  {
+    size: Int32({ minimum: 0, description: 'side of the square' }),
+    top_left: Type.Array(Dimension, { minItems: 2, maxItems: 2, description: 'top-left corner [x, y]; may be negative' }),
+    overlap: Type.Optional(Type.Union([Type.Literal('NO'), Type.Literal('PARTIAL'), Type.Literal('YES'), Type.Literal('UNKNOWN')])),
+    face_id: Type.Optional(Type.String()),
+    detect_confidence: Type.Optional(Double()),
+    sharpness: Type.Optional(Double()),
+    face_occluded: Type.Optional(Type.Boolean()),
+    face_occluded_confidence: Type.Optional(Double()),
+    detection: Type.Optional(Rect),
+  },
+  { additionalProperties: false, $id: 'FaceSquare' },
+);
+

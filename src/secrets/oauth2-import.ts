@@ -1,6 +1,6 @@
 import type { SecretRow } from '../db/schema.ts';
 import { auditRecord } from '../audit/record.ts';
-import type { SecretView } from '../schemas/secrets.ts';
+import type { SecretView } from './schemas.ts';
 import type { SecretDeps } from './deps.ts';
 import { presentSecret } from './present.ts';
 

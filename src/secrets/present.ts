@@ -1,6 +1,6 @@
 import { isoTime } from '../clock.ts';
 import type { SecretRow } from '../db/schema.ts';
-import type { SecretView } from '../schemas/secrets.ts';
+import type { SecretView } from './schemas.ts';
 import { SECRET_MASK } from './credential.ts';
 
 /** The only shape a secret leaves the service in: no field can hold a credential value. */

@@ -2,7 +2,7 @@ import type { Route } from '../platform/module.ts';
 import { jsonBody } from '../http/body.ts';
 import { idParam, pageParams } from '../http/params.ts';
 import { MAX_PAGE_SIZE, parsePage } from '../pagination.ts';
-import { CreateSecret, Secret, SecretList, UpdateSecret } from '../schemas/secrets.ts';
+import { CreateSecret, Secret, SecretList, UpdateSecret } from './schemas.ts';
 import type { SecretDeps } from './deps.ts';
 import { createSecret, deleteSecret, fetchSecret, pageSecrets, updateSecret } from './service.ts';
 

@@ -6,7 +6,7 @@ import {
   CreateApiKeySecret, CreateBasicSecret, CreateBearerSecret, FORBIDDEN_HEADER_NAMES,
   UpdateApiKeySecret, UpdateBasicSecret, UpdateBearerSecret, UpdateOAuth2Secret,
   type SecretView,
-} from '../schemas/secrets.ts';
+} from './schemas.ts';
 import { auditRecord } from '../audit/record.ts';
 import { DEFAULT_API_KEY_HEADER, type SecretType } from './credential.ts';
 import { SECRET_FIELDS, type SecretDeps } from './deps.ts';

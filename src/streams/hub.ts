@@ -38,7 +38,7 @@ const PREPARE_WAIT_MS = 250;
 /** After a late preparation failure, how long the stream stays for its stream/error to reach the client. */
 const FAILED_LINGER_MS = 1_000;
 import { audioPiece, sentences, speakSentence, trimLeadingSilence, type SpeechPiece } from './speech.ts';
-import type { StreamScriptBody } from '../schemas/streams.ts';
+import type { StreamScriptBody } from './schemas.ts';
 
 export const DEFAULT_SESSION_TIMEOUT_S = 300;
 const MAX_PICTURE_BYTES = 10 * 1024 * 1024;

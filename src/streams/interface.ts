@@ -40,7 +40,7 @@ export interface StreamVariant {
   prefix: string;
   /** The OpenAPI tag of its routes. */
   tag: string;
-  /** The create body's schema (src/schemas/streams.ts `streamCreateBody`: the variant's fields beside the shared options). */
+  /** The create body's schema (src/streams/schemas.ts `streamCreateBody`: the variant's fields beside the shared options). */
   body: TObject;
   /**
    * Reads the create body (already validated against `body`) into a source; JsonError for

@@ -4,6 +4,7 @@ import type { StreamHub } from './interface.ts';
 import { createStreamService } from './hub.ts';
 import { streamRoutes } from './routes.ts';
 import { streamSettings } from './settings.ts';
+import { STREAM_ERRORS } from './errors.ts';
 
 /**
  * Live streams (docs/streams.md): WebRTC from the server (werift), a face rendered by the
@@ -14,6 +15,7 @@ import { streamSettings } from './settings.ts';
 export const streamsModule = defineModule({
   name: 'streams',
   config: streamSettings,
+  errors: STREAM_ERRORS,
   create(p, settings) {
     const service = createStreamService({
       settings,

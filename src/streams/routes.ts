@@ -4,7 +4,7 @@ import type { Route, RouteParam } from '../platform/module.ts';
 import type { ErrorKind } from '../errors.ts';
 import { jsonBody, optionalJsonBody } from '../http/body.ts';
 import { validate } from '../schemas/ajv.ts';
-import { CreateStreamResponse, SpeakResponse, StreamAnswer, StreamIce, StreamSession, StreamSpeak, StreamStatus } from '../schemas/streams.ts';
+import { CreateStreamResponse, SpeakResponse, StreamAnswer, StreamIce, StreamSession, StreamSpeak, StreamStatus } from './schemas.ts';
 import type { StreamVariant } from './interface.ts';
 import { DEFAULT_SESSION_TIMEOUT_S, type StreamService } from './hub.ts';
 

@@ -2,7 +2,7 @@ import type { Clock, IdFactory } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { JobQueue } from '../jobs/queue.ts';
 import type { MediaAccess } from '../media/index.ts';
-import type { CreateTalkBody, TalkSchemas } from '../schemas/talks.ts';
+import type { CreateTalkBody, TalkSchemas } from './schemas.ts';
 import type { ResourceRow, ResourceStore } from '../resources/store.ts';
 import type { VoiceCatalogue } from '../voices/catalogue.ts';
 import { resourceLifecycle, type Lifecycle, type ResourceKind } from '../resources/lifecycle.ts';

@@ -1,6 +1,6 @@
 import { defineModule } from '../platform/module.ts';
 import { defaultBackoff } from '../jobs/catalogue.ts';
-import { talkSchemas } from '../schemas/talks.ts';
+import { talkSchemas } from './schemas.ts';
 import { createPendingVideos } from '../clips/pending.ts';
 import { deriveKey } from '../keys.ts';
 import { TALK_JOB, talkLifecycle, type TalkDeps } from './kind.ts';

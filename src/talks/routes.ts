@@ -2,7 +2,7 @@ import type { Route } from '../platform/module.ts';
 import { jsonBody } from '../http/body.ts';
 import { idParam, pageParams } from '../http/params.ts';
 import { parsePage } from '../pagination.ts';
-import { CreateTalkResponse, Talk, TalkList } from '../schemas/talks.ts';
+import { CreateTalkResponse, Talk, TalkList } from './schemas.ts';
 import type { TalkDeps } from './kind.ts';
 import { createTalk } from './create.ts';
 import { fetchTalk, pageTalks, removeTalk } from './service.ts';

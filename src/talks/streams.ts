@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { animationSchemas } from '../schemas/animations.ts';
-import { streamCreateBody } from '../schemas/streams.ts';
+import { FaceSquare, photoUrl } from '../schemas/common.ts';
+import { streamCreateBody } from '../streams/schemas.ts';
 import { storedObject } from '../clips/create.ts';
 import { requirePermission } from '../users/permissions.ts';
 import { ApiError } from '../errors.ts';
@@ -21,13 +21,13 @@ export async function talkStreamVoice(deps: Pick<TalkDeps, 'voices'>): Promise<S
 
 /** `/talks/streams`: a photo (`source_url`, optional `face`, `config.stitch`) streamed live. */
 export function talkStreamVariant(deps: Pick<TalkDeps, 'config' | 'media' | 'voices'>): StreamVariant {
-  const animation = animationSchemas(deps.config.storageScheme).CreateAnimation.properties;
+  const photo = photoUrl(deps.config.storageScheme);
   return {
     prefix: '/talks/streams',
     tag: 'Talk streams',
     body: streamCreateBody('CreateTalkStream', {
-      source_url: Type.String({ pattern: animation.source_url.pattern, description: `the photo that speaks: ${animation.source_url.description}` }),
-      face: animation.face,
+      source_url: Type.String({ pattern: photo.pattern, description: `the photo that speaks: ${photo.description}` }),
+      face: Type.Optional(FaceSquare),
     }),
     async source({ user }, raw) {
       const body = raw as { source_url: string; face?: { size: number; top_left: [number, number] }; config?: { stitch?: boolean } };

@@ -4,7 +4,7 @@ import { isEgressError, type EgressError, type GuardedClient, type GuardedRespon
 import type { Logger } from '../log.ts';
 import type { ToolRow, SecretRow } from '../db/schema.ts';
 import { validate, type FieldError } from '../schemas/ajv.ts';
-import { ToolCallBody, type ToolCallResultView } from '../schemas/tools.ts';
+import { ToolCallBody, type ToolCallResultView } from './schemas.ts';
 import type { AuditDetail } from '../audit/store.ts';
 import { auditRecord } from '../audit/record.ts';
 import type { Credential } from '../secrets/credential.ts';

@@ -1,6 +1,6 @@
 import { isoTime } from '../clock.ts';
 import type { ToolRow } from '../db/schema.ts';
-import type { ToolView } from '../schemas/tools.ts';
+import type { ToolView } from './schemas.ts';
 
 export function presentTool(row: ToolRow): ToolView {
   return {

@@ -2,7 +2,7 @@ import type { Route } from '../platform/module.ts';
 import { jsonBody } from '../http/body.ts';
 import { idParam, pageParams } from '../http/params.ts';
 import { parsePage } from '../pagination.ts';
-import { Tool, ToolBody, ToolCallBody, ToolCallResult, ToolList } from '../schemas/tools.ts';
+import { Tool, ToolBody, ToolCallBody, ToolCallResult, ToolList } from './schemas.ts';
 import { createTool, deleteTool, fetchTool, pageTools, replaceTool } from './service.ts';
 import { callTool, type ToolCallDeps } from './call.ts';
 

@@ -2,7 +2,7 @@ import { ApiError, notFound } from '../errors.ts';
 import type { ToolRow } from '../db/schema.ts';
 import { byCreation, toPage, type PageCursor } from '../pagination.ts';
 import { validate } from '../schemas/ajv.ts';
-import { ToolBody, type ToolBodyInput, type ToolView } from '../schemas/tools.ts';
+import { ToolBody, type ToolBodyInput, type ToolView } from './schemas.ts';
 import { auditRecord } from '../audit/record.ts';
 import type { SecretDeps } from '../secrets/deps.ts';
 import { checkParameters } from './exec/parameters.ts';

@@ -1,5 +1,5 @@
 import type { Route } from '../platform/module.ts';
-import { VoiceList } from '../schemas/voices.ts';
+import { VoiceList } from './schemas.ts';
 import { PROVIDER_TYPES } from './interface.ts';
 import type { VoiceCatalogue } from './catalogue.ts';
 

@@ -11,6 +11,7 @@ import { createLogger } from '../../src/log.ts';
 import type { Permission } from '../../src/users/permissions.ts';
 import { createFakeBackend } from './fake-backend.ts';
 import { leakedIn } from './canaries.ts';
+import { UNDECLARED_KIND } from '../../src/http/errors.ts';
 
 export interface Harness {
   config: Config;
@@ -102,6 +103,9 @@ export function harness(env: Record<string, string> = {}, opts: ServiceOptions =
       }
       rmSync(dataDir, { recursive: true, force: true });
       if (leaks.length) throw new Error(`leak canary: ${leaks.length} planted credential form(s) appeared in a response, log line or audit row`);
+      // An ApiError of a kind no module declares answered 500: a defect, whatever the test asserted.
+      const undeclared = logs.filter((l) => l.includes(UNDECLARED_KIND));
+      if (undeclared.length) throw new Error(`${undeclared.length} error(s) of an undeclared kind: ${undeclared[0]}`);
     },
   };
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Type } from '@sinclair/typebox';
 import { validate } from '../../src/schemas/ajv.ts';
 import { ApiError } from '../../src/errors.ts';
-import { clipSchemas } from '../../src/schemas/clips.ts';
+import { clipSchemas } from '../../src/clips/schemas.ts';
 
 const detailsOf = (schema: Parameters<typeof validate>[0], body: unknown) => {
   try {

@@ -7,7 +7,7 @@ import { authHeader } from '../../tools/exec/request.ts';
 import { createOpenAIChat } from '../../llm/openai.ts';
 import { createCustomChat } from '../../llm/custom.ts';
 import { LlmError, type ChatModel } from '../../llm/interface.ts';
-import type { CreateAgentBody } from '../../schemas/agents.ts';
+import type { CreateAgentBody } from '../schemas.ts';
 import type { AuditStore } from '../../audit/store.ts';
 import { auditRecord } from '../../audit/record.ts';
 import type { Logger } from '../../log.ts';

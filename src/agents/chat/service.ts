@@ -6,7 +6,7 @@ import type { SecretDeps } from '../../secrets/deps.ts';
 import { callTool, type ToolCallDeps } from '../../tools/call.ts';
 import { byCreation, toPage, type PageCursor } from '../../pagination.ts';
 import { validate } from '../../schemas/ajv.ts';
-import type { ChatAnswerView, ChatBody, ChatSchemas, ChatView, ChatWithMessagesView, CreateAgentBody } from '../../schemas/agents.ts';
+import type { ChatAnswerView, ChatBody, ChatSchemas, ChatView, ChatWithMessagesView, CreateAgentBody } from '../schemas.ts';
 import { answerWithTools, type ToolLoopLimits, type ToolOutcome } from '../../llm/tool-loop.ts';
 import { LlmError, type ChatMessage, type ToolCall, type ToolSpec } from '../../llm/interface.ts';
 import type { AgentRow, AgentStore } from '../store.ts';

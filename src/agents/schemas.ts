@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Double, IsoTime, escapeRegex } from './common.ts';
-import { clipSchemas } from './clips.ts';
+import { Double, IsoTime, escapeRegex } from '../schemas/common.ts';
+import { speechSchemas } from '../speaking/schemas.ts';
 
 /**
  * JSON Schemas of the agent endpoints: the hosted service's shapes (POST /agents, GET
@@ -12,7 +12,7 @@ import { clipSchemas } from './clips.ts';
 export const MAX_AGENT_TOOLS = 64;
 
 export function agentSchemas(storageScheme: string) {
-  const clip = clipSchemas(storageScheme);
+  const clip = speechSchemas(storageScheme);
   const s = escapeRegex(storageScheme);
   const imageUrl = (what: string) =>
     Type.String({ maxLength: 2048, pattern: `^(?:https|${s})://[^\\s]+$`, description: `https:// or ${storageScheme}:// URL (POST /images answers one) of ${what}` });
@@ -124,7 +124,7 @@ export function agentSchemas(storageScheme: string) {
       llm: Type.Union([OpenAiLlm, CustomLlm], { description: 'the language model that answers' }),
       greetings: messages('greetings, one shown at random when a chat starts'),
       starter_message: messages('questions offered to the user to start a chat'),
-      user_data: clip.CreateClip.properties.user_data,
+      user_data: clip.requestFields.user_data,
       embed: Type.Optional(Type.Boolean({ description: 'kept and shown (the hosted service\'s embedding switch); default false' })),
     },
     { additionalProperties: false, $id: 'CreateAgent' },

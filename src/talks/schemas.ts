@@ -1,17 +1,16 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Double, IsoTime } from './common.ts';
-import { Clip, clipSchemas } from './clips.ts';
-import { animationSchemas } from './animations.ts';
+import { Double, IsoTime, photoUrl } from '../schemas/common.ts';
+import { speakingRecordFields, speechSchemas } from '../speaking/schemas.ts';
 
 /**
  * JSON Schemas of the talk endpoints: the hosted service's shapes (POST /talks, GET /talks/{id},
- * GET /talks). A talk is a clip on a photo: the script, its provider and the logo are the clip's
- * own schemas, the photo's URL follows the animations' source_url. docs/talks.md says which
+ * GET /talks). A talk is a clip on a photo: the script, its provider and the logo are the
+ * speaking kit's schemas (as clips'), the photo's URL is an animation's source_url. docs/talks.md says which
  * hosted fields are honoured, accepted and ignored, or refused.
  */
 export function talkSchemas(storageScheme: string) {
-  const clip = clipSchemas(storageScheme);
-  const photo = animationSchemas(storageScheme).CreateAnimation.properties.source_url;
+  const clip = speechSchemas(storageScheme);
+  const photo = photoUrl(storageScheme);
 
   const TalkConfig = Type.Object(
     {
@@ -31,10 +30,10 @@ export function talkSchemas(storageScheme: string) {
       source_url: Type.String({ pattern: photo.pattern, description: `the photo that speaks: ${photo.description}; a face must be found on it` }),
       script: Type.Union([clip.TextScript, clip.AudioScript], { description: 'what the photo says: a text spoken by a voice (default: an embedded English voice), or an audio' }),
       config: Type.Optional(TalkConfig),
-      user_data: clip.CreateClip.properties.user_data,
+      user_data: clip.requestFields.user_data,
       name: Type.Optional(Type.String({ maxLength: 200 })),
-      webhook: clip.CreateClip.properties.webhook,
-      result_url: clip.CreateClip.properties.result_url,
+      webhook: clip.requestFields.webhook,
+      result_url: clip.requestFields.result_url,
       persist: Type.Optional(Type.Boolean({ description: 'accepted for compatibility: results are kept until the talk is deleted' })),
     },
     { additionalProperties: false, $id: 'CreateTalk' },
@@ -53,8 +52,8 @@ export const CreateTalkResponse = Type.Object(
   { additionalProperties: false, $id: 'CreateTalkResponse' },
 );
 
-/** What a talk shows as a clip does (the speech, the render, the delivery), taken from the clip's record schema. */
-const { created_at, modified_at, started_at, completed_at, name, script, pending_url, result_url, audio_url, duration, credits, progress, metadata, webhook, user_data, error } = Clip.properties;
+/** What a talk shows as a clip does (the speech, the render, the delivery): the speaking kit's record fields. */
+const { created_at, modified_at, started_at, completed_at, name, script, pending_url, result_url, audio_url, duration, credits, progress, metadata, webhook, user_data, error } = speakingRecordFields;
 
 export const Talk = Type.Object(
   {

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IsoTime } from './common.ts';
+import { IsoTime } from '../schemas/common.ts';
 
 /**
  * JSON Schemas of the consent endpoints (POST /consents, POST /consents/{id}, GET

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IsoTime } from './common.ts';
+import { IsoTime } from '../schemas/common.ts';
 
 /**
  * JSON Schemas of the premium-plus avatar endpoints (POST /clips/avatars and its records):

@@ -1,5 +1,5 @@
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
-import { Double } from './common.ts';
+import { Double } from '../schemas/common.ts';
 
 /**
  * JSON Schemas of the live stream endpoints (`/talks/streams`, `/clips/streams`,

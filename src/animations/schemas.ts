@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Double, Int32, IsoTime, escapeRegex } from './common.ts';
+import { Double, FaceSquare, Int32, IsoTime, Rect, escapeRegex, photoUrl } from '../schemas/common.ts';
 
 /**
  * JSON Schemas of the animation endpoints. The storage scheme is configurable, so the URL
@@ -9,10 +9,7 @@ export function animationSchemas(storageScheme: string) {
   const s = escapeRegex(storageScheme);
   const ext = (list: string[]) => list.flatMap((e) => [e, e.toUpperCase()]).join('|');
   const query = '(?:[?#][^\\s]*)?';
-  const imageUrl = Type.String({
-    pattern: `^(?:https|${s})://[^\\s?#]+\\.(?:${ext(['jpg', 'jpeg', 'tiff', 'png', 'bmp'])})${query}$`,
-    description: `https:// or ${storageScheme}:// URL whose path ends in .jpg, .jpeg, .tiff, .png or .bmp (lower or upper case)`,
-  });
+  const imageUrl = photoUrl(storageScheme);
   const remoteUrl = Type.String({
     pattern: `^(?:https|${s})://[^\\s]+$`,
     description: `https:// or ${storageScheme}:// URL`,
@@ -25,7 +22,6 @@ export function animationSchemas(storageScheme: string) {
     pattern: `^(?:https|${s})://[^\\s?#]+\\.(?:${ext(['mp4', 'mov', 'mpeg'])})${query}$`,
     description: `https:// or ${storageScheme}:// URL whose path ends in .mp4, .mov or .mpeg (lower or upper case)`,
   });
-  const Dimension = Double({ maximum: 8000 });
 
   const Logo = Type.Object(
     {
@@ -40,26 +36,6 @@ export function animationSchemas(storageScheme: string) {
       }),
     },
     { additionalProperties: false, $id: 'Logo' },
-  );
-
-  const Rect = Type.Object(
-    { top: Dimension, left: Dimension, bottom: Dimension, right: Dimension },
-    { additionalProperties: false, $id: 'Rect' },
-  );
-
-  const FaceSquare = Type.Object(
-    {
-      size: Int32({ minimum: 0, description: 'side of the square' }),
-      top_left: Type.Array(Dimension, { minItems: 2, maxItems: 2, description: 'top-left corner [x, y]; may be negative' }),
-      overlap: Type.Optional(Type.Union([Type.Literal('NO'), Type.Literal('PARTIAL'), Type.Literal('YES'), Type.Literal('UNKNOWN')])),
-      face_id: Type.Optional(Type.String()),
-      detect_confidence: Type.Optional(Double()),
-      sharpness: Type.Optional(Double()),
-      face_occluded: Type.Optional(Type.Boolean()),
-      face_occluded_confidence: Type.Optional(Double()),
-      detection: Type.Optional(Rect),
-    },
-    { additionalProperties: false, $id: 'FaceSquare' },
   );
 
   const AnimateConfig = Type.Object(

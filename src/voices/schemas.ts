@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { PROVIDER_TYPES } from '../voices/interface.ts';
+import { PROVIDER_TYPES } from './interface.ts';
 
 /** One voice of `GET /tts/voices` (the hosted service's IVoice, the fields mimic knows). */
 export const Voice = Type.Object(

@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { IsoTime, named } from './common.ts';
+import { IsoTime, named } from '../schemas/common.ts';
 
 /**
  * JSON Schemas of the secrets endpoints. Credential values are printable ASCII for tokens and

@@ -1,0 +1,21 @@
+import { Type } from '@sinclair/typebox';
+import { IsoTime, named } from '../schemas/common.ts';
+
+/** JSON Schemas of the audit log (GET /audit): what happened to secrets and tools, without a secret. */
+export const AuditEvent = named(
+  'AuditEvent',
+  Type.Object(
+    {
+      id: Type.String(),
+      at: IsoTime,
+      action: Type.String({ description: 'secret.created|updated|deleted|used|refreshed|needs_reauthorization, tool.created|updated|deleted|called' }),
+      outcome: Type.Union([Type.Literal('success'), Type.Literal('failure')]),
+      secret_id: Type.Optional(Type.String()),
+      tool_id: Type.Optional(Type.String()),
+      call_id: Type.Optional(Type.String()),
+      detail: Type.Object({}, { additionalProperties: true, description: 'non-secret facts: upstream_status, error_kind, duration_ms, changed fields' }),
+    },
+    { additionalProperties: false },
+  ),
+);
+export const AuditList = Type.Object({ events: Type.Array(AuditEvent), token: Type.Optional(Type.String()) }, { additionalProperties: false });
