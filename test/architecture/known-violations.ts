@@ -18,6 +18,10 @@ export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
     'services.ts -> webhooks/index.ts',
   ],
   'capability-contract': [
+    // the stream create body is read from streams/schemas.ts: it belongs in streams/contract.ts
+    'agents/streams.ts -> streams/schemas.ts',
+    'clips/streams.ts -> streams/schemas.ts',
+    'talks/streams.ts -> streams/schemas.ts',
     // the chat records model calls in audit's store directly: wants an audit service key in audit/contract.ts
     'agents/chat/model.ts -> audit/record.ts',
     'agents/chat/model.ts -> audit/store.ts',
