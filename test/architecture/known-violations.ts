@@ -44,7 +44,6 @@ export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
     // streams/interface.ts is streams' contract under another name (and its schemas sit in schemas/streams.ts)
     'agents/chat/service.ts -> streams/interface.ts',
     'agents/chat/speech.ts -> streams/interface.ts',
-    'agents/streams.ts -> schemas/streams.ts',
     'agents/streams.ts -> streams/interface.ts',
     // agents read the presenter catalogue module: wants its service key in presenters/contract.ts
     'agents/module.ts -> presenters/catalogue.ts',
@@ -55,7 +54,6 @@ export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
     'agents/service.ts -> clips/create.ts',
     'agents/service.ts -> clips/kind.ts',
     'agents/streams.ts -> clips/kind.ts',
-    'schemas/agents.ts -> schemas/clips.ts',
     // agents create talks through talks/create.ts: wants a talks service in talks/contract.ts
     'agents/service.ts -> talks/create.ts',
     // agents read the voice catalogue module: wants its service key in voices/contract.ts
@@ -64,7 +62,6 @@ export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
     'animations/create.ts -> users/auth-user.ts',
     'animations/create.ts -> users/permissions.ts',
     // audit's routes reuse a schema of schemas/tools.ts: each capability's schemas move into its folder (§2.2)
-    'audit/routes.ts -> schemas/tools.ts',
     // avatars use consents' video checks, access and languages directly: wants a consents service in consents/contract.ts
     'avatars/checks.ts -> consents/video.ts',
     'avatars/deps.ts -> consents/access.ts',
@@ -87,7 +84,6 @@ export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
     // stored audio inputs come from audios/upload.ts: stored inputs move to speaking/ (§2.1)
     'clips/create.ts -> audios/upload.ts',
     'clips/speech.ts -> audios/upload.ts',
-    'schemas/clips.ts -> audios/upload.ts',
     // clips read the presenter catalogue and built-ins: wants the presenters service key in presenters/contract.ts
     'clips/create.ts -> presenters/built-in.ts',
     'clips/create.ts -> presenters/catalogue.ts',
@@ -103,22 +99,15 @@ export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
     'clips/speech.ts -> voices/catalogue.ts',
     'clips/speech.ts -> voices/interface.ts',
     // clips/streams.ts speaks into a stream through streams/interface.ts: wants streams/contract.ts
-    'clips/streams.ts -> schemas/streams.ts',
     'clips/streams.ts -> streams/interface.ts',
     // the caller (AuthUser) is read from users/ internals: wants users/contract.ts
     'consents/create.ts -> users/auth-user.ts',
     // presenters' schemas are written in schemas/clips.ts: each capability's schemas move into its folder (§2.2)
-    'presenters/catalogue.ts -> schemas/clips.ts',
-    'presenters/routes.ts -> schemas/clips.ts',
-    'presenters/service.ts -> schemas/clips.ts',
     // talks check media inputs with animations/checks.ts and reuse animation schemas: media checks move to media/, schemas to the kit (§2.1, §2.2)
-    'schemas/talks.ts -> schemas/animations.ts',
     'talks/create.ts -> animations/checks.ts',
     'talks/present.ts -> animations/checks.ts',
     'talks/render.ts -> animations/checks.ts',
-    'talks/streams.ts -> schemas/animations.ts',
     // talks are built on clips' speaking engine, pending videos, routes and schemas: they move to speaking/ and defineResource (§2.1, §2.2)
-    'schemas/talks.ts -> schemas/clips.ts',
     'talks/create.ts -> clips/create.ts',
     'talks/create.ts -> clips/deps.ts',
     'talks/create.ts -> clips/kind.ts',
@@ -161,7 +150,6 @@ export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
     'talks/create.ts -> voices/interface.ts',
     'talks/kind.ts -> voices/catalogue.ts',
     // talks/streams.ts uses streams/interface.ts and its schemas: wants streams/contract.ts
-    'talks/streams.ts -> schemas/streams.ts',
     'talks/streams.ts -> streams/interface.ts',
     // tools write audit records into audit's store directly: wants an audit service key in audit/contract.ts
     'tools/call.ts -> audit/record.ts',
