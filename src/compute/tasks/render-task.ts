@@ -187,6 +187,7 @@ export function renderTask<K extends string>(kind: K, inputs: readonly string[])
         const inputs = await downloadRenderInputs(r, result.max_bytes, ctx);
         ctx.mark('downloaded');
         const outputPath = join(ctx.dir, `result.${r.result_format}`);
+        // Every render kind takes a RenderRequest; `kind` is generic here, so one of them stands for its type.
         const rendered = await ctx.backend.run(kind as 'animation.render', {
           jobId: task.task_id,
           ...inputs,
