@@ -29,7 +29,7 @@ interface Measured {
 
 async function render(backend: ComputeBackend, dir: string, name: string, over: Partial<RenderRequest>): Promise<Measured> {
   const started = performance.now();
-  const r = await backend.render({
+  const r = await backend.run('animation.render', {
     jobId: name, sourcePath: SAMPLE_SOURCE, driver: { kind: 'bank', category: 'nostalgia', name: 'driver-01' },
     resultFormat: 'mp4', mute: true, stitch: false, maxAnimatedFaces: 1, logo: { kind: 'default' },
     outputPath: join(dir, `${name}.mp4`), workDir: dir, signal: new AbortController().signal, ...over,

@@ -96,7 +96,7 @@ async function render(s: Awaited<ReturnType<typeof speech>>): Promise<void> {
       const previewDir = join(dir, `preview-${r}`);
       mkdirSync(previewDir);
       const t = performance.now();
-      const res = await backend.render({
+      const res = await backend.run('animation.render', {
         jobId: `bench-${r}`, sourcePath: presenter.image, driver: { kind: 'speech', audioPath: s.wav, cues: s.cues, seed: 'bench' },
         resultFormat: 'mp4', mute: false, stitch: false, maxAnimatedFaces: 1, logo: { kind: 'default' },
         outputPath: join(dir, `clip-${r}.mp4`), previewDir, workDir: dir, signal: new AbortController().signal,
@@ -139,7 +139,7 @@ async function audioScript(s: Awaited<ReturnType<typeof speech>>): Promise<void>
   const outputPath = join(dir, 'clip-audio.mp4');
   try {
     const t = performance.now();
-    const res = await backend.render({
+    const res = await backend.run('animation.render', {
       jobId: 'bench-audio', sourcePath: presenter.image, driver: { kind: 'speech', audioPath: s.wav, cues: [], seed: 'bench' },
       resultFormat: 'mp4', mute: false, stitch: false, maxAnimatedFaces: 1, logo: { kind: 'default' },
       outputPath, previewDir, workDir: dir, signal: new AbortController().signal,
@@ -182,7 +182,7 @@ async function backgrounds(s: Awaited<ReturnType<typeof speech>>): Promise<void>
       mkdirSync(previewDir);
       const outputPath = join(dir, `clip-bg.${format}`);
       const t = performance.now();
-      const res = await backend.render({
+      const res = await backend.run('animation.render', {
         jobId: `bench-bg-${name}`, sourcePath: presenter.image, driver: { kind: 'speech', audioPath: s.wav, cues: s.cues, seed: 'bench' },
         resultFormat: format, mute: false, stitch: false, maxAnimatedFaces: 1, logo: { kind: 'default' }, ...(background ? { background } : {}),
         outputPath, previewDir, workDir: dir, signal: new AbortController().signal,

@@ -26,7 +26,7 @@ async function main(): Promise<void> {
   try {
     const once = async (i: number) => {
       const started = performance.now();
-      const r = await backend.render({
+      const r = await backend.run('animation.render', {
         jobId: `bench-${i}`, sourcePath: source, driver: { kind: 'bank', category, name },
         resultFormat: 'mp4', mute: true, stitch: false, maxAnimatedFaces: 1, logo: { kind: 'none' },
         outputPath: join(dir, `bench-${i}.mp4`), workDir: dir, signal: new AbortController().signal,

@@ -149,7 +149,7 @@ async function main(): Promise<void> {
       outputPath: join(dir, `${over.name}.${over.resultFormat ?? 'mp4'}`), workDir: dir, signal: new AbortController().signal,
       ...over,
     };
-    const result = await backend.render(req);
+    const result = await backend.run('animation.render', req);
     console.log(`rendered ${over.name}: ${result.metadata.resolution.join('x')}, ${result.metadata.num_frames} frames, faces ${result.faceIds.join(',')}`);
     return result;
   };

@@ -43,7 +43,7 @@ export async function renderAnimation(deps: RenderDeps, job: Job, ctx: JobContex
     const format = resultFormatOf(req);
     const outputPath = join(workDir, `result.${format}`);
     const onProgress = progressRecorder(deps.lifecycle, deps.clock, row.id, () => deps.log.warn('progress not recorded', { animation_id: row.id }));
-    const step = await renderStep(deps.backend, {
+    const step = await renderStep(deps.backend, 'animation.render', {
       jobId: job.id,
       outputPath,
       onProgress,

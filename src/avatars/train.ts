@@ -56,7 +56,7 @@ export async function createAvatarJob(deps: AvatarDeps, job: Job, ctx: JobContex
     const outputDir = join(workDir, 'trained');
     await mkdir(outputDir, { recursive: true });
     const windows = details.windows!;
-    const trained = await deps.backend.train({
+    const trained = await deps.backend.run('avatar.train', {
       jobId: job.id, footagePath: video, idle: windows.idle, speech: windows.speech, outputDir, workDir, signal: ctx.signal,
       onProgress: progressRecorder(deps.lifecycle, deps.clock, id, () => deps.log.warn('progress not recorded', { avatar_id: id })),
     });

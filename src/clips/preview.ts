@@ -41,7 +41,7 @@ export async function renderPreview(deps: RenderDeps, job: Job, ctx: JobContext)
   const outputPath = join(workDir, 'preview.mp4');
   let parked = false;
   try {
-    const step = await renderStep(deps.backend, {
+    const step = await renderStep(deps.backend, CLIP_JOB, {
       jobId: job.id,
       outputPath,
       onProgress: () => {},
@@ -49,7 +49,7 @@ export async function renderPreview(deps: RenderDeps, job: Job, ctx: JobContext)
         const voice = await deps.voices!.resolve({ type: presenter.voice.type, voiceId: presenter.voice.voice_id, ...(presenter.gender !== 'other' ? { gender: presenter.gender } : {}) });
         const speech = await speakToWav(providerOf(deps.voices, voice.provider.type), { text: previewSentence(presenter), voiceId: voice.voiceId, signal: ctx.signal }, workDir);
         return {
-          jobId: job.id, taskKind: CLIP_JOB, sourcePath: presenter.imagePath,
+          jobId: job.id, sourcePath: presenter.imagePath,
           driver: { kind: 'speech', audioPath: speech.path, cues: speech.cues, seed: presenter.id },
           logo: { kind: 'none' }, resultFormat: 'mp4', mute: false, stitch: false, maxAnimatedFaces: 1,
           outputPath, workDir, signal: ctx.signal,

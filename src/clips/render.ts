@@ -1,12 +1,12 @@
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { inputFile } from '../resources/input-file.ts';
 import { RenderError } from '../errors.ts';
-import type { BackgroundInput, ComputeBackend, LogoInput, RenderMetadata, ResultFormat } from '../compute/interface.ts';
+import type { BackgroundInput, ComputeBackend, LogoInput, ResultFormat } from '../compute/interface.ts';
+import type { RenderTaskKind } from '../compute/tasks/index.ts';
 import type { Job } from '../jobs/queue.ts';
 import type { JobContext, JobOutcome } from '../jobs/worker.ts';
 import { renderStep } from '../compute/run.ts';
-import { alphaWebmOutputs, joinAlphaParts, resultCodecs, runFfmpeg } from '../compute/local/ffmpeg.ts';
 import type { GuardedClient } from '../egress/client.ts';
 import type { Logger } from '../log.ts';
 import { INPUT_ROLES, InputRejected, inspectImage, maxBytesOf } from '../animations/checks.ts';
@@ -71,31 +71,6 @@ async function obtainBackground(deps: ImageDeps, record: Owned, workDir: string)
   return { kind: 'image', path: await fetchImage(deps, record, workDir, 'background', bg.source_url) };
 }
 
-/** `config.output_resolution`: the larger side of the result, aspect kept (even sides for the codec), alpha kept. */
-export async function resize(file: string, format: ResultFormat, alpha: boolean, side: number, metadata: RenderMetadata): Promise<RenderMetadata> {
-  const [w, h] = metadata.resolution.map(Number) as [number, number];
-  const scale = side / Math.max(w, h);
-  const even = (n: number) => Math.max(2, Math.round((n * scale) / 2) * 2);
-  const [nw, nh] = [even(w), even(h)];
-  if (nw === w && nh === h) return metadata;
-  const out = `${file}.scaled.${format}`;
-  const scaling = `scale=${nw}:${nh}`;
-  let args: string[];
-  if (format === 'webm' && alpha) {
-    // ffmpeg's own VP9 decoder drops the alpha plane: libvpx reads it; the alpha is written as for a render (ffmpeg.ts).
-    const webm = alphaWebmOutputs('[s]', out, ['-map', '0:a?', '-c:a', 'copy']);
-    args = ['-y', '-v', 'error', '-c:v', 'libvpx-vp9', '-i', file, '-filter_complex', `[0:v]${scaling},format=rgba[s];${webm.filter}`, ...webm.args];
-  } else {
-    const flags = format === 'webm' ? [] : ['-movflags', '+faststart'];
-    args = ['-y', '-v', 'error', '-i', file, '-vf', scaling, ...resultCodecs(format, alpha).video, '-c:a', 'copy', ...flags, out];
-  }
-  const { code, stderr } = await runFfmpeg(args, { timeoutMs: 10 * 60_000 });
-  if (code !== 0) throw new Error(`resizing the clip failed: ${stderr.trim().split('\n').at(-1) ?? ''}`);
-  if (format === 'webm' && alpha) await joinAlphaParts(out);
-  await rename(out, file);
-  return { ...metadata, resolution: [String(nw), String(nh)] };
-}
-
 /** What a speaking render needs of its deps: a clip's or a talk's (their lifecycles differ only in the record's view). */
 export type SpeakingDeps = SpeechDeps & ImageDeps & Pick<RenderDeps, 'backend' | 'log' | 'clock' | 'pending'> & {
   lifecycle: Pick<Lifecycle<unknown>, 'setDetails' | 'progress' | 'getById' | 'finish' | 'fail'>;
@@ -107,7 +82,7 @@ export interface SpeakingJob {
   /** The media folder and the log label: `clips` / `clip`, `talks` / `talk`. */
   folder: string;
   label: string;
-  taskKind: string;
+  taskKind: RenderTaskKind;
   format: ResultFormat;
   stitch: boolean;
   padSec?: number;
@@ -132,7 +107,7 @@ export async function renderSpeaking(deps: SpeakingDeps, job: Job, ctx: JobConte
   let parked = false;
   const onProgress = progressRecorder(deps.lifecycle, deps.clock, record.id, () => deps.log.warn('progress not recorded', { [`${spec.label}_id`]: record.id }));
   try {
-    const step = await renderStep(deps.backend, {
+    const step = await renderStep(deps.backend, spec.taskKind, {
       jobId: job.id,
       outputPath,
       onProgress,
@@ -143,12 +118,13 @@ export async function renderSpeaking(deps: SpeakingDeps, job: Job, ctx: JobConte
         return {
           previewDir,
           jobId: job.id,
-          taskKind: spec.taskKind,
           sourcePath,
           driver: { kind: 'speech', audioPath: speech.path, cues: speech.cues, seed: record.id },
           logo: await obtainLogo(deps, record, workDir),
           ...(background ? { background } : {}),
           resultFormat: format,
+          // `config.output_resolution`: the task scales its own result (the local runner and a remote worker alike).
+          ...(record.req.config?.output_resolution !== undefined ? { outputResolution: Math.round(record.req.config.output_resolution) } : {}),
           mute: false,
           stitch: spec.stitch,
           maxAnimatedFaces: 1,
@@ -164,10 +140,7 @@ export async function renderSpeaking(deps: SpeakingDeps, job: Job, ctx: JobConte
       return step;
     }
     const details = await spec.storedDetails();
-    let metadata = step.result.metadata;
-    const side = record.req.config?.output_resolution;
-    const transparent = record.req.background?.color === false;
-    if (side !== undefined) metadata = await resize(outputPath, format, transparent, Math.round(side), metadata);
+    const { metadata } = step.result;
     const delivered = await deliverVideo(deps, { userId: record.userId, target: record.req.result_url, defaultKey: `${spec.folder}/${record.id}/result.${format}`, file: outputPath, format });
     const result: ClipResult = {
       ...delivered,

@@ -4,6 +4,7 @@
  * are another. Inputs arrive as local files: fetching, storage and signing are the
  * caller's job, so a backend needs no network and no database.
  */
+import type { RunnableKind, TaskRequest, TaskResult } from './tasks/index.ts';
 
 /** mp4 and mov carry H.264 (mov: ProRes 4444 when the background is transparent); webm carries VP9 and Opus. */
 export type ResultFormat = 'mp4' | 'mov' | 'webm';
@@ -84,8 +85,6 @@ export const ALPHA_FORMATS: readonly ResultFormat[] = ['webm', 'mov'];
 
 export interface RenderRequest {
   jobId: string;
-  /** The compute task kind (src/compute/kinds.ts) a remote worker claims it as; `animation.render` when absent. */
-  taskKind?: string;
   sourcePath: string;
   driver: DriverInput;
   face?: FaceRequest;
@@ -106,6 +105,11 @@ export interface RenderRequest {
    * Undecodable → `OverlayError`.
    */
   overlayPath?: string;
+  /**
+   * The larger side of the finished video, pixels (its aspect kept, even sides for the codec, alpha kept): the video
+   * is scaled to it once rendered. Absent: the render's own size.
+   */
+  outputResolution?: number;
   /** The backend writes the finished video here (the caller creates the folder). */
   outputPath: string;
   /**
@@ -139,26 +143,26 @@ export interface RenderResult {
   faceIds: number[];
 }
 
-/** Where a parked job's render stands (see `ComputeBackend.parking`). */
-export type RenderState =
+/** Where a parked job's task stands (see `ComputeBackend.parking`). */
+export type RenderState<R = RenderResult> =
   /** Nothing to wait for (never submitted, superseded, or its failure already reported): submit. */
   | { state: 'none' }
   | { state: 'running'; progress: { done: number; total: number } | null }
-  /** Finished: the video is at the outputPath given to `poll`. */
-  | { state: 'done'; result: RenderResult };
+  /** Finished: the outputs are at the outputPath given to `poll`. */
+  | { state: 'done'; result: R };
 
 /**
- * A backend whose renders run elsewhere (GPU workers): the job hands the render over and
+ * A backend whose tasks run elsewhere (GPU workers): the job hands the task over and
  * parks, holding no runner slot, and is woken when it ends (src/jobs/README.md).
  */
 export interface ParkingBackend {
-  /** Hands the render over and returns at once; the job then waits on it. */
-  submit(req: RenderRequest): Promise<void>;
+  /** Hands the task over and returns at once; the job then waits on it. */
+  submit<K extends RunnableKind>(kind: K, req: TaskRequest<K>): Promise<void>;
   /**
-   * Where the job's latest render stands; keeps the job waiting on it while it runs. Throws the
-   * render's failure (RenderError for the inputs' fault), once.
+   * Where the job's latest task stands; keeps the job waiting on it while it runs. Throws the
+   * task's failure (RenderError for the inputs' fault), once.
    */
-  poll(jobId: string, outputPath: string): Promise<RenderState>;
+  poll<K extends RunnableKind>(kind: K, jobId: string, outputPath: string): Promise<RenderState<TaskResult<K>>>;
   /** The longest a parked job waits before it looks again on its own (another API process, an expired lease). */
   readonly recheckMs: number;
 }
@@ -197,22 +201,16 @@ export interface TrainResult {
 export const TRAIN_OUTPUT_FILES = { reference: 'reference.png', idle: 'idle.mp4' } as const;
 
 export interface ComputeBackend {
-  /** Present when renders run outside this process: the job runner parks instead of waiting. */
+  /** Present when tasks run outside this process: the job runner parks instead of waiting. */
   readonly parking?: ParkingBackend;
   readonly name: string;
   /**
-   * Renders one animation. Fails with `RenderError` (src/errors.ts) for a reason that lies
-   * in the inputs (FaceError, SourceError, DriverError, LogoError); any other error is a
-   * fault of the backend, and the job may be retried.
-   * Must not block the caller's event loop: heavy work runs in another thread or process.
+   * Runs one task of `kind` (the catalogue, src/compute/tasks/: a render, a training, ...). Fails
+   * with `RenderError` (src/errors.ts) for a reason that lies in the inputs (FaceError,
+   * SourceError, DriverError, LogoError, FootageError, ...); any other error is a fault of the
+   * backend, and the job may be retried. Must not block the caller's event loop: heavy work runs
+   * in another thread or process.
    */
-  render(req: RenderRequest): Promise<RenderResult>;
-  /**
-   * Trains an avatar from footage: writes `reference.png` and `idle.mp4` into `outputDir`.
-   * Fails with `RenderError` `FootageError` when the footage does not allow it (no face in the
-   * idle window, an undecodable file, a window outside the footage); any other error is the
-   * backend's fault. Must not block the caller's event loop.
-   */
-  train(req: TrainRequest): Promise<TrainResult>;
+  run<K extends RunnableKind>(kind: K, req: TaskRequest<K>): Promise<TaskResult<K>>;
   close(): Promise<void>;
 }

@@ -8,7 +8,7 @@ import { jsonBody, optionalJsonBody } from '../http/body.ts';
 import { validate } from '../schemas/ajv.ts';
 import { ClaimBody, CompleteBody, FailBody, HeartbeatBody } from '../schemas/compute.ts';
 import { bearerToken, type WorkerIdentity, type WorkerTokens } from './remote/tokens.ts';
-import { isFileName } from './remote/signing.ts';
+import { TASK_FILE_NAMES } from './tasks/index.ts';
 import {
   claimTask,
   completeTask,
@@ -52,7 +52,7 @@ export function computeRoutes(deps: ComputeRouteDeps): Route[] {
   const fileQuery = (c: Context<AppEnv>): FileQuery => ({ lease: c.req.query('lease'), expires: c.req.query('expires'), signature: c.req.query('signature') });
   const fileName = (c: Context<AppEnv>): string => {
     const name = c.req.param('name') ?? '';
-    if (!isFileName(name)) throw new ApiError('NotFoundError', 'The task has no such file');
+    if (!TASK_FILE_NAMES.has(name)) throw new ApiError('NotFoundError', 'The task has no such file');
     return name;
   };
 

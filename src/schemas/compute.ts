@@ -189,6 +189,8 @@ export const ClaimedTask = Type.Object(
         Type.Object({ kind: Kind('image'), url: FileUrl, position: Type.Array(Type.Integer(), { minItems: 2, maxItems: 2 }) }),
       ]),
       overlay_url: Type.Union([Type.Null(), FileUrl]),
+      /** The larger side the finished video is scaled to, aspect kept (even sides), alpha kept; absent: the render's own size (docs/compute-protocol.md). */
+      output_resolution: Type.Optional(Type.Integer({ minimum: 16, maximum: 4096 })),
       /** What the person is shown on (docs/compute-protocol.md); null or absent (servers before backgrounds): the source picture as it is. */
       background: Type.Optional(
         Type.Union([

@@ -5,7 +5,7 @@ import sharp from 'sharp';
 import { harness, type Harness } from '../helpers/harness.ts';
 import { createFakeBackend } from '../helpers/fake-backend.ts';
 import { startTlsServer, type TestServer } from '../helpers/tls.ts';
-import type { ComputeBackend } from '../../src/compute/interface.ts';
+import type { ComputeBackend, RenderRequest } from '../../src/compute/interface.ts';
 
 /** Lowered byte limits, so "too large" files stay small; the sample source (773 KiB) still fits. */
 const LIMITS = { MIMIC_MAX_IMAGE_BYTES: String(1024 * 1024), MIMIC_MAX_VIDEO_BYTES: '4096' };
@@ -203,12 +203,13 @@ describe('input checks at render time (fetched inputs: the record ends in error 
     // The backend sees the files while it renders; the work folder is gone afterwards.
     const backend: ComputeBackend = {
       ...fake,
-      render: (req) => {
+      run: (kind, task) => {
+        const req = task as unknown as RenderRequest;
         seenFiles.push({
           ...(req.logo.kind === 'image' ? { logo: readFileSync(req.logo.path) } : {}),
           ...(req.overlayPath ? { overlay: readFileSync(req.overlayPath) } : {}),
         });
-        return fake.render(req);
+        return fake.run(kind, task);
       },
     };
     h = harness({ ...LIMITS, MIMIC_EGRESS_ALLOW: 'localhost' }, { ca: [server.ca], backend });

@@ -2,8 +2,8 @@
 import { afterEach, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
-import type { RenderRequest } from '../../src/compute/interface.ts';
-import { runRemoteWorker } from '../../src/compute/remote/worker.ts';
+import type { ComputeBackend, RenderRequest } from '../../src/compute/interface.ts';
+import { runRemoteWorker } from '../../src/compute/remote/worker/index.ts';
 import { createLogger } from '../../src/log.ts';
 import { createFakeBackend } from '../helpers/fake-backend.ts';
 import { METADATA, fakeVideo, remoteFixture, type RemoteFixture } from '../compute/remote/fixture.ts';
@@ -98,9 +98,10 @@ it('the worker fetches a background picture and hands it to its backend, and upl
   expect(created.status).toBe(201);
   const seen: Buffer[] = [];
   const fake = createFakeBackend();
-  const backend = { ...fake, render: async (req: RenderRequest) => {
-    if (req.background?.kind === 'image') seen.push(readFileSync(req.background.path));
-    return fake.render(req);
+  const backend: ComputeBackend = { ...fake, run: async (kind, req) => {
+    const render = req as unknown as RenderRequest;
+    if (render.background?.kind === 'image') seen.push(readFileSync(render.background.path));
+    return fake.run(kind, req);
   } };
   const summary = await runRemoteWorker({ server: f.base, token: f.token, backend, log: createLogger(() => {}), once: true, waitMs: 20_000 });
   expect(summary).toMatchObject({ completed: 1, failed: 0 });
@@ -109,4 +110,30 @@ it('the worker fetches a background picture and hands it to its backend, and upl
   expect(seen[0]!.equals(png)).toBe(true);
   await expect.poll(async () => (await f!.h.call('GET', `/clips/${created.body.id}`, { key })).body.status, { timeout: 10_000 }).toBe('done');
   expect(readFileSync(f.h.services.mediaStore.find(userId, `clips/${created.body.id}/result.webm`)!).toString('hex', 0, 4)).toBe('1a45dfa3');
+});
+
+it('output_resolution is the task’s: the claim carries it, the built-in worker scales its own result, and the service delivers the upload as it is', async () => {
+  f = await remoteFixture({}, { backend: undefined, voices: toneCatalogue().catalogue });
+  f.h.services.worker.start();
+  const { key } = f.h.user();
+  const post = async () => (await f!.h.call('POST', '/clips', { key, body: { script: { type: 'text', input: 'Maybe more bread' }, config: { logo: false, output_resolution: 256 } } })).body.id as string;
+
+  // A worker that renders 512x512 and uploads it: the service no longer re-encodes in the API process (the upload
+  // here is no decodable video at all, so a re-encode after the worker would fail the clip).
+  const raw = await post();
+  const task = (await f.claim({ wait_ms: 20_000, kinds: ['clip.render'] })).body;
+  expect(task.render.output_resolution).toBe(256);
+  expect((await f.finish(task)).status).toBe(200);
+  const view = async (id: string) => (await f!.h.call('GET', `/clips/${id}`, { key })).body;
+  await expect.poll(async () => (await view(raw)).status, { timeout: 10_000 }).toBe('done');
+  expect((await view(raw)).metadata.resolution).toEqual(['512', '512']);
+
+  // The built-in worker hands the resolution to its backend, which scales the 64x64 render to 256x256.
+  const scaled = await post();
+  const fake = createFakeBackend();
+  const summary = await runRemoteWorker({ server: f.base, token: f.token, backend: fake, log: createLogger(() => {}), once: true, waitMs: 20_000 });
+  expect(summary).toMatchObject({ completed: 1, failed: 0 });
+  expect(fake.calls[0]).toMatchObject({ outputResolution: 256 });
+  await expect.poll(async () => (await view(scaled)).status, { timeout: 10_000 }).toBe('done');
+  expect((await view(scaled)).metadata.resolution).toEqual(['256', '256']);
 });

@@ -87,7 +87,7 @@ describe('person segmentation', () => {
 describe('backgrounds in the rendered video', () => {
   it('shows the presenter on a colour: the corners take the colour, the face keeps its own', async () => {
     const req = request('colour', { background: { kind: 'color', color: '#00b140' } });
-    await backend.render(req);
+    await backend.run('animation.render', req);
     const frame = rgbFrame(req.outputPath, FRAME, SIDE, SIDE);
     expect(near(meanColour(frame, SIDE, TOP_LEFT), [0, 177, 64], 12)).toBe(true);
     expect(near(meanColour(frame, SIDE, TOP_RIGHT), [0, 177, 64], 12)).toBe(true);
@@ -97,7 +97,7 @@ describe('backgrounds in the rendered video', () => {
 
   it('shows the presenter on a picture scaled to cover the frame (its middle kept, not squeezed)', async () => {
     const req = request('picture', { background: { kind: 'image', path: stripes } });
-    await backend.render(req);
+    await backend.run('animation.render', req);
     const frame = rgbFrame(req.outputPath, FRAME, SIDE, SIDE);
     expect(near(meanColour(frame, SIDE, TOP_LEFT), [255, 0, 0], 20)).toBe(true);
     expect(near(meanColour(frame, SIDE, TOP_RIGHT), [0, 0, 255], 20)).toBe(true);
@@ -107,7 +107,7 @@ describe('backgrounds in the rendered video', () => {
     const previewDir = join(dir, 'preview-webm');
     await mkdir(previewDir);
     const req = request('clear', { resultFormat: 'webm', background: { kind: 'transparent' }, logo: { kind: 'default' }, previewDir });
-    const result = await backend.render(req);
+    const result = await backend.run('animation.render', req);
     expect(result.metadata.resolution).toEqual(['512', '512']);
     expect(readFileSync(req.outputPath).toString('hex', 0, 4)).toBe('1a45dfa3');
     const info = (await runFfmpeg(['-i', req.outputPath])).stderr;
@@ -133,7 +133,7 @@ describe('backgrounds in the rendered video', () => {
 
   it('writes a transparent mov as ProRes 4444 with alpha', async () => {
     const req = request('clear-mov', { resultFormat: 'mov', background: { kind: 'transparent' } });
-    await backend.render(req);
+    await backend.run('animation.render', req);
     const info = (await runFfmpeg(['-i', req.outputPath])).stderr;
     expect(info).toMatch(/Video: prores \(4444\) \(ap4h/);
     const rgba = rgbaFrame(req.outputPath, FRAME, SIDE, SIDE);
@@ -143,7 +143,7 @@ describe('backgrounds in the rendered video', () => {
 
   it('writes a webm without alpha on the presenter\'s own picture', async () => {
     const req = request('webm', { resultFormat: 'webm' });
-    await backend.render(req);
+    await backend.run('animation.render', req);
     const info = (await runFfmpeg(['-i', req.outputPath])).stderr;
     expect(info).toMatch(/Video: vp9/);
     expect(info).not.toMatch(/alpha_mode/);
@@ -153,13 +153,13 @@ describe('backgrounds in the rendered video', () => {
   }, 120_000);
 
   it('refuses a transparent background in an mp4 (ConfigError) and an undecodable picture (BackgroundError)', async () => {
-    const mp4 = await renderError(backend.render(request('clear-mp4', { background: { kind: 'transparent' } })));
+    const mp4 = await renderError(backend.run('animation.render', request('clear-mp4', { background: { kind: 'transparent' } })));
     expect(mp4.kind).toBe('ConfigError');
     expect(mp4.description).toMatch(/webm or mov/);
     const junk = join(dir, 'junk.png');
     await writeFile(junk, 'not a picture');
     const bad: BackgroundInput = { kind: 'image', path: junk };
-    const err = await renderError(backend.render(request('junk', { background: bad })));
+    const err = await renderError(backend.run('animation.render', request('junk', { background: bad })));
     expect(err.kind).toBe('BackgroundError');
     expect(err.description).toMatch(/could not be decoded/);
   }, 60_000);

@@ -155,7 +155,7 @@ describe('on real clips, rendered from the embedded voices', () => {
     const previewDir = join(dir, `preview-${name}`);
     await mkdir(previewDir);
     const req = renderRequest(dir, { name, sourcePath: grace.image, mute: false, previewDir, driver: { kind: 'speech', audioPath: audio, cues: driven, seed: 'lipsync-test' } });
-    await backend.render(req);
+    await backend.run('animation.render', req);
     const sync = await measureLipSync(req.outputPath);
     const closure = bilabialClosure(sync.mouth, sync.fps, truth);
     return { sync, closure, misses: lipSyncMisses(sync, closure), timeline: await fileTimeline(req.outputPath) };

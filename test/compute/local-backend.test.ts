@@ -83,7 +83,7 @@ describe('local backend', () => {
     const ticker = setInterval(() => ticks++, 10);
     const progress: number[] = [];
     const req = request({ name: 'fun', onProgress: (done) => progress.push(done) });
-    const result = await backend.render(req).finally(() => clearInterval(ticker));
+    const result = await backend.run('animation.render', req).finally(() => clearInterval(ticker));
     const track = bankMotion('fun', 'driver-01')!;
 
     const facts = videoFacts(req.outputPath);
@@ -128,7 +128,7 @@ describe('local backend', () => {
       name: 'classics', resultFormat: 'mov', mute: false,
       driver: { kind: 'bank', category: 'classics', name: 'driver-happy-birthday-to-you' },
     });
-    const result = await backend.render(req);
+    const result = await backend.run('animation.render', req);
     const facts = videoFacts(req.outputPath);
     expect(facts.decodeErrors).toBe('');
     expect(facts.brand).toBe('qt  ');
@@ -144,7 +144,7 @@ describe('local backend', () => {
     const previewDir = join(dir, 'preview');
     await mkdir(previewDir);
     const req = request({ name: 'speech', mute: false, previewDir, driver: { kind: 'speech', audioPath, cues: [], seed: 'speech-test' } });
-    const result = await backend.render(req);
+    const result = await backend.run('animation.render', req);
     const facts = videoFacts(req.outputPath);
     expect(facts.decodeErrors).toBe('');
     expect(facts.hasAudio).toBe(true);
@@ -165,7 +165,7 @@ describe('local backend', () => {
     const previewDir = join(dir, 'preview-silent');
     await mkdir(previewDir);
     const req = request({ name: 'silent-preview', previewDir, driver: { kind: 'bank', category: 'subtle', name: 'driver-01' } });
-    await backend.render(req);
+    await backend.run('animation.render', req);
     expect(videoFacts(req.outputPath)).toMatchObject({ decodeErrors: '', hasAudio: false });
     expect(await readFile(join(previewDir, 'index.m3u8'), 'utf8')).toMatch(/seg000\.ts[\s\S]*#EXT-X-ENDLIST/);
   }, 120_000);
@@ -174,7 +174,7 @@ describe('local backend', () => {
     const odd = join(dir, 'odd.png');
     await sharp(SAMPLE).extract({ left: 20, top: 0, width: 451, height: 391 }).png().toFile(odd);
     const req = request({ name: 'stitch', sourcePath: odd, stitch: true, driver: { kind: 'bank', category: 'subtle', name: 'driver-03' } });
-    const result = await backend.render(req);
+    const result = await backend.run('animation.render', req);
     const facts = videoFacts(req.outputPath);
     expect(facts.decodeErrors).toBe('');
     expect([facts.width, facts.height]).toEqual([450, 390]);
@@ -187,7 +187,7 @@ describe('local backend', () => {
     for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) px.set([x, y, (x * y) % 256], (y * w + x) * 3);
     const path = join(dir, 'gradient.png');
     await sharp(px, { raw: { width: w, height: h, channels: 3 } }).png().toFile(path);
-    const err = await renderError(backend.render(request({ name: 'noface', sourcePath: path })));
+    const err = await renderError(backend.run('animation.render', request({ name: 'noface', sourcePath: path })));
     expect(err.kind).toBe('FaceError');
   }, 60_000);
 
@@ -206,14 +206,14 @@ describe('local backend', () => {
   it('fails with SourceError on a file that is not a picture', async () => {
     const path = join(dir, 'broken.jpg');
     await writeFile(path, 'this is not a jpeg');
-    const err = await renderError(backend.render(request({ name: 'broken', sourcePath: path })));
+    const err = await renderError(backend.run('animation.render', request({ name: 'broken', sourcePath: path })));
     expect(err.kind).toBe('SourceError');
   }, 60_000);
 
   it('fails with DriverError on a driver video that does not decode', async () => {
     const path = join(dir, 'driver.mp4');
     await writeFile(path, 'not a video');
-    const err = await renderError(backend.render(request({ name: 'baddriver', driver: { kind: 'video', path } })));
+    const err = await renderError(backend.run('animation.render', request({ name: 'baddriver', driver: { kind: 'video', path } })));
     expect(err.kind).toBe('DriverError');
   }, 60_000);
 
@@ -223,17 +223,17 @@ describe('local backend', () => {
       name: 'aborted', signal: ac.signal, driver: { kind: 'bank', category: 'nostalgia', name: 'driver-02' },
       onProgress: (done) => { if (done >= 20) ac.abort(); },
     });
-    const err = await backend.render(req).then(() => undefined, (e: unknown) => e);
+    const err = await backend.run('animation.render', req).then(() => undefined, (e: unknown) => e);
     expect((err as Error).name).toBe('AbortError');
     await new Promise((r) => setTimeout(r, 500));
     expect(existsSync(req.outputPath)).toBe(false);
 
     const pre = new AbortController();
     pre.abort();
-    const early = await backend.render(request({ name: 'pre', signal: pre.signal })).then(() => undefined, (e: unknown) => e);
+    const early = await backend.run('animation.render', request({ name: 'pre', signal: pre.signal })).then(() => undefined, (e: unknown) => e);
     expect((early as Error).name).toBe('AbortError');
 
-    const after = await backend.render(request({ name: 'after', driver: { kind: 'bank', category: 'subtle', name: 'driver-01' } }));
+    const after = await backend.run('animation.render', request({ name: 'after', driver: { kind: 'bank', category: 'subtle', name: 'driver-01' } }));
     expect(after.metadata.num_frames).toBe(bankMotion('subtle', 'driver-01')!.frames.length);
   }, 120_000);
 
@@ -244,7 +244,7 @@ describe('local backend', () => {
     beforeAll(async () => {
       // A driver with a face, motion and sound: a classics render, made small and short.
       const full = join(dir, 'driver-full.mp4');
-      await backend.render(request({
+      await backend.run('animation.render', request({
         name: 'driver-full', outputPath: full, mute: false,
         driver: { kind: 'bank', category: 'classics', name: 'driver-la-cucaracha' },
       }));
@@ -272,7 +272,7 @@ describe('local backend', () => {
 
     it('renders with the driver duration, fps and sound', async () => {
       const req = request({ name: 'video-driven', mute: false, driver: { kind: 'video', path: driverPath } });
-      const result = await backend.render(req);
+      const result = await backend.run('animation.render', req);
       const facts = videoFacts(req.outputPath);
       expect(facts.decodeErrors).toBe('');
       expect(result.metadata.num_frames).toBe(SECONDS * 25);
@@ -289,7 +289,7 @@ describe('local backend', () => {
       const r = await runFfmpeg(['-y', '-loglevel', 'error', '-i', driverPath, '-t', '2', '-r', '20', '-c:v', 'libx264', '-preset', 'veryfast', '-c:a', 'aac', path]);
       expect(r.code, r.stderr).toBe(0);
       const req = request({ name: 'video-driven-muted', resultFormat: 'mov', mute: true, driver: { kind: 'video', path } });
-      const result = await backend.render(req);
+      const result = await backend.run('animation.render', req);
       const facts = videoFacts(req.outputPath);
       expect(facts.decodeErrors).toBe('');
       expect(facts.brand).toBe('qt  ');
@@ -306,7 +306,7 @@ describe('local backend', () => {
       const r = await runFfmpeg(['-y', '-loglevel', 'error', '-i', driverPath, '-t', '1', '-r', '30000/1001', '-c:v', 'libx264', '-preset', 'veryfast', '-an', path]);
       expect(r.code, r.stderr).toBe(0);
       const req = request({ name: 'video-driven-ntsc', driver: { kind: 'video', path } });
-      const result = await backend.render(req);
+      const result = await backend.run('animation.render', req);
       const facts = videoFacts(req.outputPath);
       expect(result.metadata.video_fps).toBe(30);
       expect(facts.fps).toBeCloseTo(29.97, 2);
@@ -317,7 +317,7 @@ describe('local backend', () => {
       const path = join(dir, 'testsrc.mp4');
       const r = await runFfmpeg(['-y', '-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc=size=160x120:rate=10:duration=1', '-pix_fmt', 'yuv420p', path]);
       expect(r.code, r.stderr).toBe(0);
-      const err = await renderError(backend.render(request({ name: 'noface-driver', driver: { kind: 'video', path } })));
+      const err = await renderError(backend.run('animation.render', request({ name: 'noface-driver', driver: { kind: 'video', path } })));
       expect(err.kind).toBe('DriverError');
     }, 60_000);
   });

@@ -55,7 +55,7 @@ function rendered(over: Partial<RenderRequest> & { name: string }): Promise<Rend
   let p = cached.get(over.name);
   if (!p) {
     const req = request(over);
-    p = backend.render(req).then((result) => ({ req, result }));
+    p = backend.run('animation.render', req).then((result) => ({ req, result }));
     cached.set(over.name, p);
   }
   return p;
@@ -191,7 +191,7 @@ describe('logo', () => {
 
   it('fails with LogoError when the logo lies outside the frame, naming the size and position', async () => {
     for (const position of [[512, 0], [0, -600], [-700, 10]] as [number, number][]) {
-      const err = await renderError(backend.render(request({ name: 'logo-outside', logo: { kind: 'image', path: bands, position } })));
+      const err = await renderError(backend.run('animation.render', request({ name: 'logo-outside', logo: { kind: 'image', path: bands, position } })));
       expect(err.kind).toBe('LogoError');
       expect(err.description).toContain('512x512');
       expect(err.description).toContain(`[${position[0]}, ${position[1]}]`);
@@ -201,7 +201,7 @@ describe('logo', () => {
   it('fails with LogoError on a logo that does not decode', async () => {
     const logo = join(dir, 'broken-logo.png');
     await writeFile(logo, 'not a png');
-    const err = await renderError(backend.render(request({ name: 'logo-broken', logo: { kind: 'image', path: logo, position: [0, 0] } })));
+    const err = await renderError(backend.run('animation.render', request({ name: 'logo-broken', logo: { kind: 'image', path: logo, position: [0, 0] } })));
     expect(err.kind).toBe('LogoError');
   }, 60_000);
 });
@@ -306,7 +306,7 @@ describe('overlay video', () => {
     const r = await runFfmpeg(['-y', '-loglevel', 'error', '-f', 'lavfi', '-i', 'sine=frequency=440:duration=1', '-c:a', 'aac', audio]);
     expect(r.code, r.stderr).toBe(0);
     for (const overlayPath of [text, audio]) {
-      const err = await renderError(backend.render(request({ name: 'overlay-broken', overlayPath })));
+      const err = await renderError(backend.run('animation.render', request({ name: 'overlay-broken', overlayPath })));
       expect(err.kind).toBe('OverlayError');
     }
   }, 60_000);
@@ -335,7 +335,7 @@ describe('overlay video', () => {
         ac.abort();
       },
     });
-    const err = await backend.render(req).then(() => undefined, (e: unknown) => e);
+    const err = await backend.run('animation.render', req).then(() => undefined, (e: unknown) => e);
     expect((err as Error).name).toBe('AbortError');
     expect(runningAtAbort).toBe(1);
     // The render process stops its ffmpeg processes as it exits.
@@ -464,7 +464,7 @@ describe('stitch and the requested face', () => {
   }, 120_000);
 
   it('fails with FaceError when the requested face square holds no face', async () => {
-    const err = await renderError(backend.render(request({ name: 'face-elsewhere', sourcePath: twoFaces, face: { size: 60, top_left: [420, 420] } })));
+    const err = await renderError(backend.run('animation.render', request({ name: 'face-elsewhere', sourcePath: twoFaces, face: { size: 60, top_left: [420, 420] } })));
     expect(err.kind).toBe('FaceError');
     expect(err.description).toContain('no face found inside the requested face square');
   }, 60_000);

@@ -52,7 +52,7 @@ const mad = (a: Buffer, b: Buffer) => a.reduce((s, v, i) => s + Math.abs(v - b[i
 describe('local avatar training', () => {
   it('writes a 512x512 reference with the face cut like a presenter, a seamless 10 s idle loop, and the pitch of the voice', async () => {
     const req = request();
-    const result = await backend.train(req);
+    const result = await backend.run('avatar.train', req);
     expect(result.size).toBe(512);
     expect(result.loopSec).toBe(10);
     expect(result.referenceSec).toBeGreaterThanOrEqual(13);
@@ -95,7 +95,7 @@ describe('local avatar training', () => {
 
   it('cuts a shorter loop from a short idle window and measures no pitch where nothing is voiced', async () => {
     const req = request({ idle: { fromSec: 18, toSec: 22 }, speech: { fromSec: 14, toSec: 24 } });
-    const result = await backend.train(req);
+    const result = await backend.run('avatar.train', req);
     const { frames } = loopFrames(4);
     expect(result.loopSec).toBe(frames / 25);
     expect(result.loopSec).toBeLessThan(4);
@@ -107,23 +107,23 @@ describe('local avatar training', () => {
   it('fails with FootageError when the idle window shows no face, or lies outside the footage', async () => {
     const blank = makeFootage(join(dir, 'blank.mp4'), { seconds: 6, voiceSec: 2, picture: null });
     const req = request({ footagePath: blank, idle: { fromSec: 3, toSec: 6 }, speech: { fromSec: 0, toSec: 2 } });
-    const err = await renderError(backend.train(req));
+    const err = await renderError(backend.run('avatar.train', req));
     expect(err.kind).toBe('FootageError');
     expect(err.description).toMatch(/no face/);
     expect(existsSync(join(req.outputDir, 'idle.mp4'))).toBe(false);
 
-    const outside = await renderError(backend.train(request({ idle: { fromSec: 30, toSec: 40 } })));
+    const outside = await renderError(backend.run('avatar.train', request({ idle: { fromSec: 30, toSec: 40 } })));
     expect(outside.kind).toBe('FootageError');
     expect(outside.description).toMatch(/outside/);
     const text = join(dir, 'not-a-video.mp4');
     spawnSync('sh', ['-c', `echo hello > ${text}`]);
-    expect((await renderError(backend.train(request({ footagePath: text })))).kind).toBe('FootageError');
+    expect((await renderError(backend.run('avatar.train', request({ footagePath: text })))).kind).toBe('FootageError');
   });
 
   it('stops at once when aborted', async () => {
     const controller = new AbortController();
     const req = request({ signal: controller.signal });
-    const p = backend.train(req);
+    const p = backend.run('avatar.train', req);
     controller.abort();
     await expect(p).rejects.toMatchObject({ name: 'AbortError' });
   });

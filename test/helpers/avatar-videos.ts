@@ -195,7 +195,7 @@ async function square(picture: string, path: string): Promise<void> {
 async function renderSpeaking(picture: string, speech: SpokenWav, out: string, workDir: string, opts: { mute: boolean; faces: number }): Promise<void> {
   const backend = createLocalBackend();
   try {
-    await backend.render({
+    await backend.run('animation.render', {
       jobId: `test-video-${randomBytes(4).toString('hex')}`,
       sourcePath: picture,
       driver: { kind: 'speech', audioPath: speech.path, cues: speech.cues, seed: 'test-videos' },

@@ -3,6 +3,8 @@ import ffmpeg from '@ffmpeg-installer/ffmpeg';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import type { ComputeBackend, RenderRequest, RenderResult, TrainRequest, TrainResult } from '../../src/compute/interface.ts';
+import { resize } from '../../src/compute/local/resize.ts';
+import type { RunnableKind } from '../../src/compute/tasks/index.ts';
 import { RenderError } from '../../src/errors.ts';
 
 /**
@@ -13,15 +15,14 @@ import { RenderError } from '../../src/errors.ts';
 export function createFakeBackend(opts: { delayMs?: number; failWith?: RenderError; fault?: Error } = {}): ComputeBackend & {
   calls: RenderRequest[];
   trainCalls: TrainRequest[];
+  /** The task kind of every render, in the order of `calls`. */
+  kinds: RunnableKind[];
 } {
   const calls: RenderRequest[] = [];
   const trainCalls: TrainRequest[] = [];
-  return {
-    name: 'fake',
-    calls,
-    trainCalls,
-    /** A 64x64 reference.png and a 0.4 s idle.mp4 test pattern; a pitch of 120 Hz. */
-    async train(req: TrainRequest): Promise<TrainResult> {
+  const kinds: RunnableKind[] = [];
+  /** A 64x64 reference.png and a 0.4 s idle.mp4 test pattern; a pitch of 120 Hz. */
+  async function train(req: TrainRequest): Promise<TrainResult> {
       trainCalls.push(req);
       if (opts.failWith) throw opts.failWith;
       if (opts.fault) throw opts.fault;
@@ -33,8 +34,9 @@ export function createFakeBackend(opts: { delayMs?: number; failWith?: RenderErr
       });
       req.onProgress?.(1, 1);
       return { referenceSec: req.idle.fromSec, loopSec: 0.4, size: 64, pitchHz: 120 };
-    },
-    async render(req: RenderRequest): Promise<RenderResult> {
+  }
+  /** A 64x64 0.4 s test pattern in the asked format, scaled to `outputResolution` as a real backend scales it. */
+  async function render(req: RenderRequest): Promise<RenderResult> {
       calls.push(req);
       if (opts.delayMs) {
         await new Promise<void>((resolve, reject) => {
@@ -53,10 +55,26 @@ export function createFakeBackend(opts: { delayMs?: number; failWith?: RenderErr
         p.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`ffmpeg exited ${code}`))));
       });
       req.onProgress?.(10, 10);
+      const metadata: RenderResult['metadata'] = { num_frames: 10, processing_fps: 100, resolution: ['64', '64'], size_kib: 1, source_pose: [0, 0, 0], video_fps: 25, faces: [] };
       return {
-        metadata: { num_frames: 10, processing_fps: 100, resolution: ['64', '64'], size_kib: 1, source_pose: [0, 0, 0], video_fps: 25, faces: [] },
+        metadata: req.outputResolution === undefined ? metadata : await resize(req.outputPath, req.resultFormat, req.background?.kind === 'transparent', req.outputResolution, metadata),
         faceIds: [0],
       };
+  }
+  const handlers: Record<RunnableKind, (req: never) => Promise<unknown>> = {
+    'animation.render': render,
+    'clip.render': render,
+    'talk.render': render,
+    'avatar.train': train,
+  };
+  return {
+    name: 'fake',
+    calls,
+    trainCalls,
+    kinds,
+    run: (kind, req) => {
+      if (handlers[kind] === render) kinds.push(kind);
+      return handlers[kind](req as never) as never;
     },
     async close() {},
   };

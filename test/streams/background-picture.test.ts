@@ -11,7 +11,7 @@ import { meanColour } from '../helpers/video.ts';
 import { startLiveService } from '../helpers/live-service.ts';
 import { createFakeStreamRenderer } from '../helpers/stream-renderer.ts';
 import { createFakeBackend } from '../helpers/fake-backend.ts';
-import { runRemoteWorker } from '../../src/compute/remote/worker.ts';
+import { runRemoteWorker } from '../../src/compute/remote/worker/index.ts';
 import { createLogger } from '../../src/log.ts';
 
 /**

@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startLiveService, type LiveService } from '../helpers/live-service.ts';
 import { answerOffer, type BrowserPeer } from '../helpers/browser-peer.ts';
-import { runRemoteWorker } from '../../src/compute/remote/worker.ts';
+import { runRemoteWorker } from '../../src/compute/remote/worker/index.ts';
 import { createLocalBackend } from '../../src/compute/local/index.ts';
 import { createLocalStreamRenderer } from '../../src/compute/local/stream/index.ts';
 import { createLogger } from '../../src/log.ts';

@@ -165,7 +165,8 @@ describe('talk lifecycle', () => {
     expect(rec.completed_at).toBeDefined();
     // The render got the uploaded photo itself, the speech and its cues, with sound and without stitch.
     const call = calls(h)[0]!;
-    expect(call).toMatchObject({ taskKind: 'talk.render', mute: false, stitch: false, logo: { kind: 'default' }, driver: { kind: 'speech', seed: id } });
+    expect((h.services.backend as ReturnType<typeof createFakeBackend>).kinds[0]).toBe('talk.render');
+    expect(call).toMatchObject({ mute: false, stitch: false, logo: { kind: 'default' }, driver: { kind: 'speech', seed: id } });
     expect(readFileSync(call.sourcePath)).toEqual(readFileSync(PHOTO));
     expect(call.driver.kind === 'speech' && call.driver.cues.map((c) => c.phoneme).slice(0, 2)).toEqual(['P', 'AA']);
     expect(credits(h, u.id)).toBe(9);

@@ -10,11 +10,18 @@ import type { ChildMessage, ParentMessage } from './protocol.ts';
 
 const send = (m: ChildMessage) => process.send?.(m);
 
+/** The jobs this process runs, by the runner name a task kind's `local` part gives (src/compute/tasks/). */
+const RUNNERS: Record<string, (job: never, progress: (done: number, total: number) => void) => Promise<unknown>> = {
+  render: renderJob,
+  train: trainAvatar,
+};
+
 process.on('message', (raw) => {
   const msg = raw as ParentMessage;
-  if (msg.type !== 'render' && msg.type !== 'train') return;
+  if (msg.type !== 'job') return;
   const progress = (done: number, total: number) => send({ type: 'progress', id: msg.id, done, total });
-  const work = msg.type === 'render' ? renderJob(msg.job, progress) : trainAvatar(msg.job, progress);
+  const runner = RUNNERS[msg.runner];
+  const work = runner ? runner(msg.job as never, progress) : Promise.reject(new Error(`the render process has no runner ${msg.runner}`));
   work.then(
     (result) => send({ type: 'result', id: msg.id, result }),
     (err: unknown) => {

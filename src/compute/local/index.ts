@@ -1,5 +1,5 @@
 /**
- * The local CPU backend. Renders and trainings run in one long-lived child process (so the caller's event
+ * The local CPU backend. Tasks (renders, trainings: each kind's `local` runner in src/compute/tasks/) run in one long-lived child process (so the caller's event
  * loop never blocks and the face models load once), one render at a time, in arrival order.
  * Aborting a render kills that process; the next render starts a fresh one.
  */
@@ -8,11 +8,9 @@ import { rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { RenderError } from '../../errors.ts';
-import { join } from 'node:path';
-import { TRAIN_OUTPUT_FILES, type ComputeBackend, type RenderRequest, type RenderResult, type TrainRequest, type TrainResult } from '../interface.ts';
+import type { ComputeBackend, RenderRequest } from '../interface.ts';
+import { taskOf } from '../tasks/index.ts';
 import type { ChildMessage, ParentMessage } from './protocol.ts';
-import type { RenderJob } from './render.ts';
-import type { TrainJob } from './train.ts';
 
 export interface LocalBackendOptions {
   /**
@@ -107,20 +105,6 @@ export function createLocalBackend(opts: LocalBackendOptions = {}): ComputeBacke
       c.send(message(id));
     });
 
-  const renderMessage = (req: RenderRequest) => (id: number): ParentMessage => {
-    const job: RenderJob = {
-      jobId: req.jobId, sourcePath: req.sourcePath, driver: req.driver, face: req.face,
-      resultFormat: req.resultFormat, mute: req.mute, stitch: req.stitch, maxAnimatedFaces: req.maxAnimatedFaces,
-      logo: req.logo, ...(req.overlayPath ? { overlayPath: req.overlayPath } : {}), ...(req.background ? { background: req.background } : {}),
-      outputPath: req.outputPath, workDir: req.workDir, ...(req.previewDir ? { previewDir: req.previewDir } : {}),
-    };
-    return { type: 'render', id, job };
-  };
-  const trainMessage = (req: TrainRequest) => (id: number): ParentMessage => {
-    const job: TrainJob = { jobId: req.jobId, footagePath: req.footagePath, idle: req.idle, speech: req.speech, outputDir: req.outputDir, workDir: req.workDir };
-    return { type: 'train', id, job };
-  };
-
   /** Jobs run one at a time, in arrival order; one aborted while it waits for its turn fails at once. */
   const queued = <T>(signal: AbortSignal, work: () => Promise<T>): Promise<T> => {
     const turn = new Promise<void>((resolve, reject) => {
@@ -138,9 +122,11 @@ export function createLocalBackend(opts: LocalBackendOptions = {}): ComputeBacke
 
   return {
     name: 'local',
-    render: (req) => queued(req.signal, () => run<RenderResult>(req, renderMessage(req), [req.outputPath])),
-    train: (req) =>
-      queued(req.signal, () => run<TrainResult>(req, trainMessage(req), Object.values(TRAIN_OUTPUT_FILES).map((f) => join(req.outputDir, f)))),
+    run: (kind, req) => {
+      const local = taskOf(kind).local;
+      if (!local) return Promise.reject(new Error(`the local backend does not run ${kind} tasks`));
+      return queued(req.signal, () => run<never>(req, (id) => ({ type: 'job', id, runner: local.runner, job: local.job(req) }), local.outputs(req)));
+    },
     async close() {
       closed = true;
       const c = child;

@@ -22,6 +22,7 @@ import { wavBytes } from './song.ts';
 import { warpTriangles, type RgbImage } from './warp.ts';
 import { mouthTones, shadeMouth, type MouthTones } from './mouth.ts';
 import { drawLayerRgba, loadBackground, overBackground, segmentPerson, withAlpha } from './matte.ts';
+import { resize } from './resize.ts';
 import { ALPHA_FORMATS } from '../interface.ts';
 
 /** A render request as it crosses into the render process (no signal, no callbacks). */
@@ -136,7 +137,7 @@ export async function renderJob(job: RenderJob, onProgress: (done: number, total
 
   const seconds = (performance.now() - started) / 1000;
   const { size } = await stat(job.outputPath);
-  return {
+  const result: RenderResult = {
     metadata: {
       num_frames: total,
       processing_fps: Math.round((total / seconds) * 100) / 100,
@@ -149,6 +150,9 @@ export async function renderJob(job: RenderJob, onProgress: (done: number, total
     },
     faceIds: animated.map((f) => f.face.face_id),
   };
+  if (job.outputResolution === undefined) return result;
+  const transparent = job.background?.kind === 'transparent';
+  return { ...result, metadata: await resize(job.outputPath, job.resultFormat, transparent, Math.round(job.outputResolution), result.metadata) };
 }
 
 /** Each rig's mouth colours, one per face, taken once from the picture it was built on. */

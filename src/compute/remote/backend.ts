@@ -1,11 +1,7 @@
-import { rename, stat } from 'node:fs/promises';
 import { RenderError, RENDER_ERROR_KINDS, type RenderErrorKind } from '../../errors.ts';
-import { join } from 'node:path';
-import { TRAIN_OUTPUT_FILES, type ComputeBackend, type ParkingBackend, type RenderMetadata, type RenderRequest, type RenderResult, type RenderState, type TrainRequest, type TrainResult } from '../interface.ts';
-import { TRAIN_TASK_KIND } from '../kinds.ts';
-import type { TrainMetadata } from '../../schemas/compute.ts';
-import { storedRender, storedTrain } from './protocol.ts';
-import { uploadPathOf, type ComputeTasks, type CreateTask, type TaskRow } from './task-store.ts';
+import type { ComputeBackend, ParkingBackend, RenderState } from '../interface.ts';
+import { taskOf } from '../tasks/index.ts';
+import type { ComputeTasks, CreateTask, TaskRow } from './task-store.ts';
 
 export interface RemoteBackendOptions {
   tasks: ComputeTasks;
@@ -24,30 +20,14 @@ const abortError = (): DOMException => new DOMException('the render was aborted'
 
 const isRenderErrorKind = (kind: string): kind is RenderErrorKind => (RENDER_ERROR_KINDS as readonly string[]).includes(kind);
 
-const resultOf = (row: TaskRow): RenderResult => ({ metadata: JSON.parse(row.metadata!) as RenderMetadata, faceIds: JSON.parse(row.face_ids!) as number[] });
-
 const failureOf = (row: TaskRow): Error =>
   row.error_kind && isRenderErrorKind(row.error_kind)
     ? new RenderError(row.error_kind, row.error ?? 'The render failed')
     : new Error(`remote render failed after ${row.attempts} attempt(s): ${row.error ?? 'unknown reason'}`);
 
-const exists = (path: string) => stat(path).then(() => true, () => false);
-
-/** The accepted attempt's own upload becomes the output; stale uploads of other attempts stay where they are. */
-async function takeResult(row: TaskRow, outputPath: string): Promise<boolean> {
-  try {
-    await rename(uploadPathOf(row), outputPath);
-    return true;
-  } catch (err) {
-    // Already taken by an earlier run of the job (its delivery failed and it is retried).
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return exists(outputPath);
-    throw err;
-  }
-}
-
 /** The parked form of a remote render: submit, return, and be woken when the task ends. */
 function parkingOf(tasks: ComputeTasks, recheckMs: number): ParkingBackend {
-  async function poll(jobId: string, outputPath: string): Promise<RenderState> {
+  async function poll(jobId: string, outputPath: string): Promise<RenderState<unknown>> {
     for (let tries = 0; tries < 3; tries++) {
       const latest = await tasks.latestOfJob(jobId);
       if (!latest) return { state: 'none' };
@@ -59,8 +39,10 @@ function parkingOf(tasks: ComputeTasks, recheckMs: number): ParkingBackend {
           // Wait on it again; when it ended in between, look once more.
           if (!(await tasks.watch(row.id))) continue;
           return { state: 'running', progress: row.progress_done !== null && row.progress_total !== null ? { done: row.progress_done, total: row.progress_total } : null };
-        case 'done':
-          return (await takeResult(row, outputPath)) ? { state: 'done', result: resultOf(row) } : { state: 'none' };
+        case 'done': {
+          const result = await taskOf(row.kind).remote.readBack(row, outputPath);
+          return result === null ? { state: 'none' } : { state: 'done', result };
+        }
         case 'failed':
           if (await tasks.takeFailure(row.id)) throw failureOf(row);
           return { state: 'none' };
@@ -72,15 +54,15 @@ function parkingOf(tasks: ComputeTasks, recheckMs: number): ParkingBackend {
   }
   return {
     recheckMs,
-    poll,
-    async submit(req) {
-      await tasks.create({ jobId: req.jobId, render: storedRender(req), outputPath: req.outputPath, ...(req.taskKind ? { kind: req.taskKind } : {}) });
+    poll: (_kind, jobId, outputPath) => poll(jobId, outputPath) as never,
+    async submit(kind, req) {
+      await tasks.create({ jobId: req.jobId, kind, ...taskOf(kind).remote.store(req) });
     },
   };
 }
 
 /**
- * The remote backend: render() and train() write a task row for workers and wait for it to end. News
+ * The remote backend: run() writes a task row for workers and wait for it to end. News
  * comes from the route handlers of this process at once, and from the database every
  * `pollMs` (another API process, a lease that ran out).
  */
@@ -169,26 +151,20 @@ export function createRemoteBackend(opts: RemoteBackendOptions): ComputeBackend 
     });
   }
 
-  const render = (req: RenderRequest): Promise<RenderResult> =>
-    runTask(req, { jobId: req.jobId, render: storedRender(req), outputPath: req.outputPath, ...(req.taskKind ? { kind: req.taskKind } : {}) }, async (row) => {
-      const result = resultOf(row);
-      await rename(uploadPathOf(row), req.outputPath);
+  const run: ComputeBackend['run'] = (kind, req) => {
+    const task = taskOf(kind);
+    const create = { jobId: req.jobId, kind, ...task.remote.store(req) };
+    return runTask(req, create, async (row) => {
+      const result = await task.remote.readBack(row, create.outputPath);
+      if (result === null) throw new Error(`the outputs of task ${row.id} are missing`);
       return result;
     });
-
-  /** Training is not parked: the job waits for it as render() does. */
-  const train = (req: TrainRequest): Promise<TrainResult> =>
-    runTask(req, { jobId: req.jobId, kind: TRAIN_TASK_KIND, render: storedTrain(req), outputPath: req.outputDir }, async (row) => {
-      const m = JSON.parse(row.metadata!) as TrainMetadata;
-      for (const [name, file] of Object.entries(TRAIN_OUTPUT_FILES)) await rename(uploadPathOf(row, name), join(req.outputDir, file));
-      return { referenceSec: m.reference_sec, loopSec: m.loop_sec, size: m.size, pitchHz: m.pitch_hz };
-    });
+  };
 
   return {
     name: 'remote',
     parking: parkingOf(tasks, opts.recheckMs ?? 60_000),
-    render,
-    train,
+    run,
     async close() {
       closed = true;
       tasks.stopClaims();

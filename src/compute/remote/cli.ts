@@ -10,7 +10,7 @@ import { createLocalBackend } from '../local/index.ts';
 import { createLocalStreamRenderer } from '../local/stream/index.ts';
 import { createWorkerTokens, type WorkerTokens } from './tokens.ts';
 import { createWorkerTokenStore } from './token-store.ts';
-import { parseServerUrl, runRemoteWorker, WorkerAuthError } from './worker.ts';
+import { parseServerUrl, runRemoteWorker, WorkerAuthError } from './worker/index.ts';
 
 async function withWorkers<T>(ctx: CommandContext, fn: (workers: WorkerTokens) => Promise<T>): Promise<T> {
   const store = openStore(ctx.config.databaseFile);

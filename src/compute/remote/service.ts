@@ -3,12 +3,12 @@ import type { Clock } from '../../clock.ts';
 import { isoTime } from '../../clock.ts';
 import { ApiError } from '../../errors.ts';
 import type { ClaimBody, ClaimedTask, CompleteBody, FailBody, HeartbeatBody } from '../../schemas/compute.ts';
-import { contentTypeOfInput, presentRender, presentTrain, taskInputPath, type StoredRender, type StoredTrain } from './protocol.ts';
+import { contentTypeOfInput } from './protocol.ts';
 import { signFileUrl, verifyFileUrl, type FileMethod, type FileName } from './signing.ts';
 import { uploadPathOf, type ComputeTasks, type Conflict, type TaskRow, type WorkerResult } from './task-store.ts';
 import type { WorkerIdentity } from './tokens.ts';
-import { DEFAULT_TASK_KIND, TASK_KINDS, TRAIN_TASK_KIND } from '../kinds.ts';
-import { STREAM_SOCKET_PATH, STREAM_TASK_KIND } from './stream.ts';
+import { DEFAULT_TASK_KIND, taskOf } from '../tasks/index.ts';
+import { STREAM_SOCKET_PATH } from './stream.ts';
 
 /** The signed stream socket of a `stream.render` task: the file-URL signature over the name `stream`, on the socket's path. */
 function streamUrl(deps: ComputeServiceDeps, taskId: string, lease: string, now: number): string {
@@ -49,9 +49,10 @@ function presentClaim(deps: ComputeServiceDeps, row: TaskRow): ClaimedTask {
   const now = deps.clock.now();
   const sign = (name: FileName, method: FileMethod) =>
     signFileUrl({ key: deps.urlKey, publicUrl: deps.publicUrl, ttlSeconds: deps.urlTtlSeconds, now, taskId: row.id, lease, name, method });
-  const kind = TASK_KINDS[row.kind] ?? TASK_KINDS[DEFAULT_TASK_KIND]!;
-  const inputs = Object.fromEntries(kind.inputs.filter((name) => taskInputPath(row.kind, row.request, name as FileName) !== null).map((name) => [name, sign(name as FileName, 'GET')]));
-  const head = {
+  const task = taskOf(row.kind);
+  const stored: unknown = JSON.parse(row.request);
+  const inputs = Object.fromEntries(task.inputs.filter((name) => task.remote.inputPath(stored, name) !== null).map((name) => [name, sign(name, 'GET')]));
+  return {
     task_id: row.id,
     lease,
     lease_ms: deps.tasks.leaseMs,
@@ -59,14 +60,7 @@ function presentClaim(deps: ComputeServiceDeps, row: TaskRow): ClaimedTask {
     attempt: row.attempts,
     kind: row.kind,
     inputs,
-  };
-  if (row.kind === TRAIN_TASK_KIND) return { ...head, ...presentTrain(JSON.parse(row.request) as StoredTrain, sign, deps.maxResultBytes) };
-  const animation = presentRender(JSON.parse(row.request) as StoredRender, sign, deps.maxResultBytes);
-  return {
-    ...head,
-    outputs: kind.outputs.includes('result') ? { result: animation.result } : {},
-    ...(row.kind === STREAM_TASK_KIND ? { stream_url: streamUrl(deps, row.id, lease, now) } : {}),
-    ...animation,
+    ...task.remote.present(stored, { sign, maxBytes: deps.maxResultBytes, streamUrl: () => streamUrl(deps, row.id, lease, now) }),
   };
 }
 
@@ -117,37 +111,22 @@ export async function heartbeatTask(deps: ComputeServiceDeps, worker: WorkerIden
   return { lease_expires_at: isoTime(res.leaseUntil) };
 }
 
-const invalid = (field: string, message: string) =>
-  new ApiError('ValidationError', `Invalid request body: ${field} ${message}`, [{ field, message }]);
-
-/** What a task of this kind completes with: a render's metadata and face ids, or an avatar.train's measurements. */
+/** What a task of this kind completes with (its kind checks the body): a render's metadata and face ids, an avatar.train's measurements. */
 async function workerResult(deps: ComputeServiceDeps, worker: WorkerIdentity, taskId: string, body: CompleteBody): Promise<WorkerResult> {
   const row = await deps.tasks.get(taskId);
-  const renderMs = body.render_ms ?? null;
-  if (row?.kind !== TRAIN_TASK_KIND) {
-    if (body.train) throw invalid('train', 'belongs to avatar.train tasks only');
-    if (!body.metadata) throw invalid('metadata', 'is required');
-    if (!body.face_ids) throw invalid('face_ids', 'is required');
-    return { metadata: body.metadata, faceIds: body.face_ids, renderMs };
-  }
-  if (!body.train) throw invalid('train', 'is required for an avatar.train task');
-  if (body.metadata || body.face_ids) throw invalid('metadata', 'belongs to render tasks, not to avatar.train');
-  const { idle } = JSON.parse(row.request) as StoredTrain;
-  // The reference frame lies in the idle window, and the loop was cut from it (a frame of slack each way).
-  const slack = 0.05;
-  if (body.train.reference_sec < idle.fromSec - slack || body.train.reference_sec > idle.toSec + slack) {
-    throw invalid('train.reference_sec', `must lie in the idle window (${idle.fromSec} to ${idle.toSec} s)`);
-  }
-  if (body.train.loop_sec > idle.toSec - idle.fromSec + slack) throw invalid('train.loop_sec', `must not exceed the idle window (${idle.toSec - idle.fromSec} s)`);
-  // Every output of this attempt must be uploaded (a render's one result is checked by the store with its lease).
-  if (row.status === 'leased' && row.lease === body.lease && row.worker_id === worker.id) {
-    for (const name of TASK_KINDS[TRAIN_TASK_KIND]!.outputs) {
+  // An unknown task is checked as the default kind's, then refused by the store (404).
+  const task = taskOf(row?.kind ?? DEFAULT_TASK_KIND);
+  const stored: unknown = row ? JSON.parse(row.request) : null;
+  const requireUploads = (names: readonly string[]) => {
+    // Only the completing attempt's uploads count (a stale lease is refused by the store).
+    if (!row || row.status !== 'leased' || row.lease !== body.lease || row.worker_id !== worker.id) return;
+    for (const name of names) {
       if (!statSync(uploadPathOf(row, name), { throwIfNoEntry: false })?.isFile()) {
         throw new ApiError('ConflictError', `${CONFLICT_TEXT.result_missing} (${name})`, { reason: 'result_missing' });
       }
     }
-  }
-  return { metadata: body.train, faceIds: [], renderMs };
+  };
+  return { ...task.remote.completion(body, stored, { row: row!, requireUploads }), renderMs: body.render_ms ?? null };
 }
 
 export async function completeTask(deps: ComputeServiceDeps, worker: WorkerIdentity, taskId: string, body: CompleteBody) {
@@ -201,7 +180,7 @@ export async function authorizeFile(deps: ComputeServiceDeps, taskId: string, na
 /** GET of an input file: where it is, how large, and its type. */
 export async function openInput(deps: ComputeServiceDeps, taskId: string, name: string, q: FileQuery) {
   const row = await authorizeFile(deps, taskId, name, 'GET', q);
-  const path = taskInputPath(row.kind, row.request, name as FileName);
+  const path = taskOf(row.kind).remote.inputPath(JSON.parse(row.request), name);
   const st = path ? statSync(path, { throwIfNoEntry: false }) : undefined;
   if (!path || !st?.isFile()) throw new ApiError('NotFoundError', 'The task has no such file');
   return { path, size: st.size, contentType: contentTypeOfInput(path) };

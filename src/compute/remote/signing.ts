@@ -1,4 +1,5 @@
 import { checkSignature, expiresAt, signText, type SignatureCheck } from '../../url-signature.ts';
+import type { FileMethod } from '../tasks/task.ts';
 
 /**
  * The file URLs of a task are capability URLs:
@@ -8,12 +9,9 @@ import { checkSignature, expiresAt, signText, type SignatureCheck } from '../../
  * current one, so a URL dies with its lease even before it expires.
  */
 
-/** Files of a task (inputs; outputs: `result`, and `reference` and `idle` of avatar.train), and `stream`: the live stream socket of a `stream.render` task, signed the same way. */
-export const FILE_NAMES = ['source', 'driver', 'logo', 'overlay', 'background', 'result', 'reference', 'idle', 'stream'] as const;
-export type FileName = (typeof FILE_NAMES)[number];
-export type FileMethod = 'GET' | 'PUT';
-
-export const isFileName = (s: string): s is FileName => (FILE_NAMES as readonly string[]).includes(s);
+/** A file of a task (an input or output its kind names: src/compute/tasks/), or `stream`: the live stream socket of a `stream.render` task, signed the same way. */
+export type FileName = string;
+export type { FileMethod };
 
 export interface FileUrlScope {
   taskId: string;

@@ -15,8 +15,8 @@ import type { ClientSocket, SocketRoute } from '../../platform/module.ts';
 import type { StreamEvent, StreamMediaSink, StreamOpenRequest, StreamRenderSession, StreamRenderer } from '../stream.ts';
 import { verifyFileUrl } from './signing.ts';
 import type { ComputeTasks } from './task-store.ts';
+import { streamRender } from '../tasks/stream-render.ts';
 
-export const STREAM_TASK_KIND = 'stream.render';
 export const STREAM_SOCKET_PATH = '/compute/v1/stream';
 /** First byte of a binary message: what the rest is. */
 export const PACKET_VIDEO = 1;
@@ -157,15 +157,7 @@ export function createRemoteStreamRenderer(opts: RemoteStreamOptions): RemoteStr
   };
 
   async function open(req: StreamOpenRequest, sink: StreamMediaSink, onEvent: (e: StreamEvent) => void): Promise<StreamRenderSession> {
-    const task = await tasks.create({
-      jobId: req.streamId,
-      kind: STREAM_TASK_KIND,
-      outputPath: '',
-      render: {
-        sourcePath: req.sourcePath, driver: { kind: 'live', seed: req.seed }, face: req.face ?? null, resultFormat: 'mp4', mute: false,
-        stitch: req.stitch, maxAnimatedFaces: 1, logo: { kind: 'none' }, overlayPath: null, background: req.background ?? null,
-      },
-    });
+    const task = await tasks.create({ jobId: req.streamId, kind: streamRender.kind, ...streamRender.remote.store(req) });
     const p: Pending = { playing: new Set(), sink, onEvent, closed: false };
     streams.set(task.id, p);
     const end = async (reason: string) => {

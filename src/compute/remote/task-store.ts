@@ -4,11 +4,10 @@ import type { Clock, IdFactory } from '../../clock.ts';
 import type { Store } from '../../db/client.ts';
 import { leaseSql, SQLITE_SKIP_LOCKED } from '../../jobs/lease-store.ts';
 import { jobStatements } from '../../jobs/store.ts';
-import { DEFAULT_TASK_KIND } from '../kinds.ts';
+import { DEFAULT_TASK_KIND } from '../tasks/index.ts';
 import { join } from 'node:path';
 import type { RenderMetadata } from '../interface.ts';
 import type { TrainMetadata } from '../../schemas/compute.ts';
-import type { StoredTask } from './protocol.ts';
 import type { WorkerIdentity } from './tokens.ts';
 
 /**
@@ -68,8 +67,8 @@ export interface CreateTask {
   jobId: string;
   /** Defaults to animation.render. */
   kind?: string;
-  /** The task's parameters and input paths (a StoredTrain for avatar.train). */
-  render: StoredTask;
+  /** The task's parameters and input paths, as its kind stores them (src/compute/tasks/). */
+  request: unknown;
   /** A render's result file; an avatar.train's output folder. */
   outputPath: string;
 }
@@ -242,7 +241,7 @@ export function createComputeTasks(handle: Store, clock: Clock, newId: IdFactory
     const now = clock.now();
     const superseded = cancelJob.all(now, now, input.jobId).map((r) => r.id);
     const id = newId('ctk');
-    insert.run(id, input.jobId, input.kind ?? DEFAULT_TASK_KIND, JSON.stringify(input.render), input.outputPath, opts.maxAttempts, now, now);
+    insert.run(id, input.jobId, input.kind ?? DEFAULT_TASK_KIND, JSON.stringify(input.request), input.outputPath, opts.maxAttempts, now, now);
     jobs.waitOn(input.jobId, id, now);
     return { id, superseded };
   });

@@ -2,7 +2,8 @@ import { open, rename, rm } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { ApiError } from '../../errors.ts';
 import { writeCapped } from '../../media/capped.ts';
-import { outputFile, type FileBrand } from './protocol.ts';
+import { taskOf } from '../tasks/index.ts';
+import type { FileBrand } from '../tasks/task.ts';
 import { authorizeFile, type ComputeServiceDeps, type FileQuery } from './service.ts';
 import { uploadPathOf } from './task-store.ts';
 
@@ -35,7 +36,7 @@ export async function storeResult(
   declaredLength: string | undefined,
 ): Promise<void> {
   const row = await authorizeFile(deps, taskId, name, 'PUT', q);
-  const output = outputFile(row.kind, row.request, name);
+  const output = taskOf(row.kind).remote.outputFile(JSON.parse(row.request), name);
   if (!output) throw new ApiError('NotFoundError', 'The task has no such output');
   const max = deps.maxResultBytes;
   if (declaredLength !== undefined && Number(declaredLength) > max) throw tooLarge(max);

@@ -29,7 +29,7 @@ it('every task is claimed exactly once across processes', async () => {
   const created = new Set<string>();
   for (let i = 0; i < 600; i++) {
     const render = { sourcePath: '/x.png', driver: { kind: 'bank', category: 'fun', name: 'driver-01' }, face: null, resultFormat: 'mp4', mute: true, stitch: false, maxAnimatedFaces: 1, logo: { kind: 'none' }, overlayPath: null } as const;
-    created.add((await tasks.create({ jobId: `job_${i}`, render, outputPath: `/tmp/out-${i}.mp4` })).id);
+    created.add((await tasks.create({ jobId: `job_${i}`, request: render, outputPath: `/tmp/out-${i}.mp4` })).id);
   }
   const a = child(file, 'wkr_a');
   const b = child(file, 'wkr_b');

@@ -134,7 +134,7 @@ export async function remoteFixture(env: Record<string, string> = {}, opts: Serv
         onProgress: (done, total) => progress.push([done, total]),
         ...over,
       });
-      const result = backend.render(req);
+      const result = backend.run('animation.render', req);
       const outcome = result.then(
         (value) => ({ ok: true as const, value }),
         (error: unknown) => ({ ok: false as const, error }),

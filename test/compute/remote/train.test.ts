@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import type { TrainRequest, TrainResult } from '../../../src/compute/interface.ts';
 import { createLocalBackend } from '../../../src/compute/local/index.ts';
-import { runRemoteWorker } from '../../../src/compute/remote/worker.ts';
+import { runRemoteWorker } from '../../../src/compute/remote/worker/index.ts';
 import { RenderError } from '../../../src/errors.ts';
 import { createLogger } from '../../../src/log.ts';
 import { makeFootage } from '../../helpers/train-footage.ts';
@@ -37,7 +37,7 @@ function train(fx: RemoteFixture): { req: TrainRequest; progress: [number, numbe
     jobId: `job_train_${n}`, footagePath: footage, idle: { fromSec: 6, toSec: 12 }, speech: { fromSec: 0, toSec: 6 },
     outputDir, workDir: dir, signal: new AbortController().signal, onProgress: (d, t) => progress.push([d, t]),
   };
-  const result = fx.backend.train(req);
+  const result = fx.backend.run('avatar.train', req);
   const outcome = result.then((value) => ({ ok: true as const, value }), (error: unknown) => ({ ok: false as const, error }));
   return { req, progress, outcome, result };
 }

@@ -12,7 +12,7 @@ export function contract(dialect: Dialect): void {
     const b = await a.reopen();
     try {
       const ids = new Set<string>();
-      for (let i = 0; i < 30; i++) ids.add((await a.stores.computeTasks.create({ jobId: `job_${i}`, render, outputPath: `/tmp/${i}.mp4` })).id);
+      for (let i = 0; i < 30; i++) ids.add((await a.stores.computeTasks.create({ jobId: `job_${i}`, request: render, outputPath: `/tmp/${i}.mp4` })).id);
       const got = await claimAllAtOnce([a, b, a, b].map((s, i) => () => s.stores.computeTasks.claim(worker(`wkr_${i}`))));
       expect(got).toHaveLength(ids.size);
       expect(new Set(got)).toEqual(ids);
@@ -25,9 +25,9 @@ export function contract(dialect: Dialect): void {
   it('a worker claims only the kinds it names; a task without a kind is an animation.render', async () => {
     const a = await dialect.open();
     try {
-      const anim = await a.stores.computeTasks.create({ jobId: 'job_1', render, outputPath: '/tmp/1.mp4' });
+      const anim = await a.stores.computeTasks.create({ jobId: 'job_1', request: render, outputPath: '/tmp/1.mp4' });
       expect(anim.kind).toBe('animation.render');
-      const other = await a.stores.computeTasks.create({ jobId: 'job_2', kind: 'avatar.train', render, outputPath: '/tmp/2.mp4' });
+      const other = await a.stores.computeTasks.create({ jobId: 'job_2', kind: 'avatar.train', request: render, outputPath: '/tmp/2.mp4' });
       expect(await a.stores.computeTasks.claim(worker('w'), ['clip.render'])).toBeNull();
       expect((await a.stores.computeTasks.claim(worker('w')))?.id).toBe(anim.id);
       expect((await a.stores.computeTasks.claim(worker('w'), ['avatar.train']))?.id).toBe(other.id);
@@ -40,7 +40,7 @@ export function contract(dialect: Dialect): void {
     const a = await dialect.open();
     const b = await a.reopen();
     try {
-      const task = await a.stores.computeTasks.create({ jobId: 'job_1', render, outputPath: '/tmp/1.mp4' });
+      const task = await a.stores.computeTasks.create({ jobId: 'job_1', request: render, outputPath: '/tmp/1.mp4' });
       const t = (await a.stores.computeTasks.claim(worker('wkr_a')))!;
       const result = { metadata: { num_frames: 1 } as never, faceIds: [0], renderMs: null };
       expect(await b.stores.computeTasks.complete(task.id, t.lease!, 'wkr_a', result)).toBe('result_missing');
@@ -61,7 +61,7 @@ export function contract(dialect: Dialect): void {
   it('a failure is reported to its job once', async () => {
     const a = await dialect.open();
     try {
-      const task = await a.stores.computeTasks.create({ jobId: 'job_1', render, outputPath: '/tmp/1.mp4' });
+      const task = await a.stores.computeTasks.create({ jobId: 'job_1', request: render, outputPath: '/tmp/1.mp4' });
       const t = (await a.stores.computeTasks.claim(worker('w')))!;
       expect(await a.stores.computeTasks.fail(task.id, t.lease!, 'w', 'FaceError', 'no face')).toBe('failed');
       const b = await a.reopen();

@@ -67,7 +67,7 @@ export function contract(dialect: Dialect): void {
     try {
       const id = a.stores.jobs.enqueue(job('r1'));
       await a.stores.jobs.claim('A', 60_000);
-      const task = await a.stores.computeTasks.create({ jobId: id, render: RENDER, outputPath: '/tmp/x.mp4' });
+      const task = await a.stores.computeTasks.create({ jobId: id, request: RENDER, outputPath: '/tmp/x.mp4' });
       expect(await a.stores.jobs.park(id, 'A', 3_600_000)).toBe('waiting');
       expect(await a.stores.jobs.get(id)).toMatchObject({ status: 'waiting', leaseOwner: null, waitingOn: task.id, attempts: 0 });
       expect(await b.stores.jobs.claim('B', 60_000)).toBeNull();
