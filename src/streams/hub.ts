@@ -94,6 +94,8 @@ interface LiveStream {
   /** Speech heard on this stream so far, and the credits charged for it (one per started SECONDS_PER_CREDIT s of the total). */
   spokenMs: number;
   charged: number;
+  /** The render session was started (the peer is up): speech handed to it plays. */
+  mediaStarted: boolean;
 }
 
 export const SESSION_ERROR = 'missing or invalid session_id';
@@ -136,8 +138,8 @@ export function createStreamService(deps: HubDeps) {
     if (s.state === 'closed') return;
     s.idle = setTimeout(() => {
       s.idle = undefined;
-      // Speech still playing is activity: wait for its end.
-      if (s.speaking.size > 0) armIdle(s);
+      // Speech still playing is activity: wait for its end (speech queued before media flows is not playing).
+      if (s.speaking.size > 0 && s.mediaStarted) armIdle(s);
       else void close(s, 'timeout');
     }, s.opts.timeoutS * 1000);
     s.idle.unref?.();
@@ -278,11 +280,11 @@ export function createStreamService(deps: HubDeps) {
   }
 
   /**
-   * `hand`, once media can flow: speech posted after the SDP answer but before ICE and DTLS are
-   * up is held (synthesised meanwhile), not rendered into a connection that drops its packets.
+   * `hand`, once the renderer has prepared the session (a new photo may still be preparing).
+   * Speech handed before the peer is up waits in the session: its media, speech included,
+   * starts only when media can flow (applyAnswer), so nothing is said into a dead connection.
    */
-  async function handWhenUp(s: LiveStream, generation: number, videoId: string, piece: SpeechPiece, last: boolean): Promise<void> {
-    await s.peer.connected();
+  async function handPrepared(s: LiveStream, generation: number, videoId: string, piece: SpeechPiece, last: boolean): Promise<void> {
     await s.opening;
     hand(s, generation, videoId, piece, last);
   }
@@ -317,6 +319,7 @@ export function createStreamService(deps: HubDeps) {
       // The photo may still be preparing (a new one): media starts when both are ready.
       const session = await s.opening;
       if (!session || s.state !== 'connected') return;
+      s.mediaStarted = true;
       return session.start({ codec, fluent: s.opts.fluent, warmup: s.opts.warmup });
     }).catch((err: unknown) => {
       deps.log.error('stream did not start', { stream_id: s.id, error: String(err) });
@@ -396,7 +399,7 @@ export function createStreamService(deps: HubDeps) {
         const [sdp, early] = await Promise.all([peer.offer(), settledWithin(opening, PREPARE_WAIT_MS)]);
         if (early && !early.ok) throw renderFailure(early.error);
         const s: LiveStream = {
-          id, userId, sessionId, source: src, opts, peer, session, opening: Promise.resolve(undefined), workDir, state: 'offered', answering: undefined, idle: undefined, spokenMs: 0, charged: 0,
+          id, userId, sessionId, source: src, opts, peer, session, opening: Promise.resolve(undefined), workDir, state: 'offered', answering: undefined, idle: undefined, spokenMs: 0, charged: 0, mediaStarted: false,
           generation: 0, chain: Promise.resolve(), speaking: new Set(), failed: new Set(), abort: new AbortController(),
         };
         s.opening = early ? Promise.resolve(session) : prepared(s, opening);
@@ -469,13 +472,13 @@ export function createStreamService(deps: HubDeps) {
           enqueue(s, videoId, async () => {
             if (generation !== s.generation) return;
             const piece = await speakSentence(deps.voices, voice, text, { ssml, rate: script.provider?.voice_config?.rate, signal: s.abort.signal });
-            await handWhenUp(s, generation, videoId, i === 0 ? trimLeadingSilence(piece) : piece, i === pieces.length - 1);
+            await handPrepared(s, generation, videoId, i === 0 ? trimLeadingSilence(piece) : piece, i === pieces.length - 1);
           }),
         );
       } else {
         const piece = await audioPiece({ ...deps.input, workDir: s.workDir }, userId, script.audio_url);
         duration = Math.round((piece.pcm.length / piece.sampleRate) * 1000) / 1000;
-        enqueue(s, videoId, () => handWhenUp(s, generation, videoId, piece, true));
+        enqueue(s, videoId, () => handPrepared(s, generation, videoId, piece, true));
       }
       return { status: 'started' as const, duration, session_id: s.sessionId, video_id: videoId };
     },
@@ -511,14 +514,14 @@ export function createStreamService(deps: HubDeps) {
             if (generation !== s.generation) return;
             const voice = await voiceFor(s, { type: 'text', input: sentence });
             const piece = await speakSentence(deps.voices, voice, sentence, { ssml: false, signal: s.abort.signal });
-            await handWhenUp(s, generation, videoId, first ? trimLeadingSilence(piece) : piece, false);
+            await handPrepared(s, generation, videoId, first ? trimLeadingSilence(piece) : piece, false);
           });
         },
         end() {
           if (ended) return;
           ended = true;
           // The last piece is empty: the sentences went out as they came, and the renderer ends the answer after them.
-          if (said > 0) enqueue(s, videoId, () => handWhenUp(s, generation, videoId, { pcm: new Int16Array(0), sampleRate: 16_000, cues: [] }, true));
+          if (said > 0) enqueue(s, videoId, () => handPrepared(s, generation, videoId, { pcm: new Int16Array(0), sampleRate: 16_000, cues: [] }, true));
         },
         send(subject, payload) {
           if (s.state === 'closed') return;
