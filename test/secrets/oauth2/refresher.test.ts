@@ -251,7 +251,7 @@ describe('cross-process lock', () => {
     const clock = manualClock();
     fx.addSecret('sec_1', { expiresAt: clock.now() - 1 });
     expect(await tryLock(fx.stores[0]!.sqlite, 'sec_1', 'dead-process', clock.now(), 1000)).toBe(true);
-    const pending = fx.refresher({ clock, leaseMs: 1000, timeoutMs: 500, waitMs: 5 }).accessTokenFor('sec_1');
+    const pending = fx.refresher({ clock, waitMs: 5 }).accessTokenFor('sec_1');
 
     // Refused several times over while the dead owner's lease still runs (by the manual clock).
     await fx.lockRefused(3);
