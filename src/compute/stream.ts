@@ -86,7 +86,7 @@ export interface StreamRenderSession {
   readonly height: number;
   /** Begins sending media (after the client's answer decided the codec). Called once. */
   start(opts: StreamStartOptions): Promise<void>;
-  /** Queues speech: it plays after what is queued (a new script waits for the current one). */
+  /** Queues speech: it plays after what is queued (a new script waits for the current one); speech queued before `start` plays once started. */
   speak(speech: StreamSpeech): void;
   /** Barge-in: the current speech stops at once (its `done` says `interrupted`), the queue is emptied. */
   interrupt(): void;

@@ -6,7 +6,8 @@ import { jsonBody, optionalJsonBody } from '../http/body.ts';
 import { validate } from '../schemas/ajv.ts';
 import { CreateStreamResponse, SpeakResponse, StreamAnswer, StreamIce, StreamSession, StreamSpeak, StreamStatus } from './schemas.ts';
 import type { StreamVariant } from './interface.ts';
-import { DEFAULT_SESSION_TIMEOUT_S, type StreamService } from './hub.ts';
+import type { StreamService } from './hub.ts';
+import { DEFAULT_SESSION_TIMEOUT_S } from './timeouts.ts';
 
 /** A body that may be absent (DELETE, interrupt): absent or empty is `{}`, so the missing session_id is the SessionError. */
 const lenientBody = async (c: Context<AppEnv>): Promise<Record<string, unknown>> => (await optionalJsonBody(c)) ?? {};

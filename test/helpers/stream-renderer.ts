@@ -3,8 +3,8 @@
  * the real CPU engine is built elsewhere: real encoded media (ffmpeg's test pattern and a
  * sine, VP8 or H.264 and Opus, packetised as RTP on loopback), gated the way the contract
  * says (idle frames only when fluent, a warm-up second then `ready`, frames while speaking),
- * and speech "played" for exactly the length of its PCM: `started` when a script's first
- * piece begins, `done` with the milliseconds heard after its last piece, or at once on an
+ * and speech "played" for exactly the length of its PCM, from `start` on (speech handed
+ * before waits, as the contract says): `started` when a script's first piece begins, `done` with the milliseconds heard after its last piece, or at once on an
  * interrupt. It counts what it holds open, so tests can prove nothing leaks.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -18,7 +18,10 @@ import type { StreamEvent, StreamMediaSink, StreamOpenRequest, StreamRenderSessi
 export interface FakeStreamRenderer extends StreamRenderer {
   opened: StreamOpenRequest[];
   started: StreamStartOptions[];
+  /** Every piece handed to `speak`, as it was handed. */
   speeches: { videoId: string; ms: number; last: boolean }[];
+  /** The scripts that began playing (their first piece's media went out), in order. */
+  played: string[];
   /** Sessions open now, ffmpeg processes and sockets alive now. */
   live(): { sessions: number; processes: number; sockets: number };
   /** Makes the next open fail with this kind (e.g. FaceError). */
@@ -38,6 +41,7 @@ export function createFakeStreamRenderer(): FakeStreamRenderer {
     opened: [],
     started: [],
     speeches: [],
+    played: [],
     live: () => ({ sessions: sessions.size, processes: processes.size, sockets: sockets.size }),
     async open(req, sink, onEvent) {
       if (r.holdOpens) await r.holdOpens;
@@ -77,6 +81,7 @@ function openSession(
   forget: () => void,
 ): StreamRenderSession {
   let closed = false;
+  let started = false;
   let fluent = false;
   let warming = false;
   let proc: ChildProcess | undefined;
@@ -114,12 +119,13 @@ function openSession(
   }
 
   function beginNext(): void {
-    if (playing || closed) return;
+    if (playing || closed || !started) return;
     const next = queue.shift();
     if (!next) return;
     const rest = queue.filter((q) => q.videoId === next.videoId);
     queue.splice(0, queue.length, ...queue.filter((q) => q.videoId !== next.videoId));
     playing = { videoId: next.videoId, pieceStart: Date.now(), heardBefore: 0, pieceMs: 0, pending: [next, ...rest], ended: false };
+    held.record.played.push(next.videoId);
     emit({ type: 'started', videoId: next.videoId });
     playPiece();
   }
@@ -148,6 +154,7 @@ function openSession(
     height: 240,
     async start(opts) {
       held.record.started.push(opts);
+      started = true;
       fluent = opts.fluent;
       const [vport, aport] = [await bind('video'), await bind('audio')];
       const video = opts.codec === 'vp8'
@@ -169,6 +176,8 @@ function openSession(
           if (!closed) emit({ type: 'ready' });
         });
       }
+      // Speech handed before the start plays now.
+      beginNext();
     },
     speak(speech) {
       if (closed) return;

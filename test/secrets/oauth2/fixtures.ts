@@ -1,4 +1,4 @@
-import { secretsLock } from '../../../src/jobs/lock-store.ts';
+import { secretsLock, type LeaseLock } from '../../../src/jobs/lock-store.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -131,7 +131,41 @@ export interface Fixture {
   refresher(opts?: Partial<OAuth2RefresherOptions>): OAuth2Refresher;
   addSecret(id: string, grant?: Partial<OAuth2Grant>): OAuth2Grant;
   lockOf(id: string): { lock_owner: string | null; lock_until: number | null };
+  /**
+   * Settles once the refreshers' lock takes were refused `count` times in all (another owner
+   * holds the lock): a refresher is then known to wait behind it, with no sleep guessing when.
+   */
+  lockRefused(count?: number): Promise<void>;
   close(): Promise<void>;
+}
+
+/** Counts the refused takes of the locks it wraps and wakes whoever waits for a count. */
+function refusalLatch() {
+  let refused = 0;
+  const waiting: { count: number; wake: () => void }[] = [];
+  const wakeDue = () => {
+    for (const w of waiting.filter((x) => refused >= x.count)) {
+      waiting.splice(waiting.indexOf(w), 1);
+      w.wake();
+    }
+  };
+  return {
+    wrap: (lock: LeaseLock): LeaseLock => ({
+      take: async (id, owner, now, leaseMs) => {
+        const taken = await lock.take(id, owner, now, leaseMs);
+        if (!taken) {
+          refused++;
+          wakeDue();
+        }
+        return taken;
+      },
+      release: (id, owner) => lock.release(id, owner),
+    }),
+    reached: (count: number) => new Promise<void>((wake) => {
+      waiting.push({ count, wake });
+      wakeDue();
+    }),
+  };
 }
 
 export function createFixture(endpoint: TokenEndpoint, clientOpts: { allow?: string[] } = {}): Fixture {
@@ -151,6 +185,7 @@ export function createFixture(endpoint: TokenEndpoint, clientOpts: { allow?: str
   const events: OAuth2RefreshEvent[] = [];
   const log = createLogger((line) => logs.push(line));
   let refreshers = 0;
+  const refusals = refusalLatch();
   return {
     dir,
     stores,
@@ -161,7 +196,7 @@ export function createFixture(endpoint: TokenEndpoint, clientOpts: { allow?: str
     refresher(opts = {}) {
       const store = refreshers++ === 0 ? first : openStore(file);
       if (store !== first) stores.push(store);
-      return createOAuth2Refresher({ tokens, lock: secretsLock(store.sqlite), client, clock: { now: () => Date.now() }, log, onEvent: (e) => events.push(e), ...opts });
+      return createOAuth2Refresher({ tokens, lock: refusals.wrap(secretsLock(store.sqlite)), client, clock: { now: () => Date.now() }, log, onEvent: (e) => events.push(e), ...opts });
     },
     addSecret(id, grant = {}) {
       first.sqlite
@@ -184,6 +219,7 @@ export function createFixture(endpoint: TokenEndpoint, clientOpts: { allow?: str
       return full;
     },
     lockOf: (id) => first.sqlite.prepare('SELECT lock_owner, lock_until FROM secrets WHERE id = ?').get(id) as { lock_owner: string | null; lock_until: number | null },
+    lockRefused: (count = 1) => refusals.reached(count),
     async close() {
       await client.close();
       for (const s of stores) s.close();

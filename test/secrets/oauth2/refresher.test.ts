@@ -228,7 +228,8 @@ describe('refreshAfterRejection', () => {
     expect(await tryLock(sqlite, 'sec_1', 'other-process', Date.now(), 60_000)).toBe(true);
     const refresher = fx.refresher({ waitMs: 500 });
     const byExpiry = refresher.accessTokenFor('sec_1');
-    await new Promise((r) => setTimeout(r, 50));
+    // Once its take is refused, the expiry refresh waits behind the other process's lock.
+    await fx.lockRefused();
     // The other process stores at-x and unlocks; the upstream then rejects at-x anyway.
     await fx.tokens.save('sec_1', { accessToken: 'at-x', refreshToken: 'rt-0', expiresAt: Date.now() + 3600_000 });
     await unlock(sqlite, 'sec_1', 'other-process');
@@ -250,9 +251,10 @@ describe('cross-process lock', () => {
     const clock = manualClock();
     fx.addSecret('sec_1', { expiresAt: clock.now() - 1 });
     expect(await tryLock(fx.stores[0]!.sqlite, 'sec_1', 'dead-process', clock.now(), 1000)).toBe(true);
-    const pending = fx.refresher({ clock, leaseMs: 1000, timeoutMs: 500, waitMs: 5 }).accessTokenFor('sec_1');
+    const pending = fx.refresher({ clock, waitMs: 5 }).accessTokenFor('sec_1');
 
-    await new Promise((r) => setTimeout(r, 100));
+    // Refused several times over while the dead owner's lease still runs (by the manual clock).
+    await fx.lockRefused(3);
     expect(endpoint.requests()).toHaveLength(0);
     clock.advance(1000);
     expect(await pending).toBe('at-1');
@@ -283,7 +285,7 @@ describe('cross-process lock', () => {
     fx.addSecret('sec_1');
     expect(await tryLock(fx.stores[0]!.sqlite, 'sec_1', 'other-process', Date.now(), 60_000)).toBe(true);
     const pending = fx.refresher({ waitMs: 5 }).accessTokenFor('sec_1');
-    await new Promise((r) => setTimeout(r, 50));
+    await fx.lockRefused();
     await fx.tokens.save('sec_1', { accessToken: 'at-other', refreshToken: 'rt-other', expiresAt: Date.now() + 3600_000 });
     expect(await pending).toBe('at-other');
     expect(endpoint.requests()).toHaveLength(0);

@@ -176,6 +176,18 @@ describe('local stream renderer', () => {
     });
   });
 
+  it('keeps speech handed before the start, and plays it whole once started (the hub hands it over before the peer is up)', async () => {
+    await withSession({}, async (s, r) => {
+      s.speak(speech('early', 'said before the start'));
+      expect(r.events).toEqual([]);
+      await s.start({ codec: 'vp8', fluent: false, warmup: false });
+      await r.until(() => r.kinds().includes('done:early'), 'the early script');
+      expect(r.kinds()).toEqual(['started:early', 'done:early']);
+      expect(r.events.at(-1)).toMatchObject({ interrupted: false, spokenMs: expect.any(Number) });
+      expect((r.events.at(-1) as { spokenMs: number }).spokenMs).toBeGreaterThan(1000);
+    });
+  });
+
   it('interrupts at once and empties the queue', async () => {
     await withSession({}, async (s, r) => {
       await s.start({ codec: 'vp8', fluent: false, warmup: false });
