@@ -75,6 +75,8 @@ export interface Lifecycle<View> {
   /** Deletes (refunding an unfinished one); the row as it was, or NotFoundError. */
   remove(userId: string, id: string, label: string): Promise<ResourceRow>;
   getById(id: string): Promise<ResourceRow | undefined>;
+  /** Up to `limit` unfinished records of this kind in `status`, of every user, oldest first (an operator's review queue). */
+  listInState(status: string, limit: number): Promise<ResourceRow[]>;
   start(id: string): Promise<ResourceRow | undefined>;
   /** Moves an unfinished resource to `started` or an extra active state of the kind; false when it has ended or is gone. */
   moveTo(id: string, status: string): Promise<boolean>;
@@ -183,6 +185,7 @@ export function resourceLifecycle<View>(kind: ResourceKind<View>, deps: Lifecycl
       const row = await resources.getById(id);
       return row?.kind === kind.name ? row : undefined;
     },
+    listInState: (status, limit) => resources.listInState(kind.name, status, limit),
     start: (id) => resources.start(id, clock.now()),
     async moveTo(id, status) {
       if (!isActiveStatus(kind, status) || status === 'created') throw new Error(`${kind.name}: '${status}' is not a state it can move to`);
