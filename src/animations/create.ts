@@ -140,14 +140,7 @@ export async function createAnimation(deps: AnimationDeps, user: AuthUser, raw: 
   if (logo === undefined || logo === true) await ensureUserCopy(deps, user.id, DEFAULT_LOGO_KEY, DEFAULT_LOGO_PATH);
 
   const details: AnimationDetails = { driverResolved, sourceKey, ...(sourceSize ? { sourceSize } : {}) };
-  const row = await lifecycle.create({
-    id,
-    userId: user.id,
-    request: body,
-    details,
-    webhookUrl: body.webhook,
-    maxAttempts: deps.config.worker.maxAttempts,
-  });
+  const row = await lifecycle.create({ id, userId: user.id, request: body, details, webhookUrl: body.webhook });
   if (!row) throw new ApiError('InsufficientCreditsError', `Not enough credits: an animation costs ${ANIMATION_COST} credit`);
   return { id, object: 'animation' as const, created_by: user.id, created_at: isoTime(row.createdAt), status: 'created' as const };
 }

@@ -14,7 +14,7 @@ export interface AnimationDeps {
   clock: Clock;
   newId: IdFactory;
   schemas: AnimationSchemas;
-  /** The job queue: a deleted animation's job is cancelled through it (its `enqueue` runs inside the resource store's create). */
+  /** The job queue (its `enqueue` runs inside the resource store's create; a delete cancels the job, src/resources/define.ts). */
   queue: JobQueue;
   media: MediaAccess;
   /** The request's URLs are checked against the egress policy before anything is stored. */

@@ -1,13 +1,12 @@
-import type { CreateAnimationBody } from './schemas.ts';
+import { Animation as AnimationRecord, AnimationList, type CreateAnimationBody } from './schemas.ts';
 import type { RenderMetadata } from '../compute/interface.ts';
 import type { MediaAccess } from '../media/index.ts';
 import type { Clock } from '../clock.ts';
-import type { ResourceRow, ResourceStore } from '../resources/store.ts';
-import { resourceLifecycle, type Lifecycle, type ResourceKind } from '../resources/lifecycle.ts';
+import type { ResourceStore } from '../resources/store.ts';
+import { defineResource, type Resource, type ResourceRecord } from '../resources/define.ts';
 import type { ImageSize } from './checks.ts';
 import { presentAnimation, type AnimationView } from './present.ts';
 import { ANIMATION_COST, RENDER_JOB } from './deps.ts';
-
 
 /** An animation's own working fields (the `details` JSON of its resource row). */
 export interface AnimationDetails {
@@ -29,40 +28,25 @@ export interface AnimationResult {
   faceIds: number[];
 }
 
+export type AnimationTypes = { request: CreateAnimationBody; details: AnimationDetails; result: AnimationResult; view: AnimationView };
+
 /** A resource row read as an animation. */
-export interface Animation {
-  row: ResourceRow;
-  id: string;
-  userId: string;
-  req: CreateAnimationBody;
-  details: AnimationDetails;
-  result: AnimationResult | null;
-}
+export type Animation = ResourceRecord<AnimationTypes>;
 
-export function readAnimation(row: ResourceRow): Animation {
-  return {
-    row,
-    id: row.id,
-    userId: row.userId,
-    req: JSON.parse(row.request) as CreateAnimationBody,
-    details: JSON.parse(row.details) as AnimationDetails,
-    result: row.result ? (JSON.parse(row.result) as AnimationResult) : null,
-  };
-}
+/** Animations as a resource kind: the lifecycle (charge, states, refund, webhook, pages, routes, job) is src/resources/. */
+export const animations = defineResource<AnimationTypes>({
+  name: 'animation',
+  idPrefix: 'anm',
+  cost: ANIMATION_COST,
+  // A local render of the longest driver takes minutes; a remote one parks and waits outside this limit.
+  job: { kind: RENDER_JOB, timeLimitMs: 2 * 60 * 60 * 1000, gaveUp: 'The animation could not be rendered after several attempts' },
+  http: { record: AnimationRecord, list: AnimationList },
+});
 
-/** Animations as a resource kind: the lifecycle (charge, states, refund, webhook, pages) is src/resources/. */
-export function animationKind(media: Pick<MediaAccess, 'signedUrl'>): ResourceKind<AnimationView> {
-  return {
-    name: 'animation',
-    idPrefix: 'anm',
-    cost: ANIMATION_COST,
-    jobKind: RENDER_JOB,
-    // The webhook body is exactly the GET record.
-    present: (row) => presentAnimation(readAnimation(row), media),
-  };
-}
+export const readAnimation = animations.read;
 
-export type AnimationLifecycle = Lifecycle<AnimationView>;
+export type AnimationLifecycle = Resource<AnimationTypes>;
 
-export const animationLifecycle = (resources: ResourceStore, clock: Clock, media: Pick<MediaAccess, 'signedUrl'>): AnimationLifecycle =>
-  resourceLifecycle(animationKind(media), { resources, clock });
+/** The lifecycle alone (a test's second process); the webhook body is exactly the GET record. */
+export const animationLifecycle = (resources: ResourceStore, clock: Clock, media: Pick<MediaAccess, 'signedUrl'>) =>
+  animations.lifecycle(resources, clock, (a) => presentAnimation(a, media));

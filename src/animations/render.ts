@@ -19,14 +19,6 @@ export interface RenderDeps extends AnimationDeps {
   log: Logger;
 }
 
-/**
- * Ends an animation in `error`: the record says why, the credit comes back, the webhook goes
- * out, in one conditional update (a record that already ended, or is gone, is left alone).
- */
-export async function finishWithError(deps: Pick<AnimationDeps, 'lifecycle'>, id: string, kind: string, description: string): Promise<void> {
-  await deps.lifecycle.fail(id, kind, description);
-}
-
 /** The job handler of `animation.render`. */
 export async function renderAnimation(deps: RenderDeps, job: Job, ctx: JobContext): Promise<JobOutcome> {
   // Only an unfinished record starts; a finished or deleted one ends the job here.
@@ -72,7 +64,8 @@ export async function renderAnimation(deps: RenderDeps, job: Job, ctx: JobContex
   } catch (err) {
     if (err instanceof RenderError) {
       deps.log.info('animation failed', { animation_id: row.id, kind: err.kind });
-      await finishWithError(deps, row.id, err.kind, err.description);
+      // The record says why, the credit comes back, the webhook goes out, in one conditional update.
+      await deps.lifecycle.fail(row.id, err.kind, err.description);
       return;
     }
     throw err;

@@ -1,14 +1,9 @@
 import type { Route } from '../platform/module.ts';
 import { jsonBody } from '../http/body.ts';
-import { idParam, pageParams } from '../http/params.ts';
-import { parsePage } from '../pagination.ts';
-import { AnimationList, Animation, CreateAnimationResponse } from './schemas.ts';
+import { CreateAnimationResponse } from './schemas.ts';
 import type { AnimationDeps } from './deps.ts';
 import { createAnimation } from './create.ts';
-import { fetchAnimation, pageAnimations, removeAnimation } from './service.ts';
 import { DRIVER_BANK } from './driver-bank.ts';
-
-const id = idParam('the animation id');
 
 /** Why the reference marks POST /animations deprecated, and what a new integration uses instead. */
 const DEPRECATION = [
@@ -23,7 +18,7 @@ const DEPRECATION = [
 
 /** Thin handlers: parse, call one verb, shape the response. */
 export function animationRoutes(deps: AnimationDeps): Route[] {
-  return [
+  return deps.lifecycle.routes(
     {
       method: 'post', path: '/animations', summary: 'Create an animation', tag: 'Animations', deprecated: true,
       description: DEPRECATION,
@@ -31,14 +26,6 @@ export function animationRoutes(deps: AnimationDeps): Route[] {
       ok: { status: 201, schema: CreateAnimationResponse, description: 'accepted; the animation is queued' },
       errors: ['BadRequestError', 'AuthorizationError', 'InsufficientCreditsError', 'PermissionError', 'PayloadTooLargeError'],
       handler: async (c) => c.json(await createAnimation(deps, c.var.user, await jsonBody(c)), 201),
-    },
-    {
-      method: 'get', path: '/animations', summary: 'List your animations, newest first', tag: 'Animations', params: pageParams,
-      ok: { status: 200, schema: AnimationList, description: 'a page of animations' }, errors: ['BadRequestError', 'AuthorizationError'],
-      handler: async (c) => {
-        const { limit, cursor } = parsePage(c.req.query());
-        return c.json(await pageAnimations(deps, c.var.user.id, limit, cursor));
-      },
     },
     {
       method: 'get', path: '/animations/drivers', summary: 'The driver bank', tag: 'Animations',
@@ -53,15 +40,5 @@ export function animationRoutes(deps: AnimationDeps): Route[] {
           })),
         }),
     },
-    {
-      method: 'get', path: '/animations/{id}', summary: 'Get an animation', tag: 'Animations', params: [id],
-      ok: { status: 200, schema: Animation, description: 'the animation record' }, errors: ['AuthorizationError', 'NotFoundError'],
-      handler: async (c) => c.json(await fetchAnimation(deps, c.var.user.id, c.req.param('id')!)),
-    },
-    {
-      method: 'delete', path: '/animations/{id}', summary: 'Delete an animation and its stored media', tag: 'Animations', params: [id],
-      ok: { status: 200, schema: Animation, description: 'the deleted record' }, errors: ['AuthorizationError', 'NotFoundError'],
-      handler: async (c) => c.json(await removeAnimation(deps, c.var.user.id, c.req.param('id')!)),
-    },
-  ];
+  );
 }

@@ -6,8 +6,7 @@ import { avatarLifecycle } from './kind.ts';
 import { decideAvatarReview, pendingAvatarReviews, type AvatarReviewDeps } from './review.ts';
 
 const reviewDeps = (stores: Stores, media: MediaAccess): AvatarReviewDeps => ({
-  // The cost only matters at creation; a review never creates.
-  lifecycle: avatarLifecycle(stores.resources, systemClock, media, 0),
+  lifecycle: avatarLifecycle(stores.resources, systemClock, media),
   resources: stores.resources, media, clock: systemClock, maxAttempts: 3,
 });
 

@@ -5,11 +5,10 @@ import type { AuthUser } from '../users/auth-user.ts';
 import type { AvatarView } from './schemas.ts';
 import { checkWebhookUrl } from '../resources/webhook-url.ts';
 import { checkOutboundUrls } from '../resources/outbound-urls.ts';
-import { readAvatar, type AvatarDetails } from './kind.ts';
+import type { Avatar, AvatarDetails } from './kind.ts';
 import type { AvatarDeps } from './deps.ts';
 import { forgetClonedVoice } from './voice.ts';
 
-const LABEL = 'Avatar';
 const ALPHANUMERIC = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 
 /** `<slug of the name>-<10 letters and digits>`, the style of the hosted service's presenter ids. */
@@ -49,7 +48,7 @@ export async function createAvatar(deps: AvatarDeps, user: AuthUser, raw: unknow
   };
   const id = deps.lifecycle.newId(deps.newId);
   const outcome = await deps.lifecycle.createClaiming(
-    { id, userId: user.id, request: { ...body, name }, details, webhookUrl: body.webhook, maxAttempts: deps.config.worker.maxAttempts },
+    { id, userId: user.id, request: { ...body, name }, details, webhookUrl: body.webhook },
     { id: body.consent_id, kind: 'consent', status: 'done' },
   );
   if ('refused' in outcome) {
@@ -59,24 +58,9 @@ export async function createAvatar(deps: AvatarDeps, user: AuthUser, raw: unknow
   return deps.lifecycle.kind.present(outcome.row);
 }
 
-export async function fetchAvatar(deps: AvatarDeps, userId: string, id: string): Promise<AvatarView> {
-  return deps.lifecycle.kind.present(await deps.lifecycle.fetch(userId, id, LABEL));
-}
-
-export async function pageAvatars(deps: AvatarDeps, userId: string, limit: number, cursor: Parameters<AvatarDeps['lifecycle']['page']>[2]) {
-  const page = await deps.lifecycle.page(userId, limit, cursor);
-  return { avatars: page.items.map((r) => deps.lifecycle.kind.present(r)), ...(page.token ? { token: page.token } : {}) };
-}
-
-/** DELETE /clips/avatars/{id}: the record (refunded when unfinished), its job, its presenter and their media. */
-export async function removeAvatar(deps: AvatarDeps, userId: string, id: string): Promise<AvatarView> {
-  const row = await deps.lifecycle.remove(userId, id, LABEL);
-  const { details, result } = readAvatar(row);
-  await deps.queue.cancelFor(id);
+/** What deleting an avatar removes besides its record, job and folder: its presenter (its preview job, its media) and a cloned voice. */
+export async function forgetRemoved(deps: Pick<AvatarDeps, 'voices' | 'log' | 'queue' | 'media'>, { userId, details, result }: Avatar): Promise<void> {
   if (result) await forgetClonedVoice(deps.voices, result.voice, deps.log);
   await deps.queue.cancelFor(details.presenterId);
-  await deps.media.removePrefix(userId, `avatars/${id}/`);
   await deps.media.removePrefix(userId, `presenters/${details.presenterId}/`);
-  return deps.lifecycle.kind.present(row);
 }
-

@@ -1,9 +1,9 @@
 import type { Clock } from '../clock.ts';
 import { isoTime } from '../clock.ts';
 import type { MediaAccess } from '../media/index.ts';
-import type { ResourceRow, ResourceStore } from '../resources/store.ts';
-import { resourceLifecycle, type Lifecycle, type ResourceKind } from '../resources/lifecycle.ts';
-import type { AvatarView, CreateAvatarBody } from './schemas.ts';
+import type { ResourceStore } from '../resources/store.ts';
+import { defineResource, type Resource, type ResourceRecord } from '../resources/define.ts';
+import { Avatar as AvatarRecord, AvatarList, type AvatarView, type CreateAvatarBody } from './schemas.ts';
 
 export const AVATAR_JOB = 'avatar.create';
 
@@ -50,19 +50,25 @@ export interface AvatarResult {
   trainedAt: number;
 }
 
-export interface Avatar {
-  row: ResourceRow;
-  req: CreateAvatarBody;
-  details: AvatarDetails;
-  result: AvatarResult | null;
-}
+export type AvatarTypes = { request: CreateAvatarBody; details: AvatarDetails; result: AvatarResult; view: AvatarView };
 
-export const readAvatar = (row: ResourceRow): Avatar => ({
-  row,
-  req: JSON.parse(row.request) as CreateAvatarBody,
-  details: JSON.parse(row.details) as AvatarDetails,
-  result: row.result ? (JSON.parse(row.result) as AvatarResult) : null,
+export type Avatar = ResourceRecord<AvatarTypes>;
+
+/** Avatars as a resource kind: charged at creation (the settings' credits), refunded on error and on an operator's rejection. */
+export const avatars = defineResource<AvatarTypes>({
+  name: 'avatar',
+  idPrefix: 'avt',
+  cost: 0,
+  extraStates: { active: ['validating'], final: ['rejected'], refundOn: ['rejected'] },
+  // The interface allows up to 24 hours for an avatar; a run longer than this is retried.
+  job: { kind: AVATAR_JOB, timeLimitMs: 6 * 60 * 60 * 1000, gaveUp: 'The avatar could not be checked and trained after several attempts' },
+  http: {
+    path: '/clips/avatars', record: AvatarRecord, list: AvatarList, removes: 'its presenter and their media',
+    getSummary: 'Get an avatar, with each footage check as measured',
+  },
 });
+
+export const readAvatar = avatars.read;
 
 export function presentAvatar(a: Avatar, media: Pick<MediaAccess, 'signedUrl' | 'find'>): AvatarView {
   const { row, req, details: d, result: r } = a;
@@ -97,17 +103,8 @@ export function presentAvatar(a: Avatar, media: Pick<MediaAccess, 'signedUrl' | 
   };
 }
 
-export type AvatarLifecycle = Lifecycle<AvatarView>;
+export type AvatarLifecycle = Resource<AvatarTypes>;
 
-/** Avatars as a resource kind: charged at creation, refunded on error and on an operator's rejection. */
-export function avatarLifecycle(resources: ResourceStore, clock: Clock, media: Pick<MediaAccess, 'signedUrl' | 'find'>, cost: number): AvatarLifecycle {
-  const kind: ResourceKind<AvatarView> = {
-    name: 'avatar',
-    idPrefix: 'avt',
-    cost,
-    jobKind: AVATAR_JOB,
-    extraStates: { active: ['validating'], final: ['rejected'], refundOn: ['rejected'] },
-    present: (row) => presentAvatar(readAvatar(row), media),
-  };
-  return resourceLifecycle(kind, { resources, clock });
-}
+/** The lifecycle alone (the operator's review commands; the cost only matters at creation, and a review never creates). */
+export const avatarLifecycle = (resources: ResourceStore, clock: Clock, media: Pick<MediaAccess, 'signedUrl' | 'find'>) =>
+  avatars.lifecycle(resources, clock, (a) => presentAvatar(a, media));

@@ -1,12 +1,11 @@
 import { defineModule } from '../platform/module.ts';
-import { defaultBackoff } from '../jobs/catalogue.ts';
 import { avatarSchemas } from './schemas.ts';
-import { avatarLifecycle, AVATAR_JOB } from './kind.ts';
+import { avatars, presentAvatar } from './kind.ts';
 import type { AvatarDeps } from './deps.ts';
 import { avatarRoutes } from './routes.ts';
 import { avatarSettings } from './settings.ts';
 import { createAvatarJob } from './train.ts';
-import { removeAvatar } from './create.ts';
+import { forgetRemoved } from './create.ts';
 import { avatarPresenters } from './presenters.ts';
 import { AVATAR_COMMANDS } from './cli.ts';
 
@@ -23,7 +22,11 @@ export const avatarsModule = defineModule({
   commands: AVATAR_COMMANDS,
   create(p, settings) {
     if (!p.consents || !p.footage) throw new Error('the avatars module needs the consents module listed before it');
-    const lifecycle = avatarLifecycle(p.stores.resources, p.clock, p.media, settings.credits);
+    const lifecycle = avatars.on(p, {
+      present: (a) => presentAvatar(a, p.media),
+      cost: settings.credits,
+      onRemove: (a) => forgetRemoved({ voices: p.voices, log: p.log, queue: p.queue, media: p.media }, a),
+    });
     const deps: AvatarDeps = {
       config: p.config, settings, lifecycle, clock: p.clock, newId: p.newId, schemas: avatarSchemas(p.config.storageScheme),
       queue: p.queue, media: p.media, client: p.client, log: p.log, backend: p.backend, consents: p.consents, faces: p.footage.faces, voices: p.voices,
@@ -31,21 +34,9 @@ export const avatarsModule = defineModule({
     return {
       deps,
       routes: avatarRoutes(deps),
-      jobs: [
-        {
-          kind: AVATAR_JOB,
-          handler: (job, ctx) => createAvatarJob(deps, job, ctx),
-          maxAttempts: p.config.worker.maxAttempts,
-          backoffMs: defaultBackoff,
-          // The interface allows up to 24 hours for an avatar; a run longer than this is retried.
-          timeLimitMs: 6 * 60 * 60 * 1000,
-          onExhausted: async (job) => {
-            await lifecycle.fail(job.resourceId, 'UnknownError', 'The avatar could not be checked and trained after several attempts');
-          },
-        },
-      ],
+      jobs: [lifecycle.job((job, ctx) => createAvatarJob(deps, job, ctx))],
       resources: [lifecycle],
-      provides: { userPresenters: avatarPresenters({ lifecycle, media: p.media, remove: (userId, avatarId) => removeAvatar(deps, userId, avatarId) }) },
+      provides: { userPresenters: avatarPresenters({ lifecycle, media: p.media, remove: (userId, avatarId) => lifecycle.delete(userId, avatarId) }) },
     };
   },
 });

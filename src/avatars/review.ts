@@ -9,15 +9,16 @@ import { AVATAR_JOB, readAvatar, type AvatarDetails, type AvatarLifecycle } from
  * (training starts) or rejects (`rejected`, refunded) them (`mimic avatars review`).
  */
 export interface AvatarReviewDeps {
-  lifecycle: Pick<AvatarLifecycle, 'getById' | 'setDetails' | 'advance' | 'finish'>;
-  resources: Pick<ResourceStore, 'listInState' | 'getById'>;
+  lifecycle: Pick<AvatarLifecycle, 'getById' | 'listInState' | 'setDetails' | 'advance' | 'finish'>;
+  /** Reads the avatar's consent. */
+  resources: Pick<ResourceStore, 'getById'>;
   media: Pick<MediaAccess, 'find'>;
   clock: Clock;
   maxAttempts: number;
 }
 
 export async function pendingAvatarReviews(deps: AvatarReviewDeps, limit = 100) {
-  const rows = await deps.resources.listInState('avatar', 'validating', limit);
+  const rows = await deps.lifecycle.listInState('validating', limit);
   const out = [];
   for (const row of rows) {
     const { req, details: d } = readAvatar(row);

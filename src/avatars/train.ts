@@ -74,12 +74,10 @@ export async function createAvatarJob(deps: AvatarDeps, job: Job, ctx: JobContex
     const result: AvatarResult = {
       name: avatar.req.name, voice, referenceSec: trained.referenceSec, loopSec: trained.loopSec, size: trained.size, keys, trainedAt: deps.clock.now(),
     };
-    if (await deps.lifecycle.finish(id, result)) {
-      // The talking preview is rendered by the clips module's preview job, as for the built-in presenters.
-      await deps.queue.enqueue({ kind: PREVIEW_JOB, resourceId: details.presenterId, userId, maxAttempts: 3 });
-    } else {
-      await deps.media.removePrefix(userId, `presenters/${details.presenterId}/`);
-    }
+    // The talking preview is rendered by the clips module's preview job, as for the built-in
+    // presenters; it is queued with the ending, so a done avatar always has one coming.
+    const preview = { kind: PREVIEW_JOB, resourceId: details.presenterId, maxAttempts: 3 };
+    if (!(await deps.lifecycle.finish(id, result, 'done', preview))) await deps.media.removePrefix(userId, `presenters/${details.presenterId}/`);
   } catch (err) {
     if (err instanceof CheckFailure || err instanceof RenderError) {
       deps.log.info('avatar failed', { avatar_id: id, kind: err instanceof CheckFailure ? err.kind : err.kind });

@@ -1,12 +1,8 @@
-import type { Clock } from '../clock.ts';
-import type { MediaAccess } from '../media/index.ts';
-import type { CreateClipBody } from './schemas.ts';
+import { Clip as ClipRecord, ClipList, type CreateClipBody } from './schemas.ts';
 import type { RenderMetadata } from '../compute/interface.ts';
-import type { ResourceRow, ResourceStore } from '../resources/store.ts';
-import { resourceLifecycle, type Lifecycle, type ResourceKind } from '../resources/lifecycle.ts';
+import { defineResource, type Resource, type ResourceRecord } from '../resources/define.ts';
 import { CLIP_JOB } from './deps.ts';
-import { presentClip, type ClipView } from './present.ts';
-import type { PendingVideos } from './pending.ts';
+import type { ClipView } from './present.ts';
 
 /** The voice that will speak a text script, fixed at creation (after the fallback policy). */
 export interface ClipVoice {
@@ -37,32 +33,19 @@ export interface ClipResult {
   metadata: RenderMetadata;
 }
 
-export interface Clip {
-  row: ResourceRow;
-  id: string;
-  userId: string;
-  req: CreateClipBody;
-  details: ClipDetails;
-  result: ClipResult | null;
-}
+export type ClipTypes = { request: CreateClipBody; details: ClipDetails; result: ClipResult; view: ClipView };
 
-export function readClip(row: ResourceRow): Clip {
-  return {
-    row,
-    id: row.id,
-    userId: row.userId,
-    req: JSON.parse(row.request) as CreateClipBody,
-    details: JSON.parse(row.details) as ClipDetails,
-    result: row.result ? (JSON.parse(row.result) as ClipResult) : null,
-  };
-}
+export type Clip = ResourceRecord<ClipTypes>;
 
 /** Clips as a resource kind: its cost depends on the length, so each create passes its credits. */
-export function clipKind(media: Pick<MediaAccess, 'signedUrl'>, pending: Pick<PendingVideos, 'url'>): ResourceKind<ClipView> {
-  return { name: 'clip', idPrefix: 'clp', cost: 1, jobKind: CLIP_JOB, present: (row) => presentClip(readClip(row), media, pending) };
-}
+export const clips = defineResource<ClipTypes>({
+  name: 'clip',
+  idPrefix: 'clp',
+  cost: 1,
+  job: { kind: CLIP_JOB, timeLimitMs: 2 * 60 * 60 * 1000, gaveUp: 'The clip could not be rendered after several attempts' },
+  http: { record: ClipRecord, list: ClipList },
+});
 
-export type ClipLifecycle = Lifecycle<ClipView>;
+export const readClip = clips.read;
 
-export const clipLifecycle = (resources: ResourceStore, clock: Clock, media: Pick<MediaAccess, 'signedUrl'>, pending: Pick<PendingVideos, 'url'>): ClipLifecycle =>
-  resourceLifecycle(clipKind(media, pending), { resources, clock });
+export type ClipLifecycle = Resource<ClipTypes>;

@@ -2,8 +2,9 @@ import { defineModule } from '../platform/module.ts';
 import { defaultBackoff } from '../jobs/catalogue.ts';
 import { clipSchemas } from './schemas.ts';
 import { createPresenterCatalogue } from '../presenters/catalogue.ts';
-import { CLIP_JOB, type ClipDeps } from './deps.ts';
-import { clipLifecycle } from './kind.ts';
+import type { ClipDeps } from './deps.ts';
+import { clips } from './kind.ts';
+import { presentClip } from './present.ts';
 import { renderClip, type RenderDeps } from './render.ts';
 import { clipRoutes } from './routes.ts';
 import { clipStreamVariant } from './streams.ts';
@@ -18,9 +19,9 @@ import { PREVIEW_JOB, presentersWithoutPreview, previewMaker, renderPreview } fr
 export const clipsModule = defineModule({
   name: 'clips',
   create(p) {
-    const { config, stores, clock, newId, queue, media, backend, client, log } = p;
+    const { config, clock, newId, queue, media, backend, client, log } = p;
     const pending = createPendingVideos({ dataDir: config.dataDir, publicUrl: config.publicUrl, key: deriveKey(config.masterKey, 'clip-pending-url'), ttlSeconds: config.signedUrlTtlSeconds, clock });
-    const lifecycle = clipLifecycle(stores.resources, clock, media, pending);
+    const lifecycle = clips.on(p, { present: (c) => presentClip(c, media, pending), onRemove: (c) => pending.remove(c.id) });
     const deps: ClipDeps = {
       config, lifecycle, clock, newId, queue, media,
       schemas: clipSchemas(config.storageScheme),
@@ -38,16 +39,7 @@ export const clipsModule = defineModule({
       render,
       routes: [...clipRoutes(deps), ...(p.streams?.streamRoutes(clipStreamVariant(deps)) ?? [])],
       jobs: [
-        {
-          kind: CLIP_JOB,
-          handler: (job, ctx) => renderClip(render, job, ctx),
-          maxAttempts: config.worker.maxAttempts,
-          backoffMs: defaultBackoff,
-          timeLimitMs: 2 * 60 * 60 * 1000,
-          onExhausted: async (job) => {
-            await lifecycle.fail(job.resourceId, 'UnknownError', 'The clip could not be rendered after several attempts');
-          },
-        },
+        lifecycle.job((job, ctx) => renderClip(render, job, ctx)),
         {
           kind: PREVIEW_JOB,
           handler: (job, ctx) => renderPreview(render, job, ctx),

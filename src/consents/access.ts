@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { ApiError } from '../errors.ts';
 import type { MediaAccess } from '../media/index.ts';
 import type { FrameFaces } from '../footage/faces.ts';
-import { readConsent, type ConsentLifecycle } from './kind.ts';
+import type { ConsentLifecycle } from './kind.ts';
 import type { StoredFaces } from './verify.ts';
 
 /** What the avatars capability asks of consents (`Platform.consents`, provided by the consents module). */
@@ -27,7 +27,7 @@ export function consentsForAvatars(lifecycle: ConsentLifecycle, media: Pick<Medi
   const refuse = (description: string) => new ApiError('ConsentError', description, [{ field: 'consent_id', message: description }]);
   return {
     async usable(userId, consentId, name) {
-      const c = readConsent(await lifecycle.fetch(userId, consentId, 'Consent'));
+      const c = await lifecycle.record(userId, consentId);
       if (c.row.status !== 'done') throw refuse(`The consent is ${c.row.status === 'validating' ? 'still being verified' : c.row.status === 'created' ? 'waiting for its video' : 'not verified'} (status ${c.row.status}); only a verified consent (status done) may be used`);
       if (c.details.uploadedAt === undefined || c.details.uploadedAt > c.details.expiresAt) throw refuse('The consent video was uploaded after the consent expired');
       if (!sameName(c.details.name ?? '', name)) throw refuse(`The consent was given by '${c.details.name}'; the avatar's name must be the same`);
@@ -37,7 +37,7 @@ export function consentsForAvatars(lifecycle: ConsentLifecycle, media: Pick<Medi
     async faces(userId, consentId) {
       const row = await lifecycle.getById(consentId);
       if (!row || row.userId !== userId) return null;
-      const key = readConsent(row).details.facesKey;
+      const key = lifecycle.read(row).details.facesKey;
       const path = key ? media.find(userId, key) : null;
       if (!path) return null;
       return (JSON.parse(await readFile(path, 'utf8')) as StoredFaces).frames;

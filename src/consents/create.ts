@@ -8,10 +8,8 @@ import { checkWebhookUrl } from '../resources/webhook-url.ts';
 import { checkOutboundUrls } from '../resources/outbound-urls.ts';
 import { CONSENT_LANGUAGES, findLanguage } from './languages/index.ts';
 import type { ConsentLanguage } from './languages/types.ts';
-import { CONSENT_JOB, CONSENT_TTL_MS, EXPIRED, isExpired, readConsent, type ConsentDetails } from './kind.ts';
+import { CONSENT_TTL_MS, EXPIRED, isExpired, type ConsentDetails } from './kind.ts';
 import type { ConsentDeps } from './deps.ts';
-
-const LABEL = 'Consent';
 
 /** Three different words of the language's list, each drawn with a cryptographic generator. */
 export function drawPasscode(lang: ConsentLanguage, pick: (n: number) => number = randomInt): string[] {
@@ -42,7 +40,7 @@ export async function createConsent(deps: ConsentDeps, user: AuthUser, raw: unkn
   const id = deps.lifecycle.newId(deps.newId);
   const now = deps.clock.now();
   const details: ConsentDetails = { language: lang.name, text, passcode, expiresAt: now + CONSENT_TTL_MS, steps: [] };
-  const row = await deps.lifecycle.create({ id, userId: user.id, request: body, details, maxAttempts: 1 });
+  const row = await deps.lifecycle.create({ id, userId: user.id, request: body, details });
   if (!row) throw new Error('a free consent was refused for credits');
   return { id, created_at: isoTime(row.createdAt), created_by: user.id, text, language: lang.name, expires_at: isoTime(details.expiresAt) };
 }
@@ -56,7 +54,7 @@ export async function uploadConsent(deps: ConsentDeps, user: AuthUser, id: strin
   const body = validate(deps.schemas.UploadConsent, raw);
   checkWebhookUrl(body.webhook);
   await checkOutboundUrls(deps.client, [['webhook', body.webhook], ['source_url', body.source_url]], [`${deps.config.storageScheme}://`]);
-  const c = readConsent(await deps.lifecycle.fetch(user.id, id, LABEL));
+  const c = await deps.lifecycle.record(user.id, id);
   const now = deps.clock.now();
   if (isExpired(c, now)) {
     const e = EXPIRED(c);
@@ -70,7 +68,7 @@ export async function uploadConsent(deps: ConsentDeps, user: AuthUser, id: strin
   }
   storageObjectExists(deps, user.id, body.source_url);
   const details: ConsentDetails = { ...c.details, name: body.name.trim().replace(/\s+/g, ' '), sourceUrl: body.source_url, uploadedAt: now, steps: [] };
-  const row = await deps.lifecycle.advance(c.row.id, { from: 'created', to: 'validating', details, webhookUrl: body.webhook, job: { kind: CONSENT_JOB, maxAttempts: deps.config.worker.maxAttempts } });
+  const row = await deps.lifecycle.advance(c.row.id, { from: 'created', to: 'validating', details, webhookUrl: body.webhook, job: deps.lifecycle.queued });
   if (!row) throw new ApiError('ConflictError', 'This consent changed meanwhile (another upload, or it was deleted); fetch it again');
   return deps.lifecycle.kind.present(row);
 }
@@ -83,23 +81,6 @@ function storageObjectExists(deps: Pick<ConsentDeps, 'config' | 'media'>, userId
   if (key === null || deps.media.find(userId, key) === null) {
     throw new ApiError('BadRequestError', `Invalid request body: source_url names no object of your media store`, [{ field: 'source_url', message: 'names no object of your media store' }]);
   }
-}
-
-export async function fetchConsent(deps: ConsentDeps, userId: string, id: string): Promise<ConsentView> {
-  return deps.lifecycle.kind.present(await deps.lifecycle.fetch(userId, id, LABEL));
-}
-
-export async function pageConsents(deps: ConsentDeps, userId: string, limit: number, cursor: Parameters<ConsentDeps['lifecycle']['page']>[2]) {
-  const page = await deps.lifecycle.page(userId, limit, cursor);
-  return { consents: page.items.map((r) => deps.lifecycle.kind.present(r)), ...(page.token ? { token: page.token } : {}) };
-}
-
-/** DELETE /consents/{id}: the record, its job and its stored video, thumbnail and face descriptors. An avatar made with it keeps what it made. */
-export async function removeConsent(deps: ConsentDeps, userId: string, id: string): Promise<ConsentView> {
-  const row = await deps.lifecycle.remove(userId, id, LABEL);
-  await deps.queue.cancelFor(id);
-  await deps.media.removePrefix(userId, `consents/${id}/`);
-  return deps.lifecycle.kind.present(row);
 }
 
 /** GET /consents/languages: the languages and whether their words are checked by a recogniser here. */

@@ -1,9 +1,9 @@
 import type { Clock } from '../clock.ts';
 import { isoTime } from '../clock.ts';
 import type { MediaAccess } from '../media/index.ts';
-import type { ResourceRow, ResourceStore } from '../resources/store.ts';
-import { resourceLifecycle, type Lifecycle, type ResourceKind } from '../resources/lifecycle.ts';
-import type { ConsentView } from './schemas.ts';
+import type { ResourceStore } from '../resources/store.ts';
+import { defineResource, type Resource, type ResourceRecord } from '../resources/define.ts';
+import { Consent as ConsentRecord, ConsentList, type ConsentView } from './schemas.ts';
 
 export const CONSENT_JOB = 'consent.verify';
 
@@ -50,17 +50,21 @@ export interface ConsentResult {
   verifiedAt: number;
 }
 
-export interface Consent {
-  row: ResourceRow;
-  details: ConsentDetails;
-  result: ConsentResult | null;
-}
+export type ConsentTypes = { request: { language: string }; details: ConsentDetails; result: ConsentResult; view: ConsentView };
 
-export const readConsent = (row: ResourceRow): Consent => ({
-  row,
-  details: JSON.parse(row.details) as ConsentDetails,
-  result: row.result ? (JSON.parse(row.result) as ConsentResult) : null,
+export type Consent = ResourceRecord<ConsentTypes>;
+
+/** Consents as a resource kind: free; no job at creation, the `consent.verify` job is queued by the upload. */
+export const consents = defineResource<ConsentTypes>({
+  name: 'consent',
+  idPrefix: 'cns',
+  cost: 0,
+  extraStates: { active: ['validating'] },
+  job: { kind: CONSENT_JOB, atCreation: false, timeLimitMs: 20 * 60 * 1000, gaveUp: 'The consent video could not be verified after several attempts' },
+  http: { record: ConsentRecord, list: ConsentList, removes: 'its stored video', getSummary: 'Get a consent, with each verification step as measured' },
 });
+
+export const readConsent = consents.read;
 
 /** A challenge nobody answered in time: it can never be used (shown as `error` from then on). */
 export const isExpired = (c: Consent, now: number): boolean => c.row.status === 'created' && now > c.details.expiresAt;
@@ -100,16 +104,8 @@ export function presentConsent(c: Consent, media: Pick<MediaAccess, 'signedUrl' 
   };
 }
 
-export type ConsentLifecycle = Lifecycle<ConsentView>;
+export type ConsentLifecycle = Resource<ConsentTypes>;
 
-/** Consents as a resource kind: free; no job at creation, the `consent.verify` job is queued by the upload. */
-export function consentLifecycle(resources: ResourceStore, clock: Clock, media: Pick<MediaAccess, 'signedUrl' | 'find'>): ConsentLifecycle {
-  const kind: ResourceKind<ConsentView> = {
-    name: 'consent',
-    idPrefix: 'cns',
-    cost: 0,
-    extraStates: { active: ['validating'] },
-    present: (row) => presentConsent(readConsent(row), media, clock.now()),
-  };
-  return resourceLifecycle(kind, { resources, clock });
-}
+/** The lifecycle alone (the operator's review commands). */
+export const consentLifecycle = (resources: ResourceStore, clock: Clock, media: Pick<MediaAccess, 'signedUrl' | 'find'>) =>
+  consents.lifecycle(resources, clock, (c) => presentConsent(c, media, clock.now()));

@@ -1,9 +1,8 @@
 import { defineModule } from '../platform/module.ts';
-import { defaultBackoff } from '../jobs/catalogue.ts';
 import { consentSchemas } from './schemas.ts';
 import { createFaceAnalyzer } from '../footage/faces.ts';
 import { availableRecognisers } from '../footage/recognition/index.ts';
-import { consentLifecycle, CONSENT_JOB } from './kind.ts';
+import { consents, presentConsent } from './kind.ts';
 import type { ConsentDeps } from './deps.ts';
 import { consentRoutes } from './routes.ts';
 import { consentSettings } from './settings.ts';
@@ -24,7 +23,7 @@ export const consentsModule = defineModule({
   commands: CONSENT_COMMANDS,
   errors: CONSENT_ERRORS,
   create(p, settings) {
-    const lifecycle = consentLifecycle(p.stores.resources, p.clock, p.media);
+    const lifecycle = consents.on(p, { present: (c) => presentConsent(c, p.media, p.clock.now()) });
     const faces = createFaceAnalyzer();
     const recognisers = availableRecognisers();
     if (!recognisers.some((r) => r.languages.includes('english'))) {
@@ -37,18 +36,7 @@ export const consentsModule = defineModule({
     return {
       deps,
       routes: consentRoutes(deps),
-      jobs: [
-        {
-          kind: CONSENT_JOB,
-          handler: (job, ctx) => verifyConsent(deps, job, ctx),
-          maxAttempts: p.config.worker.maxAttempts,
-          backoffMs: defaultBackoff,
-          timeLimitMs: 20 * 60 * 1000,
-          onExhausted: async (job) => {
-            await lifecycle.fail(job.resourceId, 'UnknownError', 'The consent video could not be verified after several attempts');
-          },
-        },
-      ],
+      jobs: [lifecycle.job((job, ctx) => verifyConsent(deps, job, ctx))],
       resources: [lifecycle],
       provides: { consents: consentsForAvatars(lifecycle, p.media), footage: { faces, recognisers } },
       stop: () => faces.close(),

@@ -1,5 +1,4 @@
 import type { Clock } from '../clock.ts';
-import type { ResourceStore } from '../resources/store.ts';
 import type { ConsentLifecycle, ConsentDetails } from './kind.ts';
 import { readConsent } from './kind.ts';
 
@@ -10,8 +9,7 @@ import { readConsent } from './kind.ts';
  * (`mimic consents review`).
  */
 export interface ReviewDeps {
-  lifecycle: Pick<ConsentLifecycle, 'getById' | 'setDetails' | 'finish' | 'fail'>;
-  resources: Pick<ResourceStore, 'listInState'>;
+  lifecycle: Pick<ConsentLifecycle, 'getById' | 'listInState' | 'setDetails' | 'finish' | 'fail'>;
   clock: Clock;
 }
 
@@ -31,7 +29,7 @@ export interface PendingReview {
 
 /** The consents waiting for an operator, oldest first. */
 export async function pendingReviews(deps: ReviewDeps, limit = 100): Promise<PendingReview[]> {
-  const rows = await deps.resources.listInState('consent', 'validating', limit);
+  const rows = await deps.lifecycle.listInState('validating', limit);
   return rows.flatMap((row) => {
     const { details: d } = readConsent(row);
     if (d.review?.state !== 'pending') return [];

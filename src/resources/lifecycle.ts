@@ -1,7 +1,7 @@
 import type { Clock, IdFactory } from '../clock.ts';
 import { notFound } from '../errors.ts';
 import { byCreation, toPage, type PageCursor } from '../pagination.ts';
-import type { Claim, ResourceRow, ResourceStore } from './store.ts';
+import type { Claim, FollowUpJob, ResourceRow, ResourceStore } from './store.ts';
 import { checkWebhookUrl } from './webhook-url.ts';
 
 /**
@@ -75,13 +75,19 @@ export interface Lifecycle<View> {
   /** Deletes (refunding an unfinished one); the row as it was, or NotFoundError. */
   remove(userId: string, id: string, label: string): Promise<ResourceRow>;
   getById(id: string): Promise<ResourceRow | undefined>;
+  /** Up to `limit` unfinished records of this kind in `status`, of every user, oldest first (an operator's review queue). */
+  listInState(status: string, limit: number): Promise<ResourceRow[]>;
   start(id: string): Promise<ResourceRow | undefined>;
   /** Moves an unfinished resource to `started` or an extra active state of the kind; false when it has ended or is gone. */
   moveTo(id: string, status: string): Promise<boolean>;
   progress(id: string, done: number, total: number): Promise<void>;
   setDetails(id: string, details: unknown): Promise<void>;
-  /** Ends in `done` (or a final state the kind declares) with its result; false when it had already ended or is gone. */
-  finish(id: string, result: unknown, status?: string): Promise<boolean>;
+  /**
+   * Ends in `done` (or a final state the kind declares) with its result, queueing `then` in the
+   * same transaction (an avatar's talking preview); false when it had already ended or is gone
+   * (then nothing is queued).
+   */
+  finish(id: string, result: unknown, status?: string, then?: FollowUpJob): Promise<boolean>;
   /** Ends in `error` and refunds; false when it had already ended or is gone. */
   fail(id: string, kind: string, description: string): Promise<boolean>;
   /** The webhook body of a resource of this kind, or null when it no longer exists. */
@@ -179,6 +185,7 @@ export function resourceLifecycle<View>(kind: ResourceKind<View>, deps: Lifecycl
       const row = await resources.getById(id);
       return row?.kind === kind.name ? row : undefined;
     },
+    listInState: (status, limit) => resources.listInState(kind.name, status, limit),
     start: (id) => resources.start(id, clock.now()),
     async moveTo(id, status) {
       if (!isActiveStatus(kind, status) || status === 'created') throw new Error(`${kind.name}: '${status}' is not a state it can move to`);
@@ -187,9 +194,9 @@ export function resourceLifecycle<View>(kind: ResourceKind<View>, deps: Lifecycl
     progress: (id, done, total) => resources.progress(id, done, total, clock.now()),
     setDetails: (id, details) => resources.setDetails(id, JSON.stringify(details), clock.now()),
 
-    async finish(id, result, status = 'done') {
+    async finish(id, result, status = 'done', then) {
       if (status === 'error' || !isFinalStatus(kind, status)) throw new Error(`${kind.name}: '${status}' is not a final state to finish in`);
-      return (await resources.finish(id, { status, result: JSON.stringify(result), refund: refunds(status), now: clock.now() })) !== undefined;
+      return (await resources.finish(id, { status, result: JSON.stringify(result), refund: refunds(status), ...(then ? { then } : {}), now: clock.now() })) !== undefined;
     },
 
     async fail(id, errorKind, description) {

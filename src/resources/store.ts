@@ -44,12 +44,21 @@ export interface Claim {
   status: string;
 }
 
-/** How a resource ends: its final status, and whether its credits come back. */
+/** A job that ending a resource queues, for the resource's user (an avatar's talking preview: its resource is the presenter). */
+export interface FollowUpJob {
+  kind: string;
+  resourceId: string;
+  maxAttempts: number;
+}
+
+/** How a resource ends: its final status, whether its credits come back, and a job it queues. */
 export interface Ending {
   status: string;
   result?: string | null;
   error?: string | null;
   refund: boolean;
+  /** Queued in the same transaction as the ending: both happen or neither. */
+  then?: FollowUpJob;
   now: number;
 }
 
@@ -88,8 +97,8 @@ export interface ResourceStore {
   /** Replaces the kind's working fields of an unfinished resource. */
   setDetails(id: string, details: string, now: number): Promise<void>;
   /**
-   * Ends an unfinished resource: sets the final status, refunds its credits when asked and
-   * queues its webhook (event `<kind>.<status>`), in one transaction. Undefined when it had
+   * Ends an unfinished resource: sets the final status, refunds its credits when asked,
+   * queues its webhook (event `<kind>.<status>`) and its follow-up job, in one transaction. Undefined when it had
    * already ended or is gone: then nothing happened.
    */
   finish(id: string, ending: Ending): Promise<ResourceRow | undefined>;
@@ -225,6 +234,7 @@ export function createSqliteResourceStore(handle: Store, enqueueJob: EnqueueJob)
     if (row.webhookUrl) {
       enqueueWebhook(db, { userId: row.userId, event: `${row.kind}.${row.status}`, resourceId: row.id, url: row.webhookUrl, now: e.now });
     }
+    if (e.then) enqueueJob({ ...e.then, userId: row.userId });
     return row;
   });
   const removeTx = sqlite.transaction((userId: string, kind: string, id: string): ResourceRow | undefined => {

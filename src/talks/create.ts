@@ -77,7 +77,7 @@ export async function createTalk(deps: TalkDeps, user: AuthUser, raw: unknown) {
   const credits = creditsForSeconds(seconds);
   const id = deps.lifecycle.newId(deps.newId);
   const details: TalkDetails = { voice, chargedSeconds: Math.round(seconds * 1000) / 1000 };
-  const row = await deps.lifecycle.create({ id, userId: user.id, request: body, details, webhookUrl: body.webhook, maxAttempts: deps.config.worker.maxAttempts, credits });
+  const row = await deps.lifecycle.create({ id, userId: user.id, request: body, details, webhookUrl: body.webhook, credits });
   if (!row) throw new ApiError('InsufficientCreditsError', `Not enough credits: this talk costs ${credits} credit${credits === 1 ? '' : 's'} (one per started ${SECONDS_PER_CREDIT} s of speech)`);
   return { id, object: 'talk' as const, created_by: user.id, created_at: isoTime(row.createdAt), status: 'created' as const };
 }

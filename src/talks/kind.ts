@@ -2,13 +2,12 @@ import type { Clock, IdFactory } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { JobQueue } from '../jobs/queue.ts';
 import type { MediaAccess } from '../media/index.ts';
-import type { CreateTalkBody, TalkSchemas } from './schemas.ts';
-import type { ResourceRow, ResourceStore } from '../resources/store.ts';
+import { Talk as TalkRecord, TalkList, type CreateTalkBody, type TalkSchemas } from './schemas.ts';
 import type { VoiceCatalogue } from '../voices/catalogue.ts';
-import { resourceLifecycle, type Lifecycle, type ResourceKind } from '../resources/lifecycle.ts';
+import { defineResource, type Resource, type ResourceRecord } from '../resources/define.ts';
 import type { ClipDetails, ClipResult } from '../clips/kind.ts';
 import type { PendingVideos } from '../clips/pending.ts';
-import { presentTalk, type TalkView } from './present.ts';
+import type { TalkView } from './present.ts';
 import type { GuardedClient } from '../egress/client.ts';
 
 export const TALK_JOB = 'talk.render';
@@ -16,28 +15,23 @@ export const TALK_JOB = 'talk.render';
 /** A talk's working fields: a clip's, without a presenter (the photo is the request's source_url). */
 export type TalkDetails = Omit<ClipDetails, 'presenterId'>;
 
-export interface Talk {
-  row: ResourceRow;
-  id: string;
-  userId: string;
-  req: CreateTalkBody;
-  details: TalkDetails;
-  /** What a finished talk produced: a clip's result. */
-  result: ClipResult | null;
-}
+/** A talk's result is a clip's. */
+export type TalkTypes = { request: CreateTalkBody; details: TalkDetails; result: ClipResult; view: TalkView };
 
-export function readTalk(row: ResourceRow): Talk {
-  const parse = <T>(text: string) => JSON.parse(text) as T;
-  return { row, id: row.id, userId: row.userId, req: parse(row.request), details: parse(row.details), result: row.result ? parse(row.result) : null };
-}
-
-export type TalkLifecycle = Lifecycle<TalkView>;
+export type Talk = ResourceRecord<TalkTypes>;
 
 /** Talks as a resource kind: like clips, the cost depends on the length, so each create passes its credits. */
-export function talkLifecycle(resources: ResourceStore, clock: Clock, media: Pick<MediaAccess, 'signedUrl'>, pending: Pick<PendingVideos, 'url'>): TalkLifecycle {
-  const kind: ResourceKind<TalkView> = { name: 'talk', idPrefix: 'tlk', cost: 1, jobKind: TALK_JOB, present: (row) => presentTalk(readTalk(row), media, pending) };
-  return resourceLifecycle(kind, { resources, clock });
-}
+export const talks = defineResource<TalkTypes>({
+  name: 'talk',
+  idPrefix: 'tlk',
+  cost: 1,
+  job: { kind: TALK_JOB, timeLimitMs: 2 * 60 * 60 * 1000, gaveUp: 'The talk could not be rendered after several attempts' },
+  http: { record: TalkRecord, list: TalkList },
+});
+
+export const readTalk = talks.read;
+
+export type TalkLifecycle = Resource<TalkTypes>;
 
 export interface TalkDeps {
   config: Config;

@@ -1,9 +1,9 @@
 import { defineModule } from '../platform/module.ts';
-import { defaultBackoff } from '../jobs/catalogue.ts';
 import { talkSchemas } from './schemas.ts';
 import { createPendingVideos } from '../clips/pending.ts';
 import { deriveKey } from '../keys.ts';
-import { TALK_JOB, talkLifecycle, type TalkDeps } from './kind.ts';
+import { talks, type TalkDeps } from './kind.ts';
+import { presentTalk } from './present.ts';
 import { renderTalk, type TalkRenderDeps } from './render.ts';
 import { talkRoutes } from './routes.ts';
 import { talkStreamVariant } from './streams.ts';
@@ -15,29 +15,18 @@ import { talkStreamVariant } from './streams.ts';
 export const talksModule = defineModule({
   name: 'talks',
   create(p) {
-    const { config, stores, clock, newId, queue, media, backend, client, log } = p;
+    const { config, clock, newId, queue, media, backend, client, log } = p;
     const pending = createPendingVideos({
       dataDir: config.dataDir, publicUrl: config.publicUrl, key: deriveKey(config.masterKey, 'talk-pending-url'), ttlSeconds: config.signedUrlTtlSeconds, clock,
       owner: { path: 'talks', idPrefix: 'tlk', label: 'talk' },
     });
-    const lifecycle = talkLifecycle(stores.resources, clock, media, pending);
+    const lifecycle = talks.on(p, { present: (t) => presentTalk(t, media, pending), onRemove: (t) => pending.remove(t.id) });
     const deps: TalkDeps = { config, lifecycle, clock, newId, queue, media, schemas: talkSchemas(config.storageScheme), voices: p.voices, pending, client };
     const render: TalkRenderDeps = { ...deps, backend, client, log };
     return {
       deps,
       routes: [...talkRoutes(deps), ...(p.streams?.streamRoutes(talkStreamVariant(deps)) ?? [])],
-      jobs: [
-        {
-          kind: TALK_JOB,
-          handler: (job, ctx) => renderTalk(render, job, ctx),
-          maxAttempts: config.worker.maxAttempts,
-          backoffMs: defaultBackoff,
-          timeLimitMs: 2 * 60 * 60 * 1000,
-          onExhausted: async (job) => {
-            await lifecycle.fail(job.resourceId, 'UnknownError', 'The talk could not be rendered after several attempts');
-          },
-        },
-      ],
+      jobs: [lifecycle.job((job, ctx) => renderTalk(render, job, ctx))],
       resources: [lifecycle],
     };
   },

@@ -115,6 +115,27 @@ export function contract(dialect: Dialect): void {
     expect(await creditsOf(u)).toBe(expected);
   });
 
+  it('queues a follow-up job with the ending, in its transaction: a job insert that fails leaves the resource unfinished, charged and unannounced', async () => {
+    const u = (await newUser(5));
+    await a.stores.resources.create(row(u, 'thg_1'), null);
+    const then = { kind: 'thing.after', resourceId: 'thg_1-after', maxAttempts: 3 };
+    // A job insert that fails (a planted trigger) between the ending and the job.
+    sql(a).exec(`CREATE TRIGGER planted_job_failure BEFORE INSERT ON jobs WHEN NEW.kind = 'thing.after' BEGIN SELECT RAISE(ABORT, 'planted'); END`);
+    await expect(a.stores.resources.finish('thg_1', { ...ending('done', false), then })).rejects.toThrow(/planted/);
+    expect(await b.stores.resources.getById('thg_1')).toMatchObject({ status: 'created', finishedAt: null });
+    expect(count('webhook_messages', 'thg_1')).toBe(0);
+    expect(count('jobs', 'thg_1-after')).toBe(0);
+    expect(await creditsOf(u)).toBe(3);
+
+    sql(a).exec('DROP TRIGGER planted_job_failure');
+    expect(await a.stores.resources.finish('thg_1', { ...ending('done', false), then })).toMatchObject({ status: 'done' });
+    expect(sql(b).prepare('SELECT kind, user_id AS userId, max_attempts AS maxAttempts FROM jobs WHERE resource_id = ?').all('thg_1-after')).toEqual([{ kind: 'thing.after', userId: u, maxAttempts: 3 }]);
+    expect(count('webhook_messages', 'thg_1')).toBe(1);
+    // An ending that loses (already ended) queues nothing.
+    expect(await b.stores.resources.finish('thg_1', { ...ending('done', false), then })).toBeUndefined();
+    expect(count('jobs', 'thg_1-after')).toBe(1);
+  });
+
   it('refunds a failure once, and a failed resource is not refunded again when deleted', async () => {
     const u = (await newUser(5));
     await a.stores.resources.create(row(u, 'thg_1', { webhookUrl: null }), null);
