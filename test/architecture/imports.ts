@@ -229,7 +229,7 @@ export function resourceKindStrings(files: readonly SourceFile[], capabilities: 
           node.properties.filter(ts.isPropertyAssignment).flatMap((p) => (ts.isIdentifier(p.name) ? [[p.name.text, p.initializer] as const] : [])),
         );
         const name = props.get('name');
-        if (props.has('idPrefix') && props.has('present') && name !== undefined && ts.isStringLiteralLike(name)) kinds.add(name.text);
+        if (props.has('idPrefix') && name !== undefined && ts.isStringLiteralLike(name)) kinds.add(name.text);
       }
       ts.forEachChild(node, visit);
     };
