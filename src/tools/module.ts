@@ -4,7 +4,7 @@ import { TOOL_CALLS } from './contract.ts';
 import type { SecretDeps } from '../secrets/deps.ts';
 import { createOAuth2Refresher } from '../secrets/oauth2/index.ts';
 import { auditRefresh, createVaultTokenStore } from '../secrets/oauth2-tokens.ts';
-import type { ToolCallDeps } from './call.ts';
+import { callTool, type ToolCallDeps } from './call.ts';
 import { toolRoutes } from './routes.ts';
 import { toolSettings } from './settings.ts';
 
@@ -26,6 +26,10 @@ export const toolsModule = defineModule({
       },
     });
     const deps: ToolCallDeps = { ...secrets, toolStore: p.stores.tools, client: p.client, refresher, log: p.log, limits };
-    return { deps, provides: [provide(TOOL_CALLS, deps)], routes: toolRoutes(deps) };
+    const calls = provide(TOOL_CALLS, {
+      get: (userId, toolId) => deps.toolStore.get(userId, toolId),
+      call: (userId, toolId, raw, via) => callTool(deps, userId, toolId, raw, via),
+    });
+    return { deps, provides: [calls], routes: toolRoutes(deps) };
   },
 });
