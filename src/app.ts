@@ -7,6 +7,7 @@ import { createMemoryRateLimiter, rateLimitPerKey } from './http/rate-limit/inde
 import { buildOpenApi } from './http/openapi.ts';
 import { frontDoorRoutes } from './http/front-door/index.ts';
 import { mountRoutes } from './http/mount.ts';
+import { byPathShape } from './http/route-order.ts';
 import { bodyLimit, requestContext } from './http/middleware.ts';
 import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
@@ -86,7 +87,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const rateLimit = rateLimitPerKey(config.rateLimit && createMemoryRateLimiter(config.rateLimit));
   // Every method that can carry a body gets the route's limit, DELETE included (a stream's
   // DELETE reads {session_id}); GET has none (Hono answers HEAD with the GET route).
-  mountRoutes(app, routes, (route) => [
+  // Mounted by path shape (literal segments before parameters): the modules' order never decides which route answers.
+  mountRoutes(app, byPathShape(routes), (route) => [
     ...(route.method !== 'get' && route.bodyLimit !== 'stream' ? [limit(route.bodyLimit ?? config.maxBodyBytes)] : []),
     ...(route.access === 'public' ? [] : [auth, rateLimit]),
   ]);

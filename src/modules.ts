@@ -1,7 +1,10 @@
 /**
  * The capabilities of the service: the one shared place where a capability is added
- * (docs/architecture.md, "How to add a capability"). Order matters only for the order of
- * routes in the OpenAPI document and of commands in `--help`.
+ * (docs/architecture.md, "How to add a capability"). The list's order is not a dependency
+ * order: modules are created providers first, from the service keys each declares it
+ * `needs`, `uses` and `provides` (src/platform/order.ts), and routes are mounted by path
+ * shape (src/http/route-order.ts). The order only sets the order of commands in `--help`
+ * and, among modules that do not depend on each other, of routes in the OpenAPI document.
  */
 import { animationsModule } from './animations/module.ts';
 import { imagesModule } from './images/module.ts';

@@ -1,6 +1,8 @@
 import type { Config } from './config.ts';
 import { createPlatform, type Platform, type PlatformOptions } from './platform/platform.ts';
 import type { CapabilityModule, ModuleInstance, Route, SocketRoute } from './platform/module.ts';
+import { orderModules } from './platform/order.ts';
+import type { AnyServiceKey, ModuleServices, ServiceKey } from './platform/service-key.ts';
 import { createWorker, type Worker } from './jobs/worker.ts';
 import { jobCatalogue } from './jobs/catalogue.ts';
 import { createWebhookDispatcher, type WebhookDispatcher } from './webhooks/index.ts';
@@ -18,7 +20,9 @@ export type ModuleInstances = { [M in Modules[number] as M['name']]: ReturnType<
 /** Everything the process runs, wired once: the composition root. It names no capability. */
 export interface Services extends Platform {
   modules: ModuleInstances;
-  /** Every module's routes, in the list's order. */
+  /** A service a module provides (e.g. a test reads the voice catalogue), or undefined when no listed module provides it. */
+  find<T>(key: ServiceKey<T>): T | undefined;
+  /** Every module's routes, in the modules' order (the OpenAPI document's; mounting orders them by path shape). */
   routes: Route[];
   /** Every module's WebSocket endpoints (src/http/sockets.ts serves them). */
   sockets: SocketRoute<unknown>[];
@@ -36,15 +40,22 @@ export interface Services extends Platform {
 type AnyModule = CapabilityModule<any, ModuleInstance>;
 
 export function createServices(config: Config, opts: ServiceOptions = {}, modules: readonly AnyModule[] = MODULES): Services {
+  // Providers first; a missing provider or a cycle is refused before anything is opened.
+  const ordered = orderModules(modules, MODULES);
   // Every module's settings are read (and refused) before anything is opened.
-  const settings = modules.map((m) => m.config?.load(config.env));
+  const settings = ordered.map((m) => m.config?.load(config.env));
   // Their error kinds join the one catalogue (a kind given two statuses fails here, naming both).
-  declareErrorKinds(modules);
+  declareErrorKinds(ordered);
   const platform = createPlatform(config, opts);
-  const built = modules.map((m, i): [string, ModuleInstance] => {
-    const instance = m.create(platform, settings[i]);
-    // What a module provides joins the platform of the modules after it.
-    if (instance.provides) Object.assign(platform, instance.provides);
+  const provided = new Map<AnyServiceKey, unknown>();
+  const built = ordered.map((m, i): [string, ModuleInstance] => {
+    const instance = m.create(platform, settings[i], servicesFor(m, provided));
+    for (const { key, value } of instance.provides ?? []) {
+      if (!m.provides?.includes(key)) throw new Error(`the module "${m.name}" provides the service "${key.name}" without declaring it in its provides`);
+      provided.set(key, value);
+    }
+    const unfilled = m.provides?.find((key) => !provided.has(key));
+    if (unfilled) throw new Error(`the module "${m.name}" declares it provides the service "${unfilled.name}" but its instance does not`);
     return [m.name, instance];
   });
   const instances = built.map(([, i]) => i);
@@ -84,6 +95,7 @@ export function createServices(config: Config, opts: ServiceOptions = {}, module
   return {
     ...platform,
     modules: Object.fromEntries(built) as ModuleInstances,
+    find: <T>(key: ServiceKey<T>) => provided.get(key) as T | undefined,
     routes: instances.flatMap((i) => i.routes ?? []),
     sockets: instances.flatMap((i) => i.sockets ?? []),
     worker,
@@ -99,9 +111,27 @@ export function createServices(config: Config, opts: ServiceOptions = {}, module
       for (const i of instances) await i.stop?.();
     },
     async close() {
+      await platform.faces.close();
       await platform.backend.close();
       await platform.client.close();
       platform.store.close();
+    },
+  };
+}
+
+/** What a module may reach of the services created before it: only the keys it declared. */
+function servicesFor(m: AnyModule, provided: ReadonlyMap<AnyServiceKey, unknown>): ModuleServices<AnyServiceKey, AnyServiceKey> {
+  const declared = (keys: readonly AnyServiceKey[] | undefined, key: AnyServiceKey, as: string) => {
+    if (!keys?.includes(key)) throw new Error(`the module "${m.name}" asks for the service "${key.name}" without declaring it in its ${as}`);
+  };
+  return {
+    get(key) {
+      declared(m.needs, key, 'needs');
+      return provided.get(key) as never;
+    },
+    find(key) {
+      declared(m.uses, key, 'uses');
+      return provided.get(key) as never;
     },
   };
 }

@@ -1,6 +1,9 @@
 import { defineModule } from '../platform/module.ts';
 import { agentSchemas, chatSchemas } from './schemas.ts';
-import { createPresenterCatalogue } from '../presenters/catalogue.ts';
+import { PRESENTERS } from '../presenters/contract.ts';
+import { VOICES } from '../voices/contract.ts';
+import { STREAMS } from '../streams/contract.ts';
+import { TOOL_CALLS } from '../tools/contract.ts';
 import { agentRoutes } from './routes.ts';
 import type { AgentDeps } from './service.ts';
 import { chatRoutes } from './chat/routes.ts';
@@ -18,15 +21,18 @@ import { maskStoredChats } from './chat/scrub.ts';
 export const agentsModule = defineModule({
   name: 'agents',
   config: agentSettings,
-  create(p, limits) {
+  needs: [PRESENTERS],
+  uses: [VOICES, TOOL_CALLS, STREAMS],
+  create(p, limits, services) {
+    const streams = services.find(STREAMS);
     const deps: AgentDeps = {
       config: p.config,
       store: p.stores.agents,
       clock: p.clock,
       newId: p.newId,
       media: p.media,
-      presenters: p.presenters ?? createPresenterCatalogue({ media: p.media }),
-      voices: p.voices,
+      presenters: services.get(PRESENTERS),
+      voices: services.find(VOICES),
       schemas: agentSchemas(p.config.storageScheme),
     };
     const chat: ChatDeps = {
@@ -35,8 +41,8 @@ export const agentsModule = defineModule({
       secrets: { secretStore: p.stores.secrets, vault: p.vault, clock: p.clock, newId: p.newId },
       client: p.client,
       audit: p.stores.audit,
-      toolCalls: p.toolCalls,
-      streams: p.streams,
+      toolCalls: services.find(TOOL_CALLS),
+      streams,
       notifications: createNotifications(),
       clock: p.clock,
       newId: p.newId,
@@ -46,7 +52,7 @@ export const agentsModule = defineModule({
     };
     return {
       deps,
-      routes: [...agentRoutes(deps), ...chatRoutes(chat), ...(p.streams?.streamRoutes(agentStreamVariant(deps)) ?? [])],
+      routes: [...agentRoutes(deps), ...chatRoutes(chat), ...(streams?.streamRoutes(agentStreamVariant(deps)) ?? [])],
       sockets: [chat.notifications.socket],
       dataMigrations: [maskStoredChats({ chats: chat.chats, secrets: chat.secrets, log: p.log })],
     };

@@ -1,6 +1,6 @@
 import { streamCreateBody } from '../streams/schemas.ts';
 import { notFound } from '../errors.ts';
-import type { StreamVariant } from '../streams/interface.ts';
+import type { StreamVariant } from '../streams/contract.ts';
 import type { ClipVoice } from '../clips/kind.ts';
 import type { CreateAgentBody } from './schemas.ts';
 import type { AgentDeps } from './service.ts';

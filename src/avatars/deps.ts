@@ -7,8 +7,8 @@ import type { MediaAccess } from '../media/index.ts';
 import type { ComputeBackend } from '../compute/interface.ts';
 import type { AvatarSchemas } from './schemas.ts';
 import type { FaceAnalyzer } from '../footage/faces.ts';
-import type { VoiceCatalogue } from '../voices/catalogue.ts';
-import type { ConsentsForAvatars } from '../consents/access.ts';
+import type { VoiceCatalogue } from '../voices/contract.ts';
+import type { ConsentsForAvatars } from '../consents/contract.ts';
 import type { AvatarLifecycle } from './kind.ts';
 import type { AvatarSettings } from './settings.ts';
 

@@ -1,5 +1,5 @@
 import type { MediaAccess } from '../media/index.ts';
-import type { PresenterEntry, UserPresenterSource } from '../presenters/catalogue.ts';
+import type { PresenterEntry, UserPresenterSource } from '../presenters/contract.ts';
 import type { ResourceRow } from '../resources/store.ts';
 import type { PageCursor } from '../pagination.ts';
 import { readAvatar, type AvatarLifecycle } from './kind.ts';

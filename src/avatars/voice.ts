@@ -1,8 +1,8 @@
 import { join } from 'node:path';
-import type { Voice } from '../voices/interface.ts';
+import type { Voice } from '../voices/contract.ts';
 import { extractAudio } from '../footage/audio.ts';
 import type { Logger } from '../log.ts';
-import type { VoiceCatalogue } from '../voices/catalogue.ts';
+import type { VoiceCatalogue } from '../voices/contract.ts';
 import { findLanguage } from '../consents/languages/index.ts';
 
 /**

@@ -1,7 +1,9 @@
 import { defineModule } from '../platform/module.ts';
 import { defaultBackoff } from '../jobs/catalogue.ts';
 import { clipSchemas } from './schemas.ts';
-import { createPresenterCatalogue } from '../presenters/catalogue.ts';
+import { PRESENTERS } from '../presenters/contract.ts';
+import { VOICES } from '../voices/contract.ts';
+import { STREAMS } from '../streams/contract.ts';
 import type { ClipDeps } from './deps.ts';
 import { clips } from './kind.ts';
 import { presentClip } from './present.ts';
@@ -13,20 +15,25 @@ import { deriveKey } from '../keys.ts';
 import { PREVIEW_JOB, presentersWithoutPreview, previewMaker, renderPreview } from './preview.ts';
 
 /**
- * Clips: POST /clips (a presenter speaking a script), its render job and its webhook. The
- * voices come from the platform (`Platform.voices`), the presenters from src/presenters/.
+ * Clips: POST /clips (a presenter speaking a script), its render job and its webhook. It
+ * speaks with the presenters' catalogue (`PRESENTERS`) and the voices (`VOICES`: without
+ * them, text scripts answer 503), and adds its stream routes when streams are here.
  */
 export const clipsModule = defineModule({
   name: 'clips',
-  create(p) {
+  needs: [PRESENTERS],
+  uses: [VOICES, STREAMS],
+  create(p, _settings, services) {
+    const voices = services.find(VOICES);
+    const streams = services.find(STREAMS);
     const { config, clock, newId, queue, media, backend, client, log } = p;
     const pending = createPendingVideos({ dataDir: config.dataDir, publicUrl: config.publicUrl, key: deriveKey(config.masterKey, 'clip-pending-url'), ttlSeconds: config.signedUrlTtlSeconds, clock });
     const lifecycle = clips.on(p, { present: (c) => presentClip(c, media, pending), onRemove: (c) => pending.remove(c.id) });
     const deps: ClipDeps = {
       config, lifecycle, clock, newId, queue, media,
       schemas: clipSchemas(config.storageScheme),
-      presenters: p.presenters ?? createPresenterCatalogue({ media }),
-      voices: p.voices,
+      presenters: services.get(PRESENTERS),
+      voices,
       pending,
       client,
     };
@@ -37,7 +44,7 @@ export const clipsModule = defineModule({
     return {
       deps,
       render,
-      routes: [...clipRoutes(deps), ...(p.streams?.streamRoutes(clipStreamVariant(deps)) ?? [])],
+      routes: [...clipRoutes(deps), ...(streams?.streamRoutes(clipStreamVariant(deps)) ?? [])],
       jobs: [
         lifecycle.job((job, ctx) => renderClip(render, job, ctx)),
         {
@@ -52,7 +59,7 @@ export const clipsModule = defineModule({
       resources: [lifecycle],
       /** Queues the talking previews the built-in presenters lack (rendered once, then kept in the media store). */
       start() {
-        if (!p.voices) return;
+        if (!voices) return;
         for (const presenter of presentersWithoutPreview(deps)) {
           // At most one preview job per presenter: one left from an earlier start (or queued by a fetch) is kept.
           queue.enqueueOnce({ kind: PREVIEW_JOB, resourceId: presenter.id, userId: presenter.owner, maxAttempts: 3 });

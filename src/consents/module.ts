@@ -1,7 +1,6 @@
 import { defineModule } from '../platform/module.ts';
+import { provide } from '../platform/service-key.ts';
 import { consentSchemas } from './schemas.ts';
-import { createFaceAnalyzer } from '../footage/faces.ts';
-import { availableRecognisers } from '../footage/recognition/index.ts';
 import { consents, presentConsent } from './kind.ts';
 import type { ConsentDeps } from './deps.ts';
 import { consentRoutes } from './routes.ts';
@@ -10,22 +9,23 @@ import { verifyConsent } from './verify.ts';
 import { consentsForAvatars } from './access.ts';
 import { CONSENT_COMMANDS } from './cli.ts';
 import { CONSENT_ERRORS } from './errors.ts';
+import { CONSENTS } from './contract.ts';
 
 /**
  * Consents (docs/consents.md): a statement with a passcode, the video of one person reading
  * it, verified step by step (`consent.verify`), with an operator review queue for languages
- * no recogniser here checks. Provides the avatars capability with what it checks of a consent,
- * and the process's one face analyser.
+ * no recogniser here checks (the platform's face analyser and speech recognisers). Provides
+ * the avatars capability with what it checks of a consent (`CONSENTS`).
  */
 export const consentsModule = defineModule({
   name: 'consents',
   config: consentSettings,
   commands: CONSENT_COMMANDS,
   errors: CONSENT_ERRORS,
+  provides: [CONSENTS],
   create(p, settings) {
     const lifecycle = consents.on(p, { present: (c) => presentConsent(c, p.media, p.clock.now()) });
-    const faces = createFaceAnalyzer();
-    const recognisers = availableRecognisers();
+    const { faces, recognisers } = p;
     if (!recognisers.some((r) => r.languages.includes('english'))) {
       p.log.warn('no speech recogniser for English consents: they wait for an operator review (install with: node scripts/ensure-pocketsphinx.mjs)');
     }
@@ -38,8 +38,7 @@ export const consentsModule = defineModule({
       routes: consentRoutes(deps),
       jobs: [lifecycle.job((job, ctx) => verifyConsent(deps, job, ctx))],
       resources: [lifecycle],
-      provides: { consents: consentsForAvatars(lifecycle, p.media), footage: { faces, recognisers } },
-      stop: () => faces.close(),
+      provides: [provide(CONSENTS, consentsForAvatars(lifecycle, p.media))],
     };
   },
 });

@@ -8,7 +8,8 @@ import type { TSchema } from '@sinclair/typebox';
 import type { AppEnv } from '../http/env.ts';
 import type { ErrorCatalogue, ErrorKind } from '../errors.ts';
 import type { Command } from '../cli/command.ts';
-import type { Platform, ProvidedServices } from './platform.ts';
+import type { Platform } from './platform.ts';
+import type { AnyServiceKey, ModuleServices, Provision } from './service-key.ts';
 import type { JobKind } from '../jobs/catalogue.ts';
 import type { Lifecycle } from '../resources/lifecycle.ts';
 import type { AuthUser } from '../users/auth-user.ts';
@@ -123,12 +124,8 @@ export interface ModuleInstance {
   jobs?: JobKind[];
   /** Its resource kinds' lifecycles: webhooks of `<kind>.<status>` ask them for the body. */
   resources?: WebhookResource[];
-  /**
-   * Services this module offers the modules listed after it (src/modules.ts order): they
-   * join the `Platform` those modules are created on (e.g. the voices module provides
-   * `voices`, which clips speak with). Only the fields of `ProvidedServices`.
-   */
-  provides?: ProvidedServices;
+  /** The services its module declared it `provides`, each as `provide(KEY, value)`. */
+  provides?: readonly Provision[];
   /**
    * Code migrations of stored rows that need the running platform (the vault's decrypted
    * values): each runs once, in module order, after the vault is ready and before the
@@ -140,16 +137,33 @@ export interface ModuleInstance {
   stop?(): Promise<void>;
 }
 
-export interface CapabilityModule<S = unknown, I extends ModuleInstance = ModuleInstance, N extends string = string> {
+export interface CapabilityModule<
+  S = unknown,
+  I extends ModuleInstance = ModuleInstance,
+  N extends string = string,
+  Needs extends AnyServiceKey = AnyServiceKey,
+  Uses extends AnyServiceKey = AnyServiceKey,
+> {
   name: N;
   /** Operator commands (`npm run -s mimic -- <group> <verb>`), keyed by their words. */
   commands?: Record<string, Command>;
   config?: ConfigSection<S>;
   /** The error kinds only this module throws, with their statuses (its src/<name>/errors.ts), merged into the one catalogue at start. */
   errors?: ErrorCatalogue;
-  /** Builds the module's part of the running service. */
-  create(platform: Platform, settings: S): I;
+  /** Services of other modules it cannot work without: the service refuses to start when no listed module provides one. */
+  needs?: readonly Needs[];
+  /** Services of other modules it uses when a listed module provides them. */
+  uses?: readonly Uses[];
+  /** Services its instance offers other modules (`ModuleInstance.provides` gives their values). */
+  provides?: readonly AnyServiceKey[];
+  /**
+   * Builds the module's part of the running service. The modules are created providers first
+   * (src/platform/order.ts), whatever their order in src/modules.ts.
+   */
+  create(platform: Platform, settings: S, services: ModuleServices<Needs, Uses>): I;
 }
 
-/** Declares a module with its settings type checked against its config section. */
-export const defineModule = <const N extends string, S, I extends ModuleInstance>(m: CapabilityModule<S, I, N>): CapabilityModule<S, I, N> => m;
+/** Declares a module with its settings type checked against its config section, and `services` typed by its `needs` and `uses`. */
+export const defineModule = <const N extends string, S, I extends ModuleInstance, Needs extends AnyServiceKey = never, Uses extends AnyServiceKey = never>(
+  m: CapabilityModule<S, I, N, Needs, Uses>,
+): CapabilityModule<S, I, N, Needs, Uses> => m;

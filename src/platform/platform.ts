@@ -16,14 +16,14 @@ import { createGuardedClient, type GuardedClient, type Resolver } from '../egres
 import { createLocalMediaStore, createMediaAccess, type LocalMediaStore, type MediaAccess } from '../media/index.ts';
 import { createWebhookSecrets, type WebhookSecrets } from '../webhooks/secrets.ts';
 import { createVault, createKeyProvider, type Vault } from '../vault/index.ts';
-import type { VoiceCatalogue } from '../voices/catalogue.ts';
-import type { ToolCallDeps } from '../tools/call.ts';
-import type { ConsentsForAvatars } from '../consents/access.ts';
-import type { FaceAnalyzer } from '../footage/faces.ts';
-import type { SpeechRecogniser } from '../footage/recognition/interface.ts';
-import type { PresenterCatalogue, UserPresenterSource } from '../presenters/catalogue.ts';
-import type { StreamHub } from '../streams/interface.ts';
+import { createFaceAnalyzer, type FaceAnalyzer } from '../footage/faces.ts';
+import { availableRecognisers, type SpeechRecogniser } from '../footage/recognition/index.ts';
 
+/**
+ * What a process (or a test) starts the platform with. A capability that lets a test replace
+ * its service adds its own field here by declaration merging from its contract.ts
+ * (`declare module '../platform/platform.ts' { interface PlatformOptions { ... } }`).
+ */
 export interface PlatformOptions {
   clock?: Clock;
   newId?: IdFactory;
@@ -32,39 +32,19 @@ export interface PlatformOptions {
   /** Extra trusted CA certificates for outbound TLS (tests trust their loopback server this way). */
   ca?: string[];
   resolve?: Resolver;
-  /** The voices that speak scripts, in place of the voices module's (tests pass a test double). */
-  voices?: VoiceCatalogue;
   /** The renderer of live streams, in place of the compute adapter's (tests pass a test double). */
   streamRenderer?: StreamRenderer;
 }
 
 /**
- * What a module may provide to the modules after it (`ModuleInstance.provides`); each field
- * is optional on the `Platform`, because a build of the service may leave its module out.
- */
-export interface ProvidedServices {
-  /** The voice catalogue (src/voices/module.ts) every speaking capability speaks with. */
-  voices?: VoiceCatalogue;
-  /** The tool runtime (src/tools/module.ts): agent chats run their model's server tool calls through it. */
-  toolCalls?: ToolCallDeps;
-  /** Live streams (src/streams/module.ts): talks, clips and agents add their stream routes with it; agent chat speaks on it. */
-  streams?: StreamHub;
-  /** Consents (src/consents/module.ts): what an avatar checks of its consent. */
-  consents?: ConsentsForAvatars;
-  /** The process's one face analyser (a worker thread) and the speech recognisers here (src/consents/module.ts). */
-  footage?: { faces: FaceAnalyzer; recognisers: readonly SpeechRecogniser[] };
-  /** Users' own presenters (src/avatars/module.ts): trained premium-plus avatars. */
-  userPresenters?: UserPresenterSource;
-  /** The presenter catalogue (src/presenters/module.ts): clips, streams and agents speak with its presenters. */
-  presenters?: PresenterCatalogue;
-}
-
-/**
  * The layers below the capabilities, built once per process and handed to every module:
- * store, compute, vault, egress, media, the job queue and the webhook outbox's signing keys.
- * It names no capability.
+ * store, compute, vault, egress, media, the job queue, the webhook outbox's signing keys and
+ * the footage analysers. It names no capability: what one capability offers another is a
+ * service with a typed key (src/platform/service-key.ts).
  */
-export interface Platform extends ProvidedServices {
+export interface Platform {
+  /** What the process was started with (a provider may read its own test double here: see PlatformOptions). */
+  options: PlatformOptions;
   config: Config;
   log: Logger;
   clock: Clock;
@@ -86,6 +66,10 @@ export interface Platform extends ProvidedServices {
   compute: { tasks: ComputeTasks; workers: WorkerTokens; urlKey: Buffer };
   /** What renders live streams (the compute adapter's, or the one PlatformOptions gave); undefined: no live streams here. */
   streamRenderer: StreamRenderer;
+  /** The process's one face analyser (a worker thread, started at its first use; closed with the platform). */
+  faces: FaceAnalyzer;
+  /** The speech recognisers installed here (none: what needs one waits for an operator). */
+  recognisers: readonly SpeechRecogniser[];
 }
 
 export function createPlatform(config: Config, opts: PlatformOptions = {}): Platform {
@@ -126,6 +110,7 @@ export function createPlatform(config: Config, opts: PlatformOptions = {}): Plat
   // The vault checks its keys as it starts (the server waits for vault.ready() before listening).
   const vault = createVault({ store: stores.vault, provider: createKeyProvider(config.keyProvider, config.masterKey), masterKey: config.masterKey, clock, newId, log });
   return {
+    options: opts,
     config,
     log,
     clock,
@@ -147,6 +132,7 @@ export function createPlatform(config: Config, opts: PlatformOptions = {}): Plat
       urlKey: computeUrlKey,
     },
     streamRenderer: opts.streamRenderer ?? createStreamRenderer(config, { tasks: computeTasks, urlKey: computeUrlKey, clock, log }),
-    ...(opts.voices ? { voices: opts.voices } : {}),
+    faces: createFaceAnalyzer(),
+    recognisers: availableRecognisers(),
   };
 }

@@ -1,21 +1,27 @@
 import { defineModule } from '../platform/module.ts';
+import { provide } from '../platform/service-key.ts';
+import { USER_PRESENTERS } from '../avatars/contract.ts';
+import { PRESENTERS } from './contract.ts';
 import { createPresenterCatalogue } from './catalogue.ts';
 import { presenterRoutes } from './routes.ts';
 import { presenterSettings } from './aliases.ts';
 
 /**
- * Presenters: GET /clips/presenters and /clips/presenters/{id}. Its `catalogue` is what the
- * clips module speaks with (services.modules.presenters.catalogue). Listed before clips in
- * src/modules.ts: its routes must be mounted before /clips/{id}.
+ * Presenters: GET /clips/presenters and /clips/presenters/{id}. Its catalogue (`PRESENTERS`)
+ * is what clips, streams and agents speak with; it lists users' own presenters when a module
+ * provides them (`USER_PRESENTERS`, the avatars').
  */
 export const presentersModule = defineModule({
   name: 'presenters',
   config: presenterSettings,
-  create(p, settings) {
-    const catalogue = createPresenterCatalogue({ media: p.media, aliases: settings.aliases, ...(p.userPresenters ? { users: p.userPresenters } : {}) });
+  uses: [USER_PRESENTERS],
+  provides: [PRESENTERS],
+  create(p, settings, services) {
+    const users = services.find(USER_PRESENTERS);
+    const catalogue = createPresenterCatalogue({ media: p.media, aliases: settings.aliases, ...(users ? { users } : {}) });
     return {
       catalogue,
-      provides: { presenters: catalogue },
+      provides: [provide(PRESENTERS, catalogue)],
       routes: presenterRoutes(catalogue),
       start() {
         catalogue.ensureAssets().catch((err: unknown) => p.log.warn('presenter pictures not copied', { error: (err as Error).message }));

@@ -1,5 +1,8 @@
 import { join } from 'node:path';
 import { defineModule } from '../platform/module.ts';
+import { provide } from '../platform/service-key.ts';
+import { VOICES } from '../voices/contract.ts';
+import { STREAMS } from './contract.ts';
 import type { StreamHub } from './interface.ts';
 import { createStreamService } from './hub.ts';
 import { streamRoutes } from './routes.ts';
@@ -9,18 +12,20 @@ import { STREAM_ERRORS } from './errors.ts';
 /**
  * Live streams (docs/streams.md): WebRTC from the server (werift), a face rendered by the
  * platform's `StreamRenderer`, speech from the voices. It has no routes of its own: talks,
- * clips and agents add theirs with `platform.streams.streamRoutes`, and agent chat speaks on
- * an agent's stream with `platform.streams.speaker`. Listed before them in src/modules.ts.
+ * clips and agents add theirs with `STREAMS`' `streamRoutes`, and agent chat speaks on an
+ * agent's stream with its `speaker`.
  */
 export const streamsModule = defineModule({
   name: 'streams',
   config: streamSettings,
   errors: STREAM_ERRORS,
-  create(p, settings) {
+  uses: [VOICES],
+  provides: [STREAMS],
+  create(p, settings, services) {
     const service = createStreamService({
       settings,
       renderer: p.streamRenderer,
-      voices: p.voices,
+      voices: services.find(VOICES),
       users: p.stores.users,
       input: { client: p.client, media: p.media, config: p.config },
       workRoot: join(p.config.dataDir, 'streams'),
@@ -35,7 +40,7 @@ export const streamsModule = defineModule({
     let stopping = false;
     return {
       service,
-      provides: { streams: hub },
+      provides: [provide(STREAMS, hub)],
       start() {
         if (!settings.prewarm || !p.streamRenderer?.warm) return;
         const started = Date.now();

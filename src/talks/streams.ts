@@ -4,7 +4,7 @@ import { streamCreateBody } from '../streams/schemas.ts';
 import { storedObject } from '../clips/create.ts';
 import { requirePermission } from '../users/permissions.ts';
 import { ApiError } from '../errors.ts';
-import type { StreamVariant, StreamVoice } from '../streams/interface.ts';
+import type { StreamVariant, StreamVoice } from '../streams/contract.ts';
 import type { TalkDeps } from './kind.ts';
 import { defaultVoice } from './create.ts';
 

@@ -1,8 +1,10 @@
 import { defineModule } from '../platform/module.ts';
+import { provide } from '../platform/service-key.ts';
+import { TOOL_CALLS } from './contract.ts';
 import type { SecretDeps } from '../secrets/deps.ts';
 import { createOAuth2Refresher } from '../secrets/oauth2/index.ts';
 import { auditRefresh, createVaultTokenStore } from '../secrets/oauth2-tokens.ts';
-import type { ToolCallDeps } from './call.ts';
+import { callTool, type ToolCallDeps } from './call.ts';
 import { toolRoutes } from './routes.ts';
 import { toolSettings } from './settings.ts';
 
@@ -10,6 +12,7 @@ import { toolSettings } from './settings.ts';
 export const toolsModule = defineModule({
   name: 'tools',
   config: toolSettings,
+  provides: [TOOL_CALLS],
   create(p, limits) {
     const secrets: SecretDeps = { secretStore: p.stores.secrets, vault: p.vault, clock: p.clock, newId: p.newId };
     const refresher = createOAuth2Refresher({
@@ -23,6 +26,10 @@ export const toolsModule = defineModule({
       },
     });
     const deps: ToolCallDeps = { ...secrets, toolStore: p.stores.tools, client: p.client, refresher, log: p.log, limits };
-    return { deps, provides: { toolCalls: deps }, routes: toolRoutes(deps) };
+    const calls = provide(TOOL_CALLS, {
+      get: (userId, toolId) => deps.toolStore.get(userId, toolId),
+      call: (userId, toolId, raw, via) => callTool(deps, userId, toolId, raw, via),
+    });
+    return { deps, provides: [calls], routes: toolRoutes(deps) };
   },
 });

@@ -1,4 +1,6 @@
 import { defineModule } from '../platform/module.ts';
+import { provide } from '../platform/service-key.ts';
+import { VOICES } from './contract.ts';
 import { createVoiceCatalogue } from './catalogue.ts';
 import { createEspeakProvider } from './espeak/index.ts';
 import { createFliteProvider } from './flite/index.ts';
@@ -10,15 +12,17 @@ import { VOICE_COMMANDS } from './cli.ts';
 
 /**
  * Voices: the embedded engines (Flite, eSpeak NG) on a worker-thread pool, the configured
- * external vendors, `GET /tts/voices`, and the catalogue it provides to the modules after it
- * (clips, and later streams and agents) as `platform.voices`.
+ * external vendors, `GET /tts/voices`, and the catalogue it provides to the speaking
+ * capabilities (clips, talks, streams, agents, avatars) as `VOICES`.
  */
 export const voicesModule = defineModule({
   name: 'voices',
   config: voiceSettings,
   commands: VOICE_COMMANDS,
+  provides: [VOICES],
   create: (p, s) => {
-    if (p.voices) return { provides: { voices: p.voices }, routes: voiceRoutes(p.voices) };
+    const double = p.options.voices;
+    if (double) return { provides: [provide(VOICES, double)], routes: voiceRoutes(double) };
     const pool = new VoicePool({ size: s.workers });
     const external = createExternalProviders(s.providers, externalDeps(p, s));
     const voices = createVoiceCatalogue({
@@ -28,7 +32,7 @@ export const voicesModule = defineModule({
       onListError: (provider) => p.log.warn('voices: a provider is left out of the voice list', { provider }),
     });
     return {
-      provides: { voices },
+      provides: [provide(VOICES, voices)],
       routes: voiceRoutes(voices),
       start() {
         // The first synthesis after start would otherwise pay the engines' warm-up (1-2 s).

@@ -11,13 +11,14 @@ import { harness, type Harness } from '../helpers/harness.ts';
 import { runFfmpeg } from '../../src/compute/local/ffmpeg.ts';
 import { avatarVoice, chooseAvatarVoice, forgetClonedVoice } from '../../src/avatars/voice.ts';
 import type { VoiceCatalogue } from '../../src/voices/catalogue.ts';
+import { VOICES } from '../../src/voices/contract.ts';
 import type { CloneRequest, VoiceProvider } from '../../src/voices/interface.ts';
 
 let h: Harness;
 let voices: VoiceCatalogue;
 beforeAll(() => {
   h = harness();
-  voices = h.services.voices!;
+  voices = h.services.find(VOICES)!;
 });
 afterAll(async () => {
   await h?.close();

@@ -1,6 +1,8 @@
 import { ApiError } from '../../src/errors.ts';
 import { MODULES } from '../../src/modules.ts';
 import { defineModule } from '../../src/platform/module.ts';
+import { provide } from '../../src/platform/service-key.ts';
+import { STREAMS } from '../../src/streams/contract.ts';
 import type { StreamHub, StreamSpeaker } from '../../src/streams/interface.ts';
 
 /**
@@ -18,16 +20,10 @@ export interface RecordingStreams {
   waitFor(test: (entry: string) => boolean, ms?: number): Promise<void>;
 }
 
-/**
- * The service's modules with this hub as the streams module (in its place, or just before
- * agents when the build has none): pass it as the harness's `modules`.
- */
+/** The service's modules with this hub as the streams module, in its place: pass it as the harness's `modules`. */
 export function modulesWithStreams(hub: StreamHub) {
-  const double = defineModule({ name: 'streams', create: () => ({ provides: { streams: hub } }) });
-  // Widened: this build's list may not name a streams module yet.
-  const rest = MODULES.filter((m) => (m.name as string) !== 'streams');
-  const at = rest.findIndex((m) => m.name === 'agents');
-  return [...rest.slice(0, at), double, ...rest.slice(at)];
+  const double = defineModule({ name: 'streams', provides: [STREAMS], create: () => ({ provides: [provide(STREAMS, hub)] }) });
+  return [...MODULES.filter((m) => m.name !== 'streams'), double];
 }
 
 export function recordingStreams(): RecordingStreams {

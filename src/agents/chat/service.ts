@@ -3,7 +3,7 @@ import { isoTime, type Clock, type IdFactory } from '../../clock.ts';
 import type { Logger } from '../../log.ts';
 import type { GuardedClient } from '../../egress/client.ts';
 import type { SecretDeps } from '../../secrets/deps.ts';
-import { callTool, type ToolCallDeps } from '../../tools/call.ts';
+import type { ToolCalls } from '../../tools/contract.ts';
 import { byCreation, toPage, type PageCursor } from '../../pagination.ts';
 import { validate } from '../../schemas/ajv.ts';
 import type { ChatAnswerView, ChatBody, ChatSchemas, ChatView, ChatWithMessagesView, CreateAgentBody } from '../schemas.ts';
@@ -13,7 +13,7 @@ import type { AgentRow, AgentStore } from '../store.ts';
 import { agentModel, modelFailure } from './model.ts';
 import type { AuditStore } from '../../audit/store.ts';
 import type { ChatMessageRow, ChatRow, ChatStore, NewChatMessage } from './store.ts';
-import type { StreamHub, StreamSpeaker } from '../../streams/interface.ts';
+import type { StreamHub, StreamSpeaker } from '../../streams/contract.ts';
 import type { Notifications } from '../notifications.ts';
 import { finishSpeech, guardedSpeaker, speakingModel } from './speech.ts';
 
@@ -40,7 +40,7 @@ export interface ChatDeps {
   client: GuardedClient;
   audit: Pick<AuditStore, 'append'>;
   /** The tool runtime; absent in a build without the tools module (the agent's tools are then not offered). */
-  toolCalls: ToolCallDeps | undefined;
+  toolCalls: ToolCalls | undefined;
   /** Live streams an answer is spoken on (`streamId`/`sessionId`); absent in a build without the streams module. */
   streams: StreamHub | undefined;
   /** The notifications sockets an answer's text goes out on (`partial`, `chat/answer`). */
@@ -115,7 +115,7 @@ async function toolsOf(deps: ChatDeps, agent: AgentRow): Promise<Map<string, Age
   const byName = new Map<string, AgentTool>();
   if (!deps.toolCalls) return byName;
   for (const id of agent.toolIds) {
-    const tool = await deps.toolCalls.toolStore.get(agent.userId, id);
+    const tool = await deps.toolCalls.get(agent.userId, id);
     if (!tool || byName.has(tool.name)) continue;
     const parameters = (JSON.parse(tool.schema) as { parameters: object }).parameters;
     const kind = (JSON.parse(tool.config) as { type: string }).type === 'client' ? 'client' : 'server';
@@ -210,7 +210,7 @@ function answerMissingCalls(out: ChatMessage[], added: WeakSet<ChatMessage>): vo
 const errorContent = (kind: string, description: string, details?: unknown) => JSON.stringify({ error: { kind, description, ...(details !== undefined ? { details } : {}) } });
 
 /** One server tool call: the model's JSON arguments, run through the tool runtime; a failure is an outcome the model reads. */
-async function runTool(deps: ChatDeps, toolCalls: ToolCallDeps, userId: string, chatId: string, tool: AgentTool, call: ToolCall): Promise<ToolOutcome> {
+async function runTool(deps: ChatDeps, toolCalls: ToolCalls, userId: string, chatId: string, tool: AgentTool, call: ToolCall): Promise<ToolOutcome> {
   let input: unknown;
   try {
     input = call.arguments.trim() === '' ? {} : JSON.parse(call.arguments);
@@ -218,7 +218,7 @@ async function runTool(deps: ChatDeps, toolCalls: ToolCallDeps, userId: string, 
     return { content: errorContent('ValidationError', 'The arguments are not valid JSON: give one JSON object that matches the tool\'s parameters'), failed: true };
   }
   try {
-    const result = await callTool(toolCalls, userId, tool.id, { input }, { chatId });
+    const result = await toolCalls.call(userId, tool.id, { input }, { chatId });
     return { content: JSON.stringify({ status: result.output.status, body: result.output.body }), failed: result.output.status >= 400 };
   } catch (err) {
     // ApiError descriptions name fields and hosts, never a credential.

@@ -1,6 +1,6 @@
 import type { ChatModel } from '../../llm/interface.ts';
 import type { Logger } from '../../log.ts';
-import type { StreamSpeaker } from '../../streams/interface.ts';
+import type { StreamSpeaker } from '../../streams/contract.ts';
 import { sentenceSplitter } from './sentences.ts';
 
 /**

@@ -1,0 +1,12 @@
+/**
+ * What the presenters capability offers the others: the presenter catalogue clips, streams
+ * and agents speak with (`PRESENTERS`), and the shape of a source of users' own presenters
+ * another capability may fill (the avatars' `USER_PRESENTERS`). Other capabilities import
+ * this file only, never the presenters folder's other files.
+ */
+import { defineServiceKey } from '../platform/service-key.ts';
+import type { PresenterCatalogue } from './catalogue.ts';
+
+export type { PresenterCatalogue, PresenterEntry, UserPresenterSource } from './catalogue.ts';
+
+export const PRESENTERS = defineServiceKey<PresenterCatalogue>('presenters');
