@@ -45,18 +45,12 @@ export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
     // the chat calls tools and redacts with tools' internals: wants tools/contract.ts
     'agents/chat/model.ts -> tools/exec/request.ts',
     'agents/chat/scrub.ts -> tools/exec/redact.ts',
-    'agents/chat/service.ts -> tools/call.ts',
     // the caller (AuthUser, permissions, API keys) is read from users/ internals: wants users/contract.ts
     'agents/chat/routes.ts -> users/api-keys.ts',
     'agents/service.ts -> users/auth-user.ts',
     'agents/service.ts -> users/permissions.ts',
     // streams/interface.ts is streams' contract under another name (and its schemas sit in schemas/streams.ts)
-    'agents/chat/service.ts -> streams/interface.ts',
-    'agents/chat/speech.ts -> streams/interface.ts',
-    'agents/streams.ts -> streams/interface.ts',
     // agents read the presenter catalogue module: wants its service key in presenters/contract.ts
-    'agents/module.ts -> presenters/catalogue.ts',
-    'agents/service.ts -> presenters/catalogue.ts',
     // agents check media inputs with animations/checks.ts: the media checks move to media/ (§2.1)
     'agents/service.ts -> animations/checks.ts',
     // agents create clips through clips' verb and kind (and reuse its schemas): wants a clips service in clips/contract.ts
@@ -66,24 +60,18 @@ export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
     // agents create talks through talks/create.ts: wants a talks service in talks/contract.ts
     'agents/service.ts -> talks/create.ts',
     // agents read the voice catalogue module: wants its service key in voices/contract.ts
-    'agents/service.ts -> voices/catalogue.ts',
     // the caller (AuthUser, permissions) is read from users/ internals: wants users/contract.ts
     'animations/create.ts -> users/auth-user.ts',
     'animations/create.ts -> users/permissions.ts',
     // audit's routes reuse a schema of schemas/tools.ts: each capability's schemas move into its folder (§2.2)
     // avatars use consents' video checks, access and languages directly: wants a consents service in consents/contract.ts
     'avatars/checks.ts -> consents/video.ts',
-    'avatars/deps.ts -> consents/access.ts',
     'avatars/train.ts -> consents/video.ts',
     'avatars/voice.ts -> consents/languages/index.ts',
     // the caller (AuthUser) is read from users/ internals: wants users/contract.ts
     'avatars/create.ts -> users/auth-user.ts',
     // avatars pick voices from the catalogue module: wants its service key in voices/contract.ts
-    'avatars/deps.ts -> voices/catalogue.ts',
-    'avatars/voice.ts -> voices/catalogue.ts',
-    'avatars/voice.ts -> voices/interface.ts',
     // avatars register presenters through the catalogue module: wants its service key in presenters/contract.ts
-    'avatars/presenters.ts -> presenters/catalogue.ts',
     'avatars/train.ts -> presenters/catalogue.ts',
     // avatar training renders its talking preview with clips/preview.ts: the speaking engine moves to speaking/ (§2.1)
     'avatars/train.ts -> clips/preview.ts',
@@ -97,7 +85,6 @@ export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
     'clips/create.ts -> presenters/built-in.ts',
     'clips/create.ts -> presenters/catalogue.ts',
     'clips/deps.ts -> presenters/catalogue.ts',
-    'clips/module.ts -> presenters/catalogue.ts',
     'clips/preview.ts -> presenters/catalogue.ts',
     // the caller (AuthUser) is read from users/ internals: wants users/contract.ts
     'clips/create.ts -> users/auth-user.ts',
@@ -155,7 +142,6 @@ export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
     'talks/create.ts -> voices/interface.ts',
     'talks/kind.ts -> voices/catalogue.ts',
     // talks/streams.ts uses streams/interface.ts and its schemas: wants streams/contract.ts
-    'talks/streams.ts -> streams/interface.ts',
     // tools write audit records into audit's store directly: wants an audit service key in audit/contract.ts
     'tools/call.ts -> audit/record.ts',
     'tools/call.ts -> audit/store.ts',
@@ -196,13 +182,8 @@ export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
     'platform/module.ts -> resources/lifecycle.ts',
     'platform/module.ts -> users/auth-user.ts',
     // ProvidedServices names what capabilities provide; typed service keys in their contract.ts replace it (§1.4)
-    'platform/platform.ts -> consents/access.ts',
-    'platform/platform.ts -> presenters/catalogue.ts',
-    'platform/platform.ts -> streams/interface.ts',
-    'platform/platform.ts -> tools/call.ts',
     'platform/platform.ts -> users/accounts.ts',
     'platform/platform.ts -> users/auth-user.ts',
-    'platform/platform.ts -> voices/catalogue.ts',
     'platform/platform.ts -> webhooks/secrets.ts',
   ],
   infrastructure: [
