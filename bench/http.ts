@@ -8,7 +8,13 @@
  *
  *   node --import tsx bench/http.ts
  *
- * Three processes: the bare app, the service (temp data dir, render worker off so the one
+ * beside the lean app (bench/http-bare.ts lean): a plain Hono app of the same parts (request
+ * id, pino request line to an async destination, rate-limiter-flexible per key, an API key
+ * verified by HMAC and remembered, a prepared SQLite read, a JSON body), the floor of what
+ * mimic's composition could reach, measured in the same run:
+ *   lean GET /health, lean GET /items/{id} (key, limit, read), lean POST /items -> 400.
+ *
+ * Four processes: the bare app, the lean app, the service (temp data dir, render worker off so the one
  * animation record stays put), and this one, which only runs the load: an undici Pool per
  * target with 50 connections and 50 closed loops (each keeps one request in flight). After
  * a warm-up, ROUNDS rounds run every target for SECONDS each, the order rotating per round
@@ -16,13 +22,13 @@
  * over rounds of req/s, p50 and p99, the server's CPU per request (from /proc: steadier
  * than req/s on a shared machine), and the ratio to the bare app. Never fails on timing.
  *
- * Env: BENCH_SECONDS (default 4), BENCH_ROUNDS (default 5), BENCH_ONLY=health,get,bad
- * (mimic targets to run; the bare app always runs), BENCH_PROFILE_DIR=/dir (the service
+ * Env: BENCH_SECONDS (default 4), BENCH_ROUNDS (default 5), BENCH_ONLY=health,get,bad,lean-health,lean-get,lean-bad
+ * (targets to run; the bare app always runs), BENCH_PROFILE_DIR=/dir (the service
  * runs with --cpu-prof and leaves its .cpuprofile there; see bench/profile-summary.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, openSync, closeSync, readFileSync, rmSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { median, percentile } from './stats.ts';
@@ -38,7 +44,7 @@ const dir = mkdtempSync(join(tmpdir(), 'mimic-bench-http-'));
 killChildrenOnExit(() => rmSync(dir, { recursive: true, force: true }));
 
 interface Target {
-  key: 'bare' | 'health' | 'get' | 'bad';
+  key: 'bare' | 'health' | 'get' | 'bad' | 'lean-health' | 'lean-get' | 'lean-bad';
   label: string;
   pool: Pool;
   pid: number | undefined;
@@ -81,13 +87,17 @@ async function run(t: Target, seconds: number): Promise<Run> {
 
 async function main(): Promise<void> {
   const cpu = cpus();
-  console.log(`machine: ${cpu[0]?.model ?? 'unknown cpu'}, ${cpu.length} cores, node ${process.version}`);
+  console.log(`machine: ${cpu[0]?.model ?? 'unknown cpu'}, ${cpu.length} cores, node ${process.version}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   console.log(`layout: bare app, mimic and the load generator in three processes; undici Pool, ${CONNECTIONS} connections, ${CONNECTIONS} closed loops per target`);
   console.log(`runs: ${WARMUP_SECONDS} s warm-up per target, then ${ROUNDS} rounds x ${SECONDS} s per target, order rotating\n`);
 
   // 1. The bare app.
   const bare = startChild('bench/http-bare.ts', [], process.env);
   const { port: barePort } = JSON.parse(await firstLine(bare, 'the bare app')) as { port: number };
+
+  // The lean app, logging to a file too.
+  const lean = startChild('bench/http-bare.ts', ['lean', dir], process.env);
+  const leanReady = JSON.parse(await firstLine(lean, 'the lean app')) as { port: number; apiKey: string; id: string };
 
   // 2. The service, logging every request to a file as it would to a log collector.
   const port = await freePort();
@@ -109,6 +119,8 @@ async function main(): Promise<void> {
   if (created.status !== 201) throw new Error(`POST /animations answered ${created.status}: ${JSON.stringify(animation)}`);
 
   const only = process.env.BENCH_ONLY?.split(',');
+  const leanBase = `http://127.0.0.1:${leanReady.port}`;
+  const leanHeaders = { authorization: `Basic ${leanReady.apiKey}`, 'content-type': 'application/json' };
   const pool = (origin: string) => new Pool(origin, { connections: CONNECTIONS, pipelining: 1 });
   const targets: Target[] = [
     { key: 'bare' as const, label: 'bare Hono GET /', pool: pool(`http://127.0.0.1:${barePort}`), pid: bare.pid, expect: 200, request: { path: '/', method: 'GET' as const } },
@@ -121,6 +133,16 @@ async function main(): Promise<void> {
       pid: service.pid,
       expect: 400,
       request: { path: '/animations', method: 'POST' as const, headers, body: JSON.stringify({ source_url: 'ftp://example.com/a.png', config: { mute: 'yes' } }) },
+    },
+    { key: 'lean-health' as const, label: 'lean GET /health', pool: pool(leanBase), pid: lean.pid, expect: 200, request: { path: '/health', method: 'GET' as const } },
+    { key: 'lean-get' as const, label: 'lean GET /items/{id}', pool: pool(leanBase), pid: lean.pid, expect: 200, request: { path: `/items/${leanReady.id}`, method: 'GET' as const, headers: leanHeaders } },
+    {
+      key: 'lean-bad' as const,
+      label: 'lean POST /items 400',
+      pool: pool(leanBase),
+      pid: lean.pid,
+      expect: 400,
+      request: { path: '/items', method: 'POST' as const, headers: leanHeaders, body: JSON.stringify({ source_url: 'ftp://example.com/a.png', config: { mute: 'yes' } }) },
     },
   ].filter((t) => t.key === 'bare' || !only || only.includes(t.key));
 
@@ -161,9 +183,12 @@ async function main(): Promise<void> {
       .filter((t) => GOALS[t.key] !== undefined)
       .map((t) => {
         const r = median(ratios.get(t.key)!);
-        return `${t.key} ${r.toFixed(2)}x (goal ≥ ${GOALS[t.key]}x: ${r >= GOALS[t.key]! ? 'meets' : 'misses'})`;
+        const floor = ratios.get(`lean-${t.key}` as Target['key']);
+        const leanSays = floor ? `; lean app ${median(floor).toFixed(2)}x` : '';
+        return `${t.key} ${r.toFixed(2)}x (goal ≥ ${GOALS[t.key]}x: ${r >= GOALS[t.key]! ? 'meets' : 'misses'}${leanSays})`;
       });
     console.log(`  goals: ${goals.join('; ')}`);
+    console.log(`  load average at the end: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
     const lines = readFileSync(logFile, 'utf8').split('\n').filter((l) => l.includes('"request"')).length;
     console.log(`  request log lines written by the service: ${lines}`);
   } finally {

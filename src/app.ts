@@ -8,6 +8,7 @@ import { buildOpenApi } from './http/openapi.ts';
 import { frontDoorRoutes } from './http/front-door/index.ts';
 import { mountRoutes } from './http/mount.ts';
 import { byPathShape } from './http/route-order.ts';
+import { GroupedRouter } from './http/router.ts';
 import { bodyLimit, requestContext } from './http/middleware.ts';
 import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
@@ -65,7 +66,7 @@ function corsPolicy(origins: readonly string[]): MiddlewareHandler<AppEnv> {
  */
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const { config } = deps;
-  const app = new Hono<AppEnv>();
+  const app = new Hono<AppEnv>({ router: new GroupedRouter() });
   let openapi: unknown;
   const routes = [...serviceRoutes(deps, () => openapi), ...deps.routes];
   openapi = buildOpenApi(routes, config.publicUrl);

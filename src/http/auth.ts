@@ -4,10 +4,32 @@ import type { AppEnv, AuthUser } from './env.ts';
 import { keysFromAuthorization } from '../users/api-keys.ts';
 import { requestHeader, responseHeader } from './middleware.ts';
 
-/** Authenticates `Authorization: Basic <API_KEY>` (and its RFC 7617 and Bearer forms). */
+/** Authorization headers whose key candidates are remembered; past this many, the memory starts over. */
+const REMEMBERED_HEADERS = 10_000;
+/** Longer headers (no form of a key needs this much) are parsed every time, so the memory stays small. */
+const REMEMBERED_LENGTH = 256;
+
+/**
+ * Authenticates `Authorization: Basic <API_KEY>` (and its RFC 7617 and Bearer forms). A client
+ * sends the same header on every request, so what it carries (parsed by keysFromAuthorization:
+ * two regular expressions, and a base64 decode for the RFC 7617 form) is remembered per header
+ * value; whether a key is valid is asked of `verify` every time.
+ */
 export function requireAuth(verify: (apiKey: string) => Promise<AuthUser | null>): MiddlewareHandler<AppEnv> {
+  const parsed = new Map<string, readonly string[]>();
+  const keysOf = (header: string | undefined): readonly string[] => {
+    if (!header) return [];
+    if (header.length > REMEMBERED_LENGTH) return keysFromAuthorization(header);
+    let keys = parsed.get(header);
+    if (!keys) {
+      keys = keysFromAuthorization(header);
+      if (parsed.size >= REMEMBERED_HEADERS) parsed.clear();
+      parsed.set(header, keys);
+    }
+    return keys;
+  };
   return async (c, next) => {
-    for (const key of keysFromAuthorization(requestHeader(c, 'authorization'))) {
+    for (const key of keysOf(requestHeader(c, 'authorization'))) {
       const user = await verify(key);
       if (user) {
         c.set('user', user);
