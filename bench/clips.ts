@@ -33,7 +33,7 @@ import type { VoiceProvider } from '../src/voices/interface.ts';
 import { createLocalBackend } from '../src/compute/local/index.ts';
 import { FFMPEG_PATH } from '../src/compute/local/ffmpeg.ts';
 import type { BackgroundInput, ResultFormat } from '../src/compute/interface.ts';
-import { int16Wav } from '../src/clips/speech.ts';
+import { int16Wav } from '../src/speaking/speech.ts';
 import { BUILT_IN_PRESENTERS } from '../src/presenters/built-in.ts';
 import { bilabialClosure, LIP_SYNC_GOALS, lipSyncMisses, measureLipSync } from '../src/compute/local/lipsync.ts';
 import { mouthFromSpeech } from '../src/compute/local/audio-visemes.ts';

@@ -7,7 +7,7 @@ import { clipLifecycle } from './kind.ts';
 import { renderClip, type RenderDeps } from './render.ts';
 import { clipRoutes } from './routes.ts';
 import { clipStreamVariant } from './streams.ts';
-import { createPendingVideos } from './pending.ts';
+import { createPendingVideos } from '../speaking/pending.ts';
 import { deriveKey } from '../keys.ts';
 import { PREVIEW_JOB, presentersWithoutPreview, renderPreview } from './preview.ts';
 
@@ -19,7 +19,7 @@ export const clipsModule = defineModule({
   name: 'clips',
   create(p) {
     const { config, stores, clock, newId, queue, media, backend, client, log } = p;
-    const pending = createPendingVideos({ dataDir: config.dataDir, publicUrl: config.publicUrl, key: deriveKey(config.masterKey, 'clip-pending-url'), ttlSeconds: config.signedUrlTtlSeconds, clock });
+    const pending = createPendingVideos({ dataDir: config.dataDir, publicUrl: config.publicUrl, key: deriveKey(config.masterKey, 'clip-pending-url'), ttlSeconds: config.signedUrlTtlSeconds, clock, owner: { path: 'clips', idPrefix: 'clp', label: 'clip' } });
     const lifecycle = clipLifecycle(stores.resources, clock, media, pending);
     const deps: ClipDeps = {
       config, lifecycle, clock, newId, queue, media,

@@ -6,7 +6,7 @@ import { Clip, ClipList, CreateClipResponse } from '../schemas/clips.ts';
 import type { ClipDeps } from './deps.ts';
 import { createClip } from './create.ts';
 import { fetchClip, pageClips, removeClip } from './service.ts';
-import type { PendingVideos } from './pending.ts';
+import { pendingRoute } from '../speaking/pending-route.ts';
 
 const id = idParam('the clip id');
 
@@ -32,27 +32,11 @@ export function clipRoutes(deps: ClipDeps): Route[] {
       ok: { status: 200, schema: Clip, description: 'the clip record' }, errors: ['AuthorizationError', 'NotFoundError'],
       handler: async (c) => c.json(await fetchClip(deps, c.var.user.id, c.req.param('id')!)),
     },
-    pendingRoute('clips', 'Clips', deps.pending),
+    pendingRoute('Clips', deps.pending),
     {
       method: 'delete', path: '/clips/{id}', summary: 'Delete a clip and its stored media', tag: 'Clips', params: [id],
       ok: { status: 200, schema: Clip, description: 'the deleted record' }, errors: ['AuthorizationError', 'NotFoundError'],
       handler: async (c) => c.json(await removeClip(deps, c.var.user.id, c.req.param('id')!)),
     },
   ];
-}
-
-/** GET /<resource>/{id}/pending/{token}/{file}: a clip or a talk as it renders, its HLS playlist and segments (signed URL, no API key). */
-export function pendingRoute(resource: 'clips' | 'talks', tag: string, pending: Pick<PendingVideos, 'read'>): Route {
-  const what = resource === 'clips' ? 'clip' : 'talk';
-  return {
-    method: 'get', path: `/${resource}/{id}/pending/{token}/{file}`, summary: `The ${what} as it renders: its HLS playlist and segments (signed URL, no API key)`, tag,
-    access: 'public', security: [],
-    params: [idParam(`the ${what} id`), { name: 'token', in: 'path', description: 'expiry and signature, as pending_url gives them', required: true }, { name: 'file', in: 'path', description: 'index.m3u8 or a segment', required: true }],
-    ok: { status: 200, description: 'the playlist or a segment', contentType: 'application/vnd.apple.mpegurl' },
-    errors: ['PermissionError', 'NotFoundError'],
-    handler: async (c) => {
-      const { bytes, contentType } = await pending.read(c.req.param('id')!, c.req.param('token')!, c.req.param('file')!);
-      return c.body(new Uint8Array(bytes), 200, { 'content-type': contentType, 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' });
-    },
-  };
 }

@@ -17,10 +17,10 @@ import type { BackgroundInput } from '../compute/interface.ts';
 import { inputFile, type InputFileDeps } from '../resources/input-file.ts';
 import type { VoiceCatalogue } from '../voices/catalogue.ts';
 import type { UserStore } from '../users/store.ts';
-import { chooseVoice } from '../clips/create.ts';
-import { ClipFailure } from '../clips/speech.ts';
-import type { ClipVoice } from '../clips/kind.ts';
-import { SECONDS_PER_CREDIT, creditsForSeconds, estimateSpeechSeconds, spokenText } from '../clips/deps.ts';
+import { chooseVoice } from '../speaking/voice.ts';
+import { SpeakingFailure } from '../speaking/speech.ts';
+import type { SpeakingVoice } from '../speaking/records.ts';
+import { SECONDS_PER_CREDIT, creditsForSeconds, estimateSpeechSeconds, spokenText } from '../speaking/credits.ts';
 import { createStreamPeer, type CompatibilityMode, type IceCandidate, type StreamPeer } from './peer.ts';
 import type { StreamSettings } from './settings.ts';
 import { createStreamLimits } from './limits.ts';
@@ -291,7 +291,7 @@ export function createStreamService(deps: HubDeps) {
   function enqueue(s: LiveStream, videoId: string, work: () => Promise<void>): void {
     s.chain = s.chain.then(() => (s.failed.has(videoId) || s.state === 'closed' ? undefined : work())).catch((err: unknown) => {
       if (s.state === 'closed' || s.failed.has(videoId)) return;
-      const known = err instanceof ClipFailure || err instanceof ApiError;
+      const known = err instanceof SpeakingFailure || err instanceof ApiError;
       if (!known) deps.log.error('stream speech failed', { stream_id: s.id, error: String(err) });
       send(s, 'stream/error', { kind: known ? err.kind : 'TextToSpeechError', description: known ? err.description : 'The speech could not be synthesised', metadata: { videoId } });
       // A script the renderer has begun hears its end (its stream/done follows what played); the rest of it is dropped.
@@ -348,7 +348,7 @@ export function createStreamService(deps: HubDeps) {
     }
   }
 
-  async function voiceFor(s: LiveStream, script: Extract<StreamScriptBody, { type: 'text' }>): Promise<ClipVoice> {
+  async function voiceFor(s: LiveStream, script: Extract<StreamScriptBody, { type: 'text' }>): Promise<SpeakingVoice> {
     const asked = script.provider ? { type: script.provider.type, voice_id: script.provider.voice_id } : s.source.voice ? { type: s.source.voice.type, voice_id: s.source.voice.voiceId } : undefined;
     if (!asked) throw new ApiError('BadRequestError', 'Invalid request body: script.provider is required (this stream has no voice of its own)', [{ field: 'script.provider', message: 'is required' }]);
     return chooseVoice(deps.voices, asked, undefined);

@@ -6,15 +6,15 @@ import type { CreateTalkBody, TalkSchemas } from '../schemas/talks.ts';
 import type { ResourceRow, ResourceStore } from '../resources/store.ts';
 import type { VoiceCatalogue } from '../voices/catalogue.ts';
 import { resourceLifecycle, type Lifecycle, type ResourceKind } from '../resources/lifecycle.ts';
-import type { ClipDetails, ClipResult } from '../clips/kind.ts';
-import type { PendingVideos } from '../clips/pending.ts';
+import type { SpeakingDetails, SpeakingResult } from '../speaking/records.ts';
+import type { PendingVideos } from '../speaking/pending.ts';
 import { presentTalk, type TalkView } from './present.ts';
 import type { GuardedClient } from '../egress/client.ts';
 
 export const TALK_JOB = 'talk.render';
 
 /** A talk's working fields: a clip's, without a presenter (the photo is the request's source_url). */
-export type TalkDetails = Omit<ClipDetails, 'presenterId'>;
+export type TalkDetails = SpeakingDetails;
 
 export interface Talk {
   row: ResourceRow;
@@ -23,7 +23,7 @@ export interface Talk {
   req: CreateTalkBody;
   details: TalkDetails;
   /** What a finished talk produced: a clip's result. */
-  result: ClipResult | null;
+  result: SpeakingResult | null;
 }
 
 export function readTalk(row: ResourceRow): Talk {

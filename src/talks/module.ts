@@ -1,7 +1,7 @@
 import { defineModule } from '../platform/module.ts';
 import { defaultBackoff } from '../jobs/catalogue.ts';
 import { talkSchemas } from '../schemas/talks.ts';
-import { createPendingVideos } from '../clips/pending.ts';
+import { createPendingVideos } from '../speaking/pending.ts';
 import { deriveKey } from '../keys.ts';
 import { TALK_JOB, talkLifecycle, type TalkDeps } from './kind.ts';
 import { renderTalk, type TalkRenderDeps } from './render.ts';
@@ -10,7 +10,7 @@ import { talkStreamVariant } from './streams.ts';
 
 /**
  * Talks: POST /talks (a photo speaking a script), its render job (`talk.render`, a compute task
- * kind, so a GPU worker may take it) and its webhook. The speaking engine is the clips' one.
+ * kind, so a GPU worker may take it) and its webhook. The speaking engine is src/speaking/.
  */
 export const talksModule = defineModule({
   name: 'talks',

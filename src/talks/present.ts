@@ -2,8 +2,8 @@ import type { Static } from '@sinclair/typebox';
 import { isoTime } from '../clock.ts';
 import type { MediaAccess } from '../media/index.ts';
 import type { Talk as TalkSchema } from '../schemas/talks.ts';
-import type { PendingVideos } from '../clips/pending.ts';
-import { speakingFields } from '../clips/present.ts';
+import type { PendingVideos } from '../speaking/pending.ts';
+import { speakingFields } from '../speaking/present.ts';
 import type { Talk } from './kind.ts';
 import { resultFormatOf } from '../animations/checks.ts';
 

@@ -7,7 +7,7 @@ import type { GuardedClient } from '../egress/client.ts';
 import type { Logger } from '../log.ts';
 import { inputFile } from '../resources/input-file.ts';
 import { downloadTooLarge, inspectImage, maxBytesOf, resultFormatOf } from '../animations/checks.ts';
-import { renderSpeaking } from '../clips/render.ts';
+import { renderSpeaking } from '../speaking/render.ts';
 import { TALK_JOB, readTalk, type Talk, type TalkDeps } from './kind.ts';
 
 export interface TalkRenderDeps extends TalkDeps {

@@ -6,7 +6,7 @@ import { CreateTalkResponse, Talk, TalkList } from '../schemas/talks.ts';
 import type { TalkDeps } from './kind.ts';
 import { createTalk } from './create.ts';
 import { fetchTalk, pageTalks, removeTalk } from './service.ts';
-import { pendingRoute } from '../clips/routes.ts';
+import { pendingRoute } from '../speaking/pending-route.ts';
 
 const id = idParam('the talk id');
 
@@ -32,7 +32,7 @@ export function talkRoutes(deps: TalkDeps): Route[] {
       ok: { status: 200, schema: Talk, description: 'the talk record' }, errors: ['AuthorizationError', 'NotFoundError'],
       handler: async (c) => c.json(await fetchTalk(deps, c.var.user.id, c.req.param('id')!)),
     },
-    pendingRoute('talks', 'Talks', deps.pending),
+    pendingRoute('Talks', deps.pending),
     {
       method: 'delete', path: '/talks/{id}', summary: 'Delete a talk and its stored media', tag: 'Talks', params: [id],
       ok: { status: 200, schema: Talk, description: 'the deleted record' }, errors: ['AuthorizationError', 'NotFoundError'],

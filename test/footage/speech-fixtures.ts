@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFliteProvider } from '../../src/voices/flite/index.ts';
-import { int16Wav } from '../../src/clips/speech.ts';
+import { int16Wav } from '../../src/speaking/speech.ts';
 import { runFfmpeg } from '../../src/compute/local/ffmpeg.ts';
 
 export const statement = (name: string, passcode: string) =>

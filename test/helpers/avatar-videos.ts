@@ -28,7 +28,7 @@ import sharp from 'sharp';
 import type { SpeechCue } from '../../src/compute/interface.ts';
 import { createLocalBackend } from '../../src/compute/local/index.ts';
 import { runFfmpeg } from '../../src/compute/local/ffmpeg.ts';
-import { int16Wav } from '../../src/clips/speech.ts';
+import { int16Wav } from '../../src/speaking/speech.ts';
 import { createEspeakProvider } from '../../src/voices/espeak/index.ts';
 import { createFliteProvider } from '../../src/voices/flite/index.ts';
 import { VoicePool } from '../../src/voices/pool.ts';

@@ -8,7 +8,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { int16Wav } from '../../../../src/clips/speech.ts';
+import { int16Wav } from '../../../../src/speaking/speech.ts';
 import { runFfmpeg } from '../../../../src/compute/local/ffmpeg.ts';
 import { LIP_SYNC_GOALS, measureLipSync } from '../../../../src/compute/local/lipsync.ts';
 import { createLocalStreamRenderer } from '../../../../src/compute/local/stream/index.ts';
