@@ -31,7 +31,7 @@ import { createFliteProvider } from '../src/voices/flite/index.ts';
 import { createEspeakProvider } from '../src/voices/espeak/index.ts';
 import type { VoiceProvider } from '../src/voices/interface.ts';
 import { createLocalBackend } from '../src/compute/local/index.ts';
-import { FFMPEG_PATH } from '../src/compute/local/ffmpeg.ts';
+import { FFMPEG_PATH } from '../src/media/ffmpeg.ts';
 import type { BackgroundInput, ResultFormat } from '../src/compute/interface.ts';
 import { int16Wav } from '../src/speaking/speech.ts';
 import { BUILT_IN_PRESENTERS } from '../src/presenters/built-in.ts';

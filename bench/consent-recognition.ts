@@ -21,7 +21,7 @@ import { createFliteProvider } from '../src/voices/flite/index.ts';
 import { createEspeakProvider } from '../src/voices/espeak/index.ts';
 import { VoicePool } from '../src/voices/pool.ts';
 import { int16Wav } from '../src/speaking/speech.ts';
-import { runFfmpeg } from '../src/compute/local/ffmpeg.ts';
+import { runFfmpeg } from '../src/media/ffmpeg.ts';
 import { availableRecognisers } from '../src/footage/recognition/index.ts';
 import { MATCH_LIMITS } from '../src/footage/match.ts';
 import { english } from '../src/consents/languages/english.ts';

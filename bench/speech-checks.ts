@@ -11,7 +11,7 @@ import { tmpdir, cpus } from 'node:os';
 import { join } from 'node:path';
 import { createFliteProvider } from '../src/voices/flite/index.ts';
 import { int16Wav } from '../src/speaking/speech.ts';
-import { FFMPEG_PATH, runFfmpeg } from '../src/compute/local/ffmpeg.ts';
+import { FFMPEG_PATH, runFfmpeg } from '../src/media/ffmpeg.ts';
 import { availableRecognisers } from '../src/footage/recognition/index.ts';
 import { matchConsent } from '../src/footage/match.ts';
 import { detectSpeech } from '../src/footage/vad.ts';

@@ -9,7 +9,7 @@ import type { PresenterCatalogue } from '../presenters/catalogue.ts';
 import type { VoiceCatalogue } from '../voices/catalogue.ts';
 import type { AuthUser } from '../users/auth-user.ts';
 import { requirePermission } from '../users/permissions.ts';
-import { InputRejected, inspectImage } from '../animations/checks.ts';
+import { InputRejected, inspectImage } from '../media/checks.ts';
 import { storedObject } from '../speaking/inputs.ts';
 import { chooseVoice } from '../speaking/voice.ts';
 import type { SpeakingVoice } from '../speaking/records.ts';

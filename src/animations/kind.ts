@@ -4,7 +4,7 @@ import type { MediaAccess } from '../media/index.ts';
 import type { Clock } from '../clock.ts';
 import type { ResourceRow, ResourceStore } from '../resources/store.ts';
 import { resourceLifecycle, type Lifecycle, type ResourceKind } from '../resources/lifecycle.ts';
-import type { ImageSize } from './checks.ts';
+import type { ImageSize } from '../media/checks.ts';
 import { presentAnimation, type AnimationView } from './present.ts';
 import { ANIMATION_COST, RENDER_JOB } from './deps.ts';
 

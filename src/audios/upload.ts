@@ -1,30 +1,7 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ApiError } from '../errors.ts';
 import type { IdFactory } from '../clock.ts';
 import type { MediaAccess } from '../media/index.ts';
-import { runFfmpeg } from '../compute/local/ffmpeg.ts';
-
-/** The audio formats a script may speak (the hosted service's list), told apart by their first bytes. */
-const FORMATS: { ext: string; type: string; test: (b: Buffer) => boolean }[] = [
-  { ext: 'wav', type: 'audio/wav', test: (b) => b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WAVE' },
-  { ext: 'flac', type: 'audio/flac', test: (b) => b.toString('latin1', 0, 4) === 'fLaC' },
-  // ISO media: 'ftyp' at byte 4; an M4A brand is audio, anything else an mp4 that must carry audio.
-  { ext: 'm4a', type: 'audio/mp4', test: (b) => b.toString('latin1', 4, 8) === 'ftyp' && /^M4[AB] /.test(b.toString('latin1', 8, 12)) },
-  { ext: 'mp4', type: 'video/mp4', test: (b) => b.toString('latin1', 4, 8) === 'ftyp' },
-  // An ID3 tag, or an MPEG audio frame header (11 sync bits, layer III).
-  { ext: 'mp3', type: 'audio/mpeg', test: (b) => b.toString('latin1', 0, 3) === 'ID3' || (b[0] === 0xff && ((b[1] ?? 0) & 0xe6) === 0xe2) },
-];
-export const AUDIO_EXTENSIONS = FORMATS.map((f) => f.ext);
-
-/** The limits of an audio a script speaks (the hosted service's for clips: 15 MB and 5 minutes). */
-export const AUDIO_LIMITS = { maxBytes: 15 * 1024 * 1024, maxSeconds: 300 } as const;
-
-export interface AudioLimits {
-  maxBytes: number;
-  maxSeconds: number;
-}
+import { AUDIO_EXTENSIONS, checkAudio, type AudioLimits } from '../media/audio.ts';
 
 export interface AudioUploadDeps {
   media: MediaAccess;
@@ -39,49 +16,6 @@ export interface UploadedAudio {
   url: string;
   /** Seconds, measured by decoding the whole stream. */
   duration: number;
-}
-
-const invalid = (why: string) => new ApiError('BadRequestError', `invalid audio: ${why}`, [{ field: 'audio', message: why }]);
-
-/**
- * Decodes the first audio stream of `file` to the end (ffmpeg, a subprocess, so the request
- * path only waits) and answers its length in seconds, or undefined when nothing decodes.
- */
-export async function measureAudio(file: string): Promise<number | undefined> {
-  const { code, stderr } = await runFfmpeg(['-v', 'info', '-i', file, '-map', '0:a:0', '-f', 'null', '-'], { timeoutMs: 60_000 });
-  if (code !== 0) return undefined;
-  // The last progress line's time= is how much audio decoded.
-  const times = [...stderr.matchAll(/time=(\d+):(\d+):(\d+(?:\.\d+)?)/g)];
-  const last = times.at(-1);
-  if (!last) return undefined;
-  return Number(last[1]) * 3600 + Number(last[2]) * 60 + Number(last[3]);
-}
-
-/** Checks an audio file's bytes (format, size, a decodable stream, its length) and answers its format and duration. */
-export async function checkAudio(bytes: Buffer, limits: AudioLimits): Promise<{ ext: string; type: string; duration: number }> {
-  if (bytes.length === 0) throw invalid('the file is empty');
-  if (bytes.length > limits.maxBytes) {
-    throw new ApiError('InvalidFileSizeError', `The audio is larger than the limit of ${limits.maxBytes} bytes`, [
-      { field: 'audio', message: `must be at most ${limits.maxBytes} bytes` },
-    ]);
-  }
-  const format = FORMATS.find((f) => f.test(bytes));
-  if (!format) throw invalid(`the file is not one of ${AUDIO_EXTENSIONS.join(', ')}`);
-  const dir = await mkdtemp(join(tmpdir(), 'mimic-audio-'));
-  try {
-    const file = join(dir, `audio.${format.ext}`);
-    await writeFile(file, bytes);
-    const duration = await measureAudio(file);
-    if (duration === undefined || duration <= 0) throw invalid(`the ${format.ext} file has no audio stream that decodes`);
-    if (duration > limits.maxSeconds) {
-      throw new ApiError('InvalidAudioDurationError', `The audio is ${duration.toFixed(1)} s long; the limit is ${limits.maxSeconds} s`, [
-        { field: 'audio', message: `must be at most ${limits.maxSeconds} seconds` },
-      ]);
-    }
-    return { ...format, duration: Math.round(duration * 1000) / 1000 };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
 }
 
 /** The media key of an uploaded audio. */

@@ -5,7 +5,7 @@ import type { CreateClipBody } from '../schemas/clips.ts';
 import { isoTime } from '../clock.ts';
 import { checkWebhookUrl } from '../resources/webhook-url.ts';
 import { checkOutboundUrls } from '../resources/outbound-urls.ts';
-import { InputRejected, inspectImage } from '../animations/checks.ts';
+import { InputRejected, inspectImage } from '../media/checks.ts';
 import { DEFAULT_PRESENTER_ID } from '../presenters/built-in.ts';
 import type { PresenterEntry } from '../presenters/catalogue.ts';
 import type { ClipDeps } from './deps.ts';

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Double, Int32, IsoTime, escapeRegex } from './common.ts';
-import { AUDIO_EXTENSIONS } from '../audios/upload.ts';
+import { AUDIO_EXTENSIONS } from '../media/audio.ts';
 
 /**
  * JSON Schemas of the clip and presenter endpoints: the hosted service's shapes (POST /clips,

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { ApiError } from '../errors.ts';
-import { AUDIO_LIMITS, measureAudio } from '../audios/upload.ts';
+import { AUDIO_LIMITS, measureAudio } from '../media/audio.ts';
 import type { SpeakingScript } from './script.ts';
 
 /**

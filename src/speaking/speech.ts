@@ -1,11 +1,11 @@
-import { inputFile } from '../resources/input-file.ts';
+import { inputFile } from '../media/input-file.ts';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { RenderError } from '../errors.ts';
 import type { SpeechCue } from '../compute/interface.ts';
 import { wavBytes } from '../compute/local/song.ts';
-import { runFfmpeg } from '../compute/local/ffmpeg.ts';
-import { AUDIO_LIMITS, measureAudio } from '../audios/upload.ts';
+import { runFfmpeg } from '../media/ffmpeg.ts';
+import { AUDIO_LIMITS, measureAudio } from '../media/audio.ts';
 import { SpeechError, type SpeechRequest, type VoiceProvider } from '../voices/interface.ts';
 import type { VoiceCatalogue } from '../voices/catalogue.ts';
 import type { Config } from '../config.ts';

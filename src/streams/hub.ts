@@ -14,7 +14,7 @@ import type { Clock, IdFactory } from '../clock.ts';
 import type { Logger } from '../log.ts';
 import type { StreamEvent, StreamRenderer, StreamRenderSession, StreamSpeech } from '../compute/stream.ts';
 import type { BackgroundInput } from '../compute/interface.ts';
-import { inputFile, type InputFileDeps } from '../resources/input-file.ts';
+import { inputFile, type InputFileDeps } from '../media/input-file.ts';
 import type { VoiceCatalogue } from '../voices/catalogue.ts';
 import type { UserStore } from '../users/store.ts';
 import { chooseVoice } from '../speaking/voice.ts';

@@ -6,9 +6,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { ApiError } from '../errors.ts';
-import { inputFile, type InputFileDeps } from '../resources/input-file.ts';
-import { runFfmpeg } from '../compute/local/ffmpeg.ts';
-import { AUDIO_LIMITS } from '../audios/upload.ts';
+import { inputFile, type InputFileDeps } from '../media/input-file.ts';
+import { runFfmpeg } from '../media/ffmpeg.ts';
+import { AUDIO_LIMITS } from '../media/audio.ts';
 import { rateOf, providerOf, SpeakingFailure } from '../speaking/speech.ts';
 import type { SpeakingVoice } from '../speaking/records.ts';
 import type { VoiceCatalogue } from '../voices/catalogue.ts';

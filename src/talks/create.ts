@@ -6,7 +6,7 @@ import type { CreateTalkBody } from '../schemas/talks.ts';
 import { isoTime } from '../clock.ts';
 import { checkWebhookUrl } from '../resources/webhook-url.ts';
 import { checkOutboundUrls } from '../resources/outbound-urls.ts';
-import { InputRejected, checkResultFormat, inspectImage } from '../animations/checks.ts';
+import { InputRejected, checkResultFormat, inspectImage } from '../media/checks.ts';
 import { closestVoice } from '../voices/catalogue.ts';
 import { EMBEDDED_PROVIDERS } from '../voices/interface.ts';
 import { SECONDS_PER_CREDIT, chargedSeconds, creditsForSeconds, spokenText } from '../speaking/credits.ts';

@@ -5,7 +5,7 @@ import type { Talk as TalkSchema } from '../schemas/talks.ts';
 import type { PendingVideos } from '../speaking/pending.ts';
 import { speakingFields } from '../speaking/present.ts';
 import type { Talk } from './kind.ts';
-import { resultFormatOf } from '../animations/checks.ts';
+import { resultFormatOf } from '../media/checks.ts';
 
 export type TalkView = Static<typeof TalkSchema>;
 

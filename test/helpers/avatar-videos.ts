@@ -27,7 +27,7 @@ import { join, resolve } from 'node:path';
 import sharp from 'sharp';
 import type { SpeechCue } from '../../src/compute/interface.ts';
 import { createLocalBackend } from '../../src/compute/local/index.ts';
-import { runFfmpeg } from '../../src/compute/local/ffmpeg.ts';
+import { runFfmpeg } from '../../src/media/ffmpeg.ts';
 import { int16Wav } from '../../src/speaking/speech.ts';
 import { createEspeakProvider } from '../../src/voices/espeak/index.ts';
 import { createFliteProvider } from '../../src/voices/flite/index.ts';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { int16Wav } from '../../../../src/speaking/speech.ts';
-import { runFfmpeg } from '../../../../src/compute/local/ffmpeg.ts';
+import { runFfmpeg } from '../../../../src/media/ffmpeg.ts';
 import { LIP_SYNC_GOALS, measureLipSync } from '../../../../src/compute/local/lipsync.ts';
 import { createLocalStreamRenderer } from '../../../../src/compute/local/stream/index.ts';
 import type { StreamEvent } from '../../../../src/compute/stream.ts';
