@@ -23,7 +23,7 @@ import { VoicePool } from '../src/voices/pool.ts';
 import { int16Wav } from '../src/speaking/speech.ts';
 import { runFfmpeg } from '../src/media/ffmpeg.ts';
 import { availableRecognisers } from '../src/footage/recognition/index.ts';
-import { MATCH_LIMITS } from '../src/footage/match.ts';
+import { MATCH_LIMITS } from '../src/consents/match.ts';
 import { english } from '../src/consents/languages/english.ts';
 import { drawPasscode, spokenStatement, statementOf } from '../src/consents/create.ts';
 import { listenToConsent, type HeardWords } from '../src/consents/words.ts';
