@@ -6,8 +6,7 @@ import type { SpeechCue } from '../compute/interface.ts';
 import { wavBytes } from '../compute/local/song.ts';
 import { runFfmpeg } from '../media/ffmpeg.ts';
 import { AUDIO_LIMITS, measureAudio } from '../media/audio.ts';
-import { SpeechError, type SpeechRequest, type VoiceProvider } from '../voices/interface.ts';
-import type { VoiceCatalogue } from '../voices/catalogue.ts';
+import { isRefusal, type SpeakingVoices, type Synthesiser, type SynthesisRequest } from './voices.ts';
 import type { Config } from '../config.ts';
 import type { GuardedClient } from '../egress/client.ts';
 import type { MediaAccess } from '../media/index.ts';
@@ -25,7 +24,7 @@ export interface Speaker {
 }
 export interface SpeechDeps {
   /** The platform's voice catalogue; undefined: no voice can speak here. */
-  voices: VoiceCatalogue | undefined;
+  voices: SpeakingVoices | undefined;
   config: Config;
   client: GuardedClient;
   media: MediaAccess;
@@ -59,12 +58,12 @@ export function rateOf(rate: string | undefined): number | undefined {
 export const int16Wav = (pcm: Int16Array, sampleRate: number): Buffer => wavBytes({ sampleRate, samples: Float32Array.from(pcm, (s) => s / 32767) });
 
 /** Speaks `request` with `provider` into `<workDir>/speech.wav` (16-bit PCM) with its phoneme cues. */
-export async function speakToWav(provider: VoiceProvider, request: SpeechRequest, workDir: string): Promise<PreparedSpeech> {
+export async function speakToWav(provider: Synthesiser, request: SynthesisRequest, workDir: string): Promise<PreparedSpeech> {
   let speech;
   try {
     speech = await provider.synthesize(request);
   } catch (err) {
-    if (err instanceof SpeechError && err.reason !== 'aborted') throw new SpeakingFailure('TextToSpeechError', err.message);
+    if (isRefusal(err)) throw new SpeakingFailure('TextToSpeechError', err.message);
     throw err;
   }
   if (speech.pcm.length === 0) throw new SpeakingFailure('TextToSpeechError', 'The voice produced no sound for this script');
@@ -75,7 +74,7 @@ export async function speakToWav(provider: VoiceProvider, request: SpeechRequest
 }
 
 /** The provider of a voice fixed at creation; a SpeakingFailure when it is no longer there. */
-export function providerOf(voices: VoiceCatalogue | undefined, type: string): VoiceProvider {
+export function providerOf(voices: SpeakingVoices | undefined, type: string): Synthesiser {
   const provider = voices?.providers.find((p) => p.type === type);
   if (!provider) throw new SpeakingFailure('TextToSpeechError', `The ${type} voice provider is no longer available on this server`);
   return provider;
