@@ -9,7 +9,6 @@ import { open, stat } from 'node:fs/promises';
 import sharp, { type Metadata } from 'sharp';
 import { ApiError, RenderError, type RenderErrorKind } from '../errors.ts';
 import type { Config } from '../config.ts';
-import type { ResultFormat } from '../compute/interface.ts';
 
 export type InputRole = 'source' | 'driver' | 'logo' | 'overlay' | 'background';
 export type ImageRole = 'source' | 'logo' | 'background';
@@ -190,8 +189,8 @@ export async function inspectVideo(role: VideoRole, path: string, limits: CheckL
   checkFileSize(role, (await stat(path)).size, limits);
 }
 
-/** The containers a result named by its URL is written in (webm is chosen by config.result_format only). */
-type ContainerFormat = Exclude<ResultFormat, 'webm'>;
+/** The containers written when a request's result_url names one (webm only ever comes from a clip's config.result_format). */
+type ContainerFormat = 'mp4' | 'mov';
 
 /** What the result-format rules read of a request. */
 export interface ResultRequest {

@@ -1,7 +1,6 @@
 import type { Config } from '../config.ts';
 import type { GuardedClient } from '../egress/client.ts';
 import type { MediaAccess } from './index.ts';
-import type { ResultFormat } from '../compute/interface.ts';
 import { RenderError } from '../errors.ts';
 import { isPolicyRefusal } from '../egress/errors.ts';
 
@@ -21,7 +20,7 @@ export interface DeliverDeps {
  */
 export async function deliverVideo(
   deps: DeliverDeps,
-  input: { userId: string; target: string | undefined; defaultKey: string; file: string; format: ResultFormat },
+  input: { userId: string; target: string | undefined; defaultKey: string; file: string; format: keyof typeof VIDEO_CONTENT_TYPE },
 ): Promise<{ resultKey: string | null; resultExternalUrl: string | null }> {
   const contentType = VIDEO_CONTENT_TYPE[input.format];
   const { target } = input;
