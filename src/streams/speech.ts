@@ -11,8 +11,7 @@ import { runFfmpeg } from '../media/ffmpeg.ts';
 import { AUDIO_LIMITS } from '../media/audio.ts';
 import { rateOf, providerOf, SpeakingFailure } from '../speaking/speech.ts';
 import type { SpeakingVoice } from '../speaking/records.ts';
-import type { VoiceCatalogue } from '../voices/catalogue.ts';
-import { SpeechError } from '../voices/interface.ts';
+import { isRefusal, type SpeakingVoices } from '../speaking/voices.ts';
 import type { SpeechCue } from '../compute/interface.ts';
 
 export interface SpeechPiece {
@@ -28,7 +27,7 @@ export function sentences(text: string): string[] {
 }
 
 /** One sentence spoken by `voice`; a refused synthesis is a SpeakingFailure (TextToSpeechError). */
-export async function speakSentence(voices: VoiceCatalogue | undefined, voice: SpeakingVoice, text: string, opts: { ssml: boolean; rate?: string; signal: AbortSignal }): Promise<SpeechPiece> {
+export async function speakSentence(voices: SpeakingVoices | undefined, voice: SpeakingVoice, text: string, opts: { ssml: boolean; rate?: string; signal: AbortSignal }): Promise<SpeechPiece> {
   const provider = providerOf(voices, voice.type);
   const rate = rateOf(opts.rate);
   try {
@@ -39,7 +38,7 @@ export async function speakSentence(voices: VoiceCatalogue | undefined, voice: S
       cues: speech.phonemes.map((p) => ({ phoneme: p.phoneme, alphabet: p.alphabet, startMs: p.startMs, endMs: p.endMs })),
     };
   } catch (err) {
-    if (err instanceof SpeechError && err.reason !== 'aborted') throw new SpeakingFailure('TextToSpeechError', err.message);
+    if (isRefusal(err)) throw new SpeakingFailure('TextToSpeechError', err.message);
     throw err;
   }
 }
