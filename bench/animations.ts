@@ -12,7 +12,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { createLocalBackend } from '../src/compute/local/index.ts';
-import { runFfmpeg } from '../src/compute/local/ffmpeg.ts';
+import { runFfmpeg } from '../src/media/ffmpeg.ts';
 import { SAMPLE_SOURCE } from '../src/animations/deps.ts';
 import type { ComputeBackend, RenderRequest } from '../src/compute/interface.ts';
 import { median } from './stats.ts';

@@ -10,10 +10,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir, cpus } from 'node:os';
 import { join } from 'node:path';
 import { createFliteProvider } from '../src/voices/flite/index.ts';
-import { int16Wav } from '../src/clips/speech.ts';
-import { FFMPEG_PATH, runFfmpeg } from '../src/compute/local/ffmpeg.ts';
+import { int16Wav } from '../src/speaking/speech.ts';
+import { FFMPEG_PATH, runFfmpeg } from '../src/media/ffmpeg.ts';
 import { availableRecognisers } from '../src/footage/recognition/index.ts';
-import { matchConsent } from '../src/footage/match.ts';
+import { matchConsent } from '../src/consents/match.ts';
 import { detectSpeech } from '../src/footage/vad.ts';
 import { detectSound } from '../src/footage/silence.ts';
 

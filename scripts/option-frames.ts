@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp, { type Sharp } from 'sharp';
 import type { ComputeBackend, RenderRequest, RenderResult } from '../src/compute/interface.ts';
-import { runFfmpeg } from '../src/compute/local/ffmpeg.ts';
+import { runFfmpeg } from '../src/media/ffmpeg.ts';
 import { createLocalBackend } from '../src/compute/local/index.ts';
 import { bankMotion, type MotionTrack } from '../src/compute/local/motion.ts';
 

@@ -9,9 +9,10 @@ import type { PresenterCatalogue } from '../presenters/contract.ts';
 import type { VoiceCatalogue } from '../voices/contract.ts';
 import type { AuthUser } from '../users/auth-user.ts';
 import { requirePermission } from '../users/permissions.ts';
-import { InputRejected, inspectImage } from '../animations/checks.ts';
-import { chooseVoice, storedObject } from '../clips/create.ts';
-import type { ClipVoice } from '../clips/kind.ts';
+import { InputRejected, inspectImage } from '../media/checks.ts';
+import { storedObject } from '../speaking/inputs.ts';
+import { chooseVoice } from '../speaking/voice.ts';
+import type { SpeakingVoice } from '../speaking/records.ts';
 import { defaultVoice } from '../talks/create.ts';
 import { bad, mergeAgent, normalize, refuseRawCredentials, refuseUnsupported, withoutShownFields } from './body.ts';
 import type { AgentRefusal, AgentRow, AgentStore, AgentValues } from './store.ts';
@@ -43,7 +44,7 @@ async function inspectAs(field: string, role: 'source' | 'background', path: str
 }
 
 /** The voice resolution's errors name the script's provider: here it is the presenter's voice. */
-async function resolveVoice(deps: AgentDeps, asked: { type: string; voice_id: string; language?: string }, gender: 'female' | 'male' | undefined): Promise<ClipVoice> {
+async function resolveVoice(deps: AgentDeps, asked: { type: string; voice_id: string; language?: string }, gender: 'female' | 'male' | undefined): Promise<SpeakingVoice> {
   try {
     return await chooseVoice(deps.voices, asked, gender);
   } catch (err) {
@@ -54,7 +55,7 @@ async function resolveVoice(deps: AgentDeps, asked: { type: string; voice_id: st
 }
 
 /** The presenter's own rules, its stored images, and the voice that will speak (after the fallback policy). */
-async function checkPresenter(deps: AgentDeps, user: AuthUser, presenter: CreateAgentBody['presenter']): Promise<ClipVoice> {
+async function checkPresenter(deps: AgentDeps, user: AuthUser, presenter: CreateAgentBody['presenter']): Promise<SpeakingVoice> {
   if (presenter.type === 'clip') {
     const entry = await deps.presenters.find(user.id, presenter.presenter_id);
     if (!entry) throw bad('presenter.presenter_id', 'names no presenter (GET /clips/presenters lists them)');
@@ -120,7 +121,7 @@ function shown(deps: AgentDeps, userId: string, url: string): string {
 
 export async function presentAgent(deps: AgentDeps, row: AgentRow): Promise<AgentView> {
   const body = asRequest(row) as CreateAgentBody;
-  const voice = row.voice ? (JSON.parse(row.voice) as ClipVoice) : null;
+  const voice = row.voice ? (JSON.parse(row.voice) as SpeakingVoice) : null;
   const { presenter } = body;
   let thumbnail: string | undefined;
   if (presenter.type === 'talk') thumbnail = shown(deps, row.userId, presenter.thumbnail ?? presenter.source_url);

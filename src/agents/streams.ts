@@ -1,7 +1,7 @@
 import { streamCreateBody } from '../streams/schemas.ts';
 import { notFound } from '../errors.ts';
 import type { StreamVariant } from '../streams/contract.ts';
-import type { ClipVoice } from '../clips/kind.ts';
+import type { SpeakingVoice } from '../speaking/records.ts';
 import type { CreateAgentBody } from './schemas.ts';
 import type { AgentDeps } from './service.ts';
 
@@ -16,7 +16,7 @@ export function agentStreamVariant(deps: Pick<AgentDeps, 'store' | 'presenters'>
       const row = await deps.store.get(user.id, agentId);
       if (!row) throw notFound('agent');
       const { presenter } = JSON.parse(row.body) as Pick<CreateAgentBody, 'presenter'>;
-      const voice = row.voice ? (JSON.parse(row.voice) as ClipVoice) : undefined;
+      const voice = row.voice ? (JSON.parse(row.voice) as SpeakingVoice) : undefined;
       const stitch = (raw as { config?: { stitch?: boolean } }).config?.stitch ?? (presenter.type === 'talk' && presenter.stitch === true);
       const common = { stitch, agentId, ...(voice ? { voice: { type: voice.type, voiceId: voice.voiceId } } : {}) };
       if (presenter.type === 'talk') return { sourceUrl: presenter.source_url, ...common };

@@ -10,18 +10,8 @@ import { DEFAULT_CATEGORY, DRIVER_CATEGORIES, bankUrl, parseBankUrl, pickDriver 
 import { ANIMATION_COST, SAMPLE_SOURCE, SAMPLE_SOURCE_KEY, type AnimationDeps } from './deps.ts';
 import type { AnimationDetails } from './kind.ts';
 import { DEFAULT_LOGO_KEY, DEFAULT_LOGO_PATH } from './logo.ts';
-import {
-  INPUT_ROLES,
-  InputRejected,
-  type ImageSize,
-  checkFace,
-  checkLogoPlacement,
-  checkResultFormat,
-  inspectImage,
-  inspectSample,
-  inspectVideo,
-  type InputRole,
-} from './checks.ts';
+import { INPUT_ROLES, InputRejected, type ImageSize, checkResultFormat, inspectImage, inspectVideo, type InputRole } from '../media/checks.ts';
+import { checkFace, checkLogoPlacement, inspectSample } from './checks.ts';
 
 const bad = (field: string, message: string): ApiError =>
   new ApiError('BadRequestError', `Invalid request body: ${field} ${message}`, [{ field, message } satisfies FieldError]);

@@ -1,30 +1,19 @@
 /**
  * The render job's inputs as local files: fetched through the guarded client (https) or
- * found in the owner's media store (storage scheme), then held to the rules of checks.ts.
+ * found in the owner's media store (storage scheme), then held to the rules of media/checks.ts and checks.ts.
  * A broken rule or a failed fetch throws a RenderError: the record ends in error with it.
  */
 import { extname } from 'node:path';
 import { RenderError } from '../errors.ts';
-import { inputFile } from '../resources/input-file.ts';
+import { inputFile } from '../media/input-file.ts';
 import type { DriverInput, LogoInput } from '../compute/interface.ts';
 import type { CreateAnimationBody } from './schemas.ts';
 import { parseBankUrl } from './driver-bank.ts';
 import { SAMPLE_SOURCE } from './deps.ts';
 import type { RenderDeps } from './render.ts';
 import type { Animation, AnimationDetails } from './kind.ts';
-import {
-  INPUT_ROLES,
-  InputRejected,
-  checkFace,
-  checkLogoPlacement,
-  downloadTooLarge,
-  inspectImage,
-  inspectSample,
-  inspectVideo,
-  maxBytesOf,
-  type ImageInfo,
-  type InputRole,
-} from './checks.ts';
+import { INPUT_ROLES, InputRejected, downloadTooLarge, inspectImage, inspectVideo, maxBytesOf, type ImageInfo, type InputRole } from '../media/checks.ts';
+import { checkFace, checkLogoPlacement, inspectSample } from './checks.ts';
 
 const IMAGE_TYPES = /^image\/(?:jpeg|png|tiff|bmp|x-ms-bmp|webp)$/i;
 const VIDEO_TYPES = /^(?:video\/[\w.+-]+|application\/octet-stream|application\/mp4)$/i;

@@ -4,7 +4,7 @@ import type { MediaAccess } from '../media/index.ts';
 import type { Clock } from '../clock.ts';
 import type { ResourceStore } from '../resources/store.ts';
 import { defineResource, type Resource, type ResourceRecord } from '../resources/define.ts';
-import type { ImageSize } from './checks.ts';
+import type { ImageSize } from '../media/checks.ts';
 import { presentAnimation, type AnimationView } from './present.ts';
 import { ANIMATION_COST, RENDER_JOB } from './deps.ts';
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { DEFAULT_LOGO_PATH, defaultLogoBox } from '../compute/result-frame.ts';
-import type { ImageSize } from './checks.ts';
+import type { ImageSize } from '../media/checks.ts';
 
 /** Where each user's copy of the default logo lives in their media store (its signed URL is shown on the record). */
 export const DEFAULT_LOGO_KEY = 'samples/logo.png';

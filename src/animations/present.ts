@@ -3,7 +3,8 @@ import { isoTime } from '../clock.ts';
 import type { Animation as AnimationSchema } from './schemas.ts';
 import type { MediaAccess } from '../media/index.ts';
 import { DEFAULT_CATEGORY } from './driver-bank.ts';
-import { resultFormatOf, resultFrame } from './checks.ts';
+import { resultFormatOf } from '../media/checks.ts';
+import { resultFrame } from './checks.ts';
 import { DEFAULT_LOGO_KEY, defaultLogoPosition } from './logo.ts';
 import type { Animation } from './kind.ts';
 

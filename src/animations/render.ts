@@ -10,8 +10,9 @@ import type { Logger } from '../log.ts';
 import type { AnimationDeps } from './deps.ts';
 import { readAnimation, type Animation, type AnimationResult } from './kind.ts';
 import { obtainInputs } from './inputs.ts';
-import { resultFormatOf } from './checks.ts';
-import { deliverVideo, progressRecorder } from '../resources/render-output.ts';
+import { resultFormatOf } from '../media/checks.ts';
+import { progressRecorder } from '../resources/render-output.ts';
+import { deliverVideo } from '../media/deliver.ts';
 
 export interface RenderDeps extends AnimationDeps {
   backend: ComputeBackend;

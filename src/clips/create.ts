@@ -1,4 +1,3 @@
-import { stat } from 'node:fs/promises';
 import { ApiError } from '../errors.ts';
 import { validate, type FieldError } from '../schemas/ajv.ts';
 import type { AuthUser } from '../users/auth-user.ts';
@@ -6,14 +5,15 @@ import type { CreateClipBody } from './schemas.ts';
 import { isoTime } from '../clock.ts';
 import { checkWebhookUrl } from '../resources/webhook-url.ts';
 import { checkOutboundUrls } from '../resources/outbound-urls.ts';
-import { AUDIO_LIMITS, measureAudio } from '../audios/upload.ts';
-import { InputRejected, inspectImage } from '../animations/checks.ts';
+import { InputRejected, inspectImage } from '../media/checks.ts';
 import { DEFAULT_PRESENTER_ID } from '../presenters/built-in.ts';
 import type { PresenterEntry } from '../presenters/catalogue.ts';
-import { HTTPS_AUDIO_CREDITS, SECONDS_PER_CREDIT, creditsForSeconds, estimateSpeechSeconds, spokenText, type ClipDeps } from './deps.ts';
-import type { ClipDetails, ClipVoice } from './kind.ts';
-import type { VoiceCatalogue } from '../voices/catalogue.ts';
-import type { Gender } from '../voices/interface.ts';
+import type { ClipDeps } from './deps.ts';
+import type { ClipDetails } from './kind.ts';
+import { SECONDS_PER_CREDIT, chargedSeconds, creditsForSeconds, spokenText } from '../speaking/credits.ts';
+import { outboundUrls, storedInputs } from '../speaking/inputs.ts';
+import { chooseVoice } from '../speaking/voice.ts';
+import type { SpeakingVoice } from '../speaking/records.ts';
 import { ALPHA_FORMATS } from '../compute/interface.ts';
 
 const bad = (field: string, message: string): ApiError =>
@@ -30,90 +30,11 @@ function refuseContradictions(body: CreateClipBody): void {
   if (body.script.type === 'text' && spokenText(body.script.input, body.script.ssml ?? false).length === 0) throw bad('script.input', 'has nothing to say');
 }
 
-/** The local file of a storage-scheme URL the caller owns (400 naming `field` otherwise); undefined for any other URL. */
-export function storedObject(deps: Pick<ClipDeps, 'config' | 'media'>, userId: string, field: string, url: string | undefined): string | undefined {
-  const scheme = `${deps.config.storageScheme}://`;
-  if (!url?.startsWith(scheme)) return undefined;
-  const key = deps.media.keyOfStorageUrl(url);
-  if (key === null) throw bad(field, `is not a valid ${scheme}<bucket>/<key> URL`);
-  const path = deps.media.find(userId, key);
-  if (path === null) throw bad(field, 'names an object that does not exist in your media store');
-  return path;
-}
-
-/** The fields of a clip or a talk that may name stored objects. */
-type SpeakingRefs = Pick<CreateClipBody, 'script' | 'result_url'> & Partial<Pick<CreateClipBody, 'background'>> & { config?: Pick<NonNullable<CreateClipBody['config']>, 'logo'> };
-
-/** The URLs of a clip or a talk the service will contact: inputs it fetches, the result it uploads, the webhook. */
-export function outboundUrls(body: SpeakingRefs & { webhook?: string }): [string, string | undefined][] {
-  const logo = body.config?.logo;
-  return [
-    ['script.audio_url', body.script.type === 'audio' ? body.script.audio_url : undefined],
-    ['config.logo.url', typeof logo === 'object' ? logo.url : undefined],
-    ['background.source_url', body.background?.source_url],
-    ['result_url', body.result_url],
-    ['webhook', body.webhook],
-  ];
-}
-
-/** Storage-scheme URLs name objects the caller owns; answers the local file of each stored input. */
-export function storedInputs(deps: Pick<ClipDeps, 'config' | 'media'>, userId: string, body: SpeakingRefs): { audio?: string; logo?: string; background?: string } {
-  const scheme = `${deps.config.storageScheme}://`;
-  const out: { audio?: string; logo?: string; background?: string } = {};
-  const logo = body.config?.logo;
-  const refs: ['audio' | 'logo' | 'background', string, string | undefined][] = [
-    ['audio', 'script.audio_url', body.script.type === 'audio' ? body.script.audio_url : undefined],
-    ['logo', 'config.logo.url', typeof logo === 'object' ? logo.url : undefined],
-    ['background', 'background.source_url', body.background?.source_url],
-  ];
-  for (const [role, field, url] of refs) {
-    const path = storedObject(deps, userId, field, url);
-    if (path) out[role] = path;
-  }
-  if (body.result_url?.startsWith(scheme) && deps.media.keyOfStorageUrl(body.result_url) === null) {
-    throw bad('result_url', `is not a valid ${scheme}<bucket>/<key> URL`);
-  }
-  return out;
-}
-
-/** A stored audio held to the script limits; answers its length in seconds. */
-async function checkStoredAudio(path: string): Promise<number> {
-  const { size } = await stat(path);
-  if (size > AUDIO_LIMITS.maxBytes) {
-    throw new ApiError('InvalidFileSizeError', `The audio is larger than the limit of ${AUDIO_LIMITS.maxBytes} bytes`, [{ field: 'script.audio_url', message: `must be at most ${AUDIO_LIMITS.maxBytes} bytes` }]);
-  }
-  const seconds = await measureAudio(path);
-  if (seconds === undefined || seconds <= 0) throw bad('script.audio_url', 'names a file with no audio stream that decodes');
-  if (seconds > AUDIO_LIMITS.maxSeconds) {
-    throw new ApiError('InvalidAudioDurationError', `The audio is ${seconds.toFixed(1)} s long; the limit is ${AUDIO_LIMITS.maxSeconds} s`, [{ field: 'script.audio_url', message: `must be at most ${AUDIO_LIMITS.maxSeconds} seconds` }]);
-  }
-  return seconds;
-}
-
-/** Seconds of speech a script is charged for: a text's estimate, a stored audio's length, or the flat rate of an https audio. */
-export async function chargedSeconds(script: CreateClipBody['script'], storedAudio: string | undefined): Promise<number> {
-  if (script.type === 'text') return estimateSpeechSeconds(script.input, script.ssml ?? false);
-  if (storedAudio) return checkStoredAudio(storedAudio);
-  return HTTPS_AUDIO_CREDITS * SECONDS_PER_CREDIT;
-}
-
 /** The voice that will speak a text script: the script's provider, else the presenter's voice, after the fallback policy. */
-async function resolveVoice(deps: ClipDeps, body: CreateClipBody, presenter: PresenterEntry): Promise<ClipVoice | null> {
+async function resolveVoice(deps: ClipDeps, body: CreateClipBody, presenter: PresenterEntry): Promise<SpeakingVoice | null> {
   if (body.script.type !== 'text') return null;
   const asked = body.script.provider ?? { type: presenter.voice.type, voice_id: presenter.voice.voice_id };
   return chooseVoice(deps.voices, asked, presenter.gender !== 'other' ? presenter.gender : undefined);
-}
-
-/** The voice that speaks `asked` (a script's provider, or the caller's default), after the fallback policy; 503 without voices. */
-export async function chooseVoice(voices: VoiceCatalogue | undefined, asked: { type: string; voice_id: string; language?: string }, gender: Gender | undefined): Promise<ClipVoice> {
-  if (!voices) throw new ApiError('ServiceUnavailableError', 'No voice can speak here: text scripts are not available on this server');
-  const resolved = await voices.resolve({
-    type: asked.type,
-    voiceId: asked.voice_id,
-    ...(asked.language !== undefined ? { language: asked.language } : {}),
-    ...(gender ? { gender } : {}),
-  });
-  return { type: resolved.provider.type, voiceId: resolved.voiceId, ...(resolved.fallback ? { fallback: resolved.fallback } : {}) };
 }
 
 /**

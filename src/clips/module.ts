@@ -10,7 +10,7 @@ import { presentClip } from './present.ts';
 import { renderClip, type RenderDeps } from './render.ts';
 import { clipRoutes } from './routes.ts';
 import { clipStreamVariant } from './streams.ts';
-import { createPendingVideos } from './pending.ts';
+import { createPendingVideos } from '../speaking/pending.ts';
 import { deriveKey } from '../keys.ts';
 import { PREVIEW_JOB, presentersWithoutPreview, previewMaker, renderPreview } from './preview.ts';
 
@@ -27,7 +27,7 @@ export const clipsModule = defineModule({
     const voices = services.find(VOICES);
     const streams = services.find(STREAMS);
     const { config, clock, newId, queue, media, backend, client, log } = p;
-    const pending = createPendingVideos({ dataDir: config.dataDir, publicUrl: config.publicUrl, key: deriveKey(config.masterKey, 'clip-pending-url'), ttlSeconds: config.signedUrlTtlSeconds, clock });
+    const pending = createPendingVideos({ dataDir: config.dataDir, publicUrl: config.publicUrl, key: deriveKey(config.masterKey, 'clip-pending-url'), ttlSeconds: config.signedUrlTtlSeconds, clock, owner: { path: 'clips', idPrefix: 'clp', label: 'clip' } });
     const lifecycle = clips.on(p, { present: (c) => presentClip(c, media, pending), onRemove: (c) => pending.remove(c.id) });
     const deps: ClipDeps = {
       config, lifecycle, clock, newId, queue, media,

@@ -8,7 +8,7 @@ import { renderStep } from '../compute/run.ts';
 import type { PresenterEntry } from '../presenters/catalogue.ts';
 import { CLIP_JOB } from './deps.ts';
 import type { RenderDeps } from './render.ts';
-import { providerOf, speakToWav } from './speech.ts';
+import { providerOf, speakToWav } from '../speaking/speech.ts';
 
 /**
  * The presenters' talking previews (`talking_preview_url`): a short clip of each presenter

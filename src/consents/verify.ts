@@ -5,7 +5,7 @@ import type { JobContext, JobOutcome } from '../jobs/worker.ts';
 import { FootageError, probeVideo } from '../footage/probe.ts';
 import { extractAudio } from '../footage/audio.ts';
 import { detectSpeech } from '../footage/vad.ts';
-import { MATCH_LIMITS, plausibleSpeechLength, type ConsentMatch } from '../footage/match.ts';
+import { MATCH_LIMITS, plausibleSpeechLength, type ConsentMatch } from './match.ts';
 import { listenToConsent } from './words.ts';
 import type { FrameFaces } from '../footage/faces.ts';
 import { median } from '../footage/identity.ts';

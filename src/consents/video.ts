@@ -1,6 +1,6 @@
 import { extname, join } from 'node:path';
-import { inputFile, type InputFileDeps } from '../resources/input-file.ts';
-import { runFfmpeg } from '../compute/local/ffmpeg.ts';
+import { inputFile, type InputFileDeps } from '../media/input-file.ts';
+import { runFfmpeg } from '../media/ffmpeg.ts';
 import type { FaceObservation } from '../footage/faces.ts';
 
 /**

@@ -1,6 +1,6 @@
 import type { SpeechRecogniser } from '../footage/recognition/interface.ts';
 import { COMMON_NAMES } from '../footage/recognition/names.ts';
-import { MATCH_LIMITS, matchConsent, type ConsentMatch } from '../footage/match.ts';
+import { MATCH_LIMITS, matchConsent, type ConsentMatch } from './match.ts';
 import type { ConsentLanguage } from './languages/types.ts';
 
 export interface HeardWords {

@@ -3,7 +3,7 @@
  * Silero VAD and pocketsphinx's en-us model take), decoded with the bundled ffmpeg.
  */
 import { open } from 'node:fs/promises';
-import { parseProbe, runFfmpeg } from '../compute/local/ffmpeg.ts';
+import { parseProbe, runFfmpeg } from '../media/ffmpeg.ts';
 
 export const SPEECH_SAMPLE_RATE = 16_000;
 

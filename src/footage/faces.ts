@@ -11,7 +11,8 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ffmpegRun, probeVideo, seekArgs } from './probe.ts';
+import { runFfmpeg } from '../media/ffmpeg.ts';
+import { probeVideo, seekArgs } from './probe.ts';
 import type { FrameAnswer, FrameRequest } from './faces-worker.ts';
 
 export interface FaceObservation {
@@ -54,7 +55,7 @@ export function parsePpm(buf: Buffer): { width: number; height: number; rgb: Uin
 }
 
 async function decodeFrame(path: string, atSec: number, signal?: AbortSignal) {
-  const r = await ffmpegRun(['-v', 'error', ...seekArgs(path, atSec), '-map', '0:v:0', '-frames:v', '1', '-pix_fmt', 'rgb24', '-c:v', 'ppm', '-f', 'image2pipe', 'pipe:1'], signal, 120_000);
+  const r = await runFfmpeg(['-v', 'error', ...seekArgs(path, atSec), '-map', '0:v:0', '-frames:v', '1', '-pix_fmt', 'rgb24', '-c:v', 'ppm', '-f', 'image2pipe', 'pipe:1'], { signal, timeoutMs: 120_000 });
   return r.code === 0 ? parsePpm(r.stdout) : undefined;
 }
 

@@ -3,7 +3,8 @@
  * frames (ffmpeg `tblend=all_mode=difference` then `signalstats` YAVG), 0..255, its mean
  * over the stretch and its 95th percentile (a short gesture in a still ending shows there).
  */
-import { ffmpegRun, seekArgs } from './probe.ts';
+import { runFfmpeg } from '../media/ffmpeg.ts';
+import { seekArgs } from './probe.ts';
 
 const abortError = (): DOMException => new DOMException('the footage analysis was aborted', 'AbortError');
 
@@ -18,11 +19,11 @@ export async function motionEnergy(path: string, opts: { fromSec: number; toSec:
   if (!(span > 0)) throw new RangeError(`the range [${opts.fromSec}, ${opts.toSec}) is empty`);
   // The per-frame values go to stdout (collected whole); stderr keeps only errors. The colon of
   // `pipe:1` is escaped twice: once for the filter graph, once for the filter's options.
-  const r = await ffmpegRun([
+  const r = await runFfmpeg([
     '-v', 'error', ...seekArgs(path, opts.fromSec), '-t', span.toFixed(3), '-map', '0:v:0', '-an',
     '-vf', 'format=gray,tblend=all_mode=difference,signalstats,metadata=print:key=lavfi.signalstats.YAVG:file=pipe\\\\:1',
     '-f', 'null', '-',
-  ], opts.signal);
+  ], { signal: opts.signal, timeoutMs: 30 * 60_000 });
   if (opts.signal?.aborted) throw abortError();
   if (r.code !== 0) throw new Error(`ffmpeg could not measure motion (exit ${r.code}): ${r.stderr.trim().split('\n').at(-1) ?? ''}`);
   const values = [...r.stdout.toString('latin1').matchAll(/lavfi\.signalstats\.YAVG=([\d.]+)/g)].map((m) => Number(m[1]));

@@ -3,8 +3,7 @@
  * `ffmpeg -i`, then a real decode of the first frame and of one in the middle, so a file whose
  * header looks right but whose pictures do not decode is refused too.
  */
-import { spawn } from 'node:child_process';
-import { FFMPEG_PATH, parseProbe, track } from '../compute/local/ffmpeg.ts';
+import { parseProbe, runFfmpeg } from '../media/ffmpeg.ts';
 
 export interface VideoProbe {
   durationSec: number;
@@ -23,56 +22,18 @@ export class FootageError extends Error {
   }
 }
 
-export interface FfmpegOutput {
-  code: number | null;
-  stdout: Buffer;
-  stderr: string;
-}
-
-const abortError = (): DOMException => new DOMException('the footage analysis was aborted', 'AbortError');
-
-/**
- * Runs the bundled ffmpeg to completion; `signal` kills it (the promise rejects with an
- * AbortError). stderr keeps its last 1 MB (a long `-f null` pass prints a progress line per
- * frame, and motion's metadata lines are read from it).
- */
-export function ffmpegRun(args: string[], signal?: AbortSignal, timeoutMs = 30 * 60_000): Promise<FfmpegOutput> {
-  if (signal?.aborted) return Promise.reject(abortError());
-  return new Promise((resolve, reject) => {
-    const p = track(spawn(FFMPEG_PATH, ['-hide_banner', '-nostdin', ...args], { stdio: ['ignore', 'pipe', 'pipe'] }));
-    const out: Buffer[] = [];
-    let err = '';
-    let aborted = false;
-    const onAbort = () => { aborted = true; p.kill('SIGKILL'); };
-    signal?.addEventListener('abort', onAbort, { once: true });
-    const timer = setTimeout(() => p.kill('SIGKILL'), timeoutMs);
-    p.stdout.on('data', (d: Buffer) => out.push(d));
-    p.stderr.on('data', (d: Buffer) => {
-      err += d.toString();
-      if (err.length > 2_000_000) err = err.slice(-1_000_000);
-    });
-    const done = () => { clearTimeout(timer); signal?.removeEventListener('abort', onAbort); };
-    p.on('error', (e) => { done(); reject(e); });
-    p.on('close', (code) => {
-      done();
-      if (aborted) reject(abortError());
-      else resolve({ code, stdout: Buffer.concat(out), stderr: err });
-    });
-  });
-}
-
 /** The video stream's input options of a file read from `atSec` (input seeking: fast, and frame-accurate when decoding). */
 export const seekArgs = (path: string, atSec: number): string[] => [...(atSec > 0 ? ['-ss', atSec.toFixed(3)] : []), '-i', path];
 
 /** Decodes the frame at `atSec` to a 16x16 grey thumbnail; true when a picture came out. */
 async function decodesAt(path: string, atSec: number, signal?: AbortSignal): Promise<boolean> {
-  const r = await ffmpegRun(['-v', 'error', ...seekArgs(path, atSec), '-map', '0:v:0', '-frames:v', '1', '-vf', 'scale=16:16', '-pix_fmt', 'gray', '-f', 'rawvideo', 'pipe:1'], signal, 60_000);
+  const r = await runFfmpeg(['-v', 'error', ...seekArgs(path, atSec), '-map', '0:v:0', '-frames:v', '1', '-vf', 'scale=16:16', '-pix_fmt', 'gray', '-f', 'rawvideo', 'pipe:1'], { signal, timeoutMs: 60_000 });
   return r.code === 0 && r.stdout.length === 256;
 }
 
 /** The duration by decoding the whole file (for a file whose header has none, e.g. a live-recorded WebM). */
 async function decodedDuration(path: string, signal?: AbortSignal): Promise<number | undefined> {
-  const r = await ffmpegRun(['-i', path, '-map', '0:v:0', '-f', 'null', '-'], signal);
+  const r = await runFfmpeg(['-i', path, '-map', '0:v:0', '-f', 'null', '-'], { signal, timeoutMs: 30 * 60_000 });
   const times = [...r.stderr.matchAll(/time=(\d+):(\d+):(\d+(?:\.\d+)?)/g)];
   const last = times.at(-1);
   return last ? Number(last[1]) * 3600 + Number(last[2]) * 60 + Number(last[3]) : undefined;
@@ -82,7 +43,7 @@ async function decodedDuration(path: string, signal?: AbortSignal): Promise<numb
 const IMAGE_FORMAT = /^(image2|\w+_pipe)$/;
 
 export async function probeVideo(path: string, signal?: AbortSignal): Promise<VideoProbe> {
-  const head = await ffmpegRun(['-i', path], signal, 60_000);
+  const head = await runFfmpeg(['-i', path], { signal, timeoutMs: 60_000 });
   if (!/Input #0/.test(head.stderr)) throw new FootageError('undecodable', 'ffmpeg cannot read the file as media');
   const info = parseProbe(head.stderr);
   if (!info.video || IMAGE_FORMAT.test(info.format ?? '')) throw new FootageError('no-video', 'the file has no video stream');

@@ -6,7 +6,7 @@
  * sentences, so the spans are whole stretches of talking. docs/speech-checks.md has the
  * measurements.
  */
-import { runFfmpeg } from '../compute/local/ffmpeg.ts';
+import { runFfmpeg } from '../media/ffmpeg.ts';
 import { activityOf, type SpeechActivity, type SpeechSpan } from './vad.ts';
 
 export const SILENCE_NOISE_DB = -35;

@@ -7,7 +7,7 @@
  * get_speech_timestamps does.
  */
 import { Worker } from 'node:worker_threads';
-import { runFfmpeg } from '../compute/local/ffmpeg.ts';
+import { runFfmpeg } from '../media/ffmpeg.ts';
 
 export interface SpeechSpan {
   startSec: number;

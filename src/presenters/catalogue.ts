@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { isoTime } from '../clock.ts';
 import { notFound } from '../errors.ts';
 import type { MediaAccess } from '../media/index.ts';
-import { runFfmpeg } from '../compute/local/ffmpeg.ts';
+import { runFfmpeg } from '../media/ffmpeg.ts';
 import type { PresenterView } from './schemas.ts';
 import { BUILT_IN_PRESENTERS, SYSTEM_OWNER, type BuiltInPresenter } from './built-in.ts';
 import { resolveAlias, type PresenterAlias } from './aliases.ts';

@@ -4,7 +4,7 @@
  */
 import { ApiError } from '../errors.ts';
 import type { UserStore } from '../users/store.ts';
-import { SECONDS_PER_CREDIT, creditsForSeconds } from '../clips/deps.ts';
+import { SECONDS_PER_CREDIT, creditsForSeconds } from '../speaking/credits.ts';
 import type { LiveStream } from './sessions.ts';
 
 export function createStreamCredits(users: Pick<UserStore, 'get' | 'addCredits'>) {

@@ -14,8 +14,8 @@ import { ApiError } from '../errors.ts';
 import type { Clock, IdFactory } from '../clock.ts';
 import type { Logger } from '../log.ts';
 import type { StreamRenderer } from '../compute/stream.ts';
-import type { InputFileDeps } from '../resources/input-file.ts';
-import type { VoiceCatalogue } from '../voices/catalogue.ts';
+import type { InputFileDeps } from '../media/input-file.ts';
+import type { SpeakingVoices } from '../speaking/voices.ts';
 import type { UserStore } from '../users/store.ts';
 import type { StreamScriptBody } from './schemas.ts';
 import type { IceCandidate } from './peer.ts';
@@ -33,7 +33,7 @@ export interface HubDeps {
   settings: StreamSettings;
   /** Undefined: this build has no stream renderer, and creating a stream is a 503. */
   renderer: StreamRenderer | undefined;
-  voices: VoiceCatalogue | undefined;
+  voices: SpeakingVoices | undefined;
   users: Pick<UserStore, 'get' | 'addCredits'>;
   input: InputFileDeps;
   /** Scratch folders of the streams live under it (removed when a stream closes). */

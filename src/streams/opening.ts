@@ -11,7 +11,7 @@ import { ApiError, RenderError } from '../errors.ts';
 import type { IdFactory } from '../clock.ts';
 import type { Logger } from '../log.ts';
 import type { StreamRenderer, StreamRenderSession } from '../compute/stream.ts';
-import type { InputFileDeps } from '../resources/input-file.ts';
+import type { InputFileDeps } from '../media/input-file.ts';
 import { createStreamPeer, type StreamPeer } from './peer.ts';
 import type { StreamSettings } from './settings.ts';
 import type { StreamSource } from './interface.ts';

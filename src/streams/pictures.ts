@@ -1,7 +1,7 @@
 /** The pictures a stream opens with: the one streamed and the one behind the person, fetched into its scratch folder. */
 import { ApiError } from '../errors.ts';
 import type { BackgroundInput } from '../compute/interface.ts';
-import { inputFile, type InputFileDeps } from '../resources/input-file.ts';
+import { inputFile, type InputFileDeps } from '../media/input-file.ts';
 import type { StreamSource } from './interface.ts';
 
 const MAX_PICTURE_BYTES = 10 * 1024 * 1024;

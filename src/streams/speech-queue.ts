@@ -8,12 +8,12 @@ import { ApiError } from '../errors.ts';
 import type { IdFactory } from '../clock.ts';
 import type { Logger } from '../log.ts';
 import type { StreamSpeech } from '../compute/stream.ts';
-import type { InputFileDeps } from '../resources/input-file.ts';
-import type { VoiceCatalogue } from '../voices/catalogue.ts';
-import { chooseVoice } from '../clips/create.ts';
-import { ClipFailure } from '../clips/speech.ts';
-import type { ClipVoice } from '../clips/kind.ts';
-import { estimateSpeechSeconds, spokenText } from '../clips/deps.ts';
+import type { InputFileDeps } from '../media/input-file.ts';
+import type { SpeakingVoices } from '../speaking/voices.ts';
+import { chooseVoice } from '../speaking/voice.ts';
+import { SpeakingFailure } from '../speaking/speech.ts';
+import type { SpeakingVoice } from '../speaking/records.ts';
+import { estimateSpeechSeconds, spokenText } from '../speaking/credits.ts';
 import type { StreamScriptBody } from './schemas.ts';
 import { audioPiece, sentences, speakSentence, trimLeadingSilence, type SpeechPiece } from './speech.ts';
 import type { StreamSpeaker } from './interface.ts';
@@ -22,7 +22,7 @@ import type { ArmIdle } from './timeouts.ts';
 import { send } from './events.ts';
 
 export interface SpeechQueueDeps {
-  voices: VoiceCatalogue | undefined;
+  voices: SpeakingVoices | undefined;
   input: InputFileDeps;
   newId: IdFactory;
   log: Logger;
@@ -55,7 +55,7 @@ export function createSpeechQueue(deps: SpeechQueueDeps) {
   function enqueue(s: LiveStream, videoId: string, work: () => Promise<void>): void {
     s.chain = s.chain.then(() => (s.failed.has(videoId) || s.state === 'closed' ? undefined : work())).catch((err: unknown) => {
       if (s.state === 'closed' || s.failed.has(videoId)) return;
-      const known = err instanceof ClipFailure || err instanceof ApiError;
+      const known = err instanceof SpeakingFailure || err instanceof ApiError;
       if (!known) deps.log.error('stream speech failed', { stream_id: s.id, error: String(err) });
       send(s, 'stream/error', { kind: known ? err.kind : 'TextToSpeechError', description: known ? err.description : 'The speech could not be synthesised', metadata: { videoId } });
       // A script the renderer has begun hears its end (its stream/done follows what played); the rest of it is dropped.
@@ -64,7 +64,7 @@ export function createSpeechQueue(deps: SpeechQueueDeps) {
     });
   }
 
-  async function voiceFor(s: LiveStream, script: Extract<StreamScriptBody, { type: 'text' }>): Promise<ClipVoice> {
+  async function voiceFor(s: LiveStream, script: Extract<StreamScriptBody, { type: 'text' }>): Promise<SpeakingVoice> {
     const asked = script.provider ? { type: script.provider.type, voice_id: script.provider.voice_id } : s.source.voice ? { type: s.source.voice.type, voice_id: s.source.voice.voiceId } : undefined;
     if (!asked) throw new ApiError('BadRequestError', 'Invalid request body: script.provider is required (this stream has no voice of its own)', [{ field: 'script.provider', message: 'is required' }]);
     return chooseVoice(deps.voices, asked, undefined);

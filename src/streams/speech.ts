@@ -6,13 +6,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { ApiError } from '../errors.ts';
-import { inputFile, type InputFileDeps } from '../resources/input-file.ts';
-import { runFfmpeg } from '../compute/local/ffmpeg.ts';
-import { AUDIO_LIMITS } from '../audios/upload.ts';
-import { rateOf, providerOf, ClipFailure } from '../clips/speech.ts';
-import type { ClipVoice } from '../clips/kind.ts';
-import type { VoiceCatalogue } from '../voices/catalogue.ts';
-import { SpeechError } from '../voices/interface.ts';
+import { inputFile, type InputFileDeps } from '../media/input-file.ts';
+import { runFfmpeg } from '../media/ffmpeg.ts';
+import { AUDIO_LIMITS } from '../media/audio.ts';
+import { rateOf, providerOf, SpeakingFailure } from '../speaking/speech.ts';
+import type { SpeakingVoice } from '../speaking/records.ts';
+import { isRefusal, type SpeakingVoices } from '../speaking/voices.ts';
 import type { SpeechCue } from '../compute/interface.ts';
 
 export interface SpeechPiece {
@@ -27,8 +26,8 @@ export function sentences(text: string): string[] {
   return parts.map((s) => s.trim()).filter((s) => /[\p{L}\p{N}]/u.test(s));
 }
 
-/** One sentence spoken by `voice`; a refused synthesis is a ClipFailure (TextToSpeechError). */
-export async function speakSentence(voices: VoiceCatalogue | undefined, voice: ClipVoice, text: string, opts: { ssml: boolean; rate?: string; signal: AbortSignal }): Promise<SpeechPiece> {
+/** One sentence spoken by `voice`; a refused synthesis is a SpeakingFailure (TextToSpeechError). */
+export async function speakSentence(voices: SpeakingVoices | undefined, voice: SpeakingVoice, text: string, opts: { ssml: boolean; rate?: string; signal: AbortSignal }): Promise<SpeechPiece> {
   const provider = providerOf(voices, voice.type);
   const rate = rateOf(opts.rate);
   try {
@@ -39,7 +38,7 @@ export async function speakSentence(voices: VoiceCatalogue | undefined, voice: C
       cues: speech.phonemes.map((p) => ({ phoneme: p.phoneme, alphabet: p.alphabet, startMs: p.startMs, endMs: p.endMs })),
     };
   } catch (err) {
-    if (err instanceof SpeechError && err.reason !== 'aborted') throw new ClipFailure('TextToSpeechError', err.message);
+    if (isRefusal(err)) throw new SpeakingFailure('TextToSpeechError', err.message);
     throw err;
   }
 }

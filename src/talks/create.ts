@@ -6,12 +6,13 @@ import type { CreateTalkBody } from './schemas.ts';
 import { isoTime } from '../clock.ts';
 import { checkWebhookUrl } from '../resources/webhook-url.ts';
 import { checkOutboundUrls } from '../resources/outbound-urls.ts';
-import { InputRejected, checkResultFormat, inspectImage } from '../animations/checks.ts';
+import { InputRejected, checkResultFormat, inspectImage } from '../media/checks.ts';
 import { closestVoice } from '../voices/catalogue.ts';
 import { EMBEDDED_PROVIDERS } from '../voices/interface.ts';
-import { SECONDS_PER_CREDIT, creditsForSeconds, spokenText } from '../clips/deps.ts';
-import { chargedSeconds, chooseVoice, outboundUrls, storedInputs, storedObject } from '../clips/create.ts';
-import type { ClipVoice } from '../clips/kind.ts';
+import { SECONDS_PER_CREDIT, chargedSeconds, creditsForSeconds, spokenText } from '../speaking/credits.ts';
+import { outboundUrls, storedInputs, storedObject } from '../speaking/inputs.ts';
+import { chooseVoice } from '../speaking/voice.ts';
+import type { SpeakingVoice } from '../speaking/records.ts';
 import type { TalkDeps, TalkDetails } from './kind.ts';
 
 const bad = (field: string, message: string): ApiError =>
@@ -47,7 +48,7 @@ export async function defaultVoice(deps: Pick<TalkDeps, 'voices'>): Promise<{ ty
   return { type: voice.provider, voice_id: voice.id };
 }
 
-async function resolveVoice(deps: TalkDeps, body: CreateTalkBody): Promise<ClipVoice | null> {
+async function resolveVoice(deps: TalkDeps, body: CreateTalkBody): Promise<SpeakingVoice | null> {
   if (body.script.type !== 'text') return null;
   return chooseVoice(deps.voices, body.script.provider ?? (await defaultVoice(deps)), undefined);
 }

@@ -3,20 +3,20 @@ import type { Config } from '../config.ts';
 import type { JobQueue } from '../jobs/queue.ts';
 import type { MediaAccess } from '../media/index.ts';
 import { Talk as TalkRecord, TalkList, type CreateTalkBody, type TalkSchemas } from './schemas.ts';
-import type { VoiceCatalogue } from '../voices/catalogue.ts';
+import type { VoiceCatalogue } from '../voices/contract.ts';
 import { defineResource, type Resource, type ResourceRecord } from '../resources/define.ts';
-import type { ClipDetails, ClipResult } from '../clips/kind.ts';
-import type { PendingVideos } from '../clips/pending.ts';
+import type { SpeakingDetails, SpeakingResult } from '../speaking/records.ts';
+import type { PendingVideos } from '../speaking/pending.ts';
 import type { TalkView } from './present.ts';
 import type { GuardedClient } from '../egress/client.ts';
 
 export const TALK_JOB = 'talk.render';
 
 /** A talk's working fields: a clip's, without a presenter (the photo is the request's source_url). */
-export type TalkDetails = Omit<ClipDetails, 'presenterId'>;
+export type TalkDetails = SpeakingDetails;
 
-/** A talk's result is a clip's. */
-export type TalkTypes = { request: CreateTalkBody; details: TalkDetails; result: ClipResult; view: TalkView };
+/** A talk's result is a speaking result, as a clip's. */
+export type TalkTypes = { request: CreateTalkBody; details: TalkDetails; result: SpeakingResult; view: TalkView };
 
 export type Talk = ResourceRecord<TalkTypes>;
 

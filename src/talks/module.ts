@@ -1,6 +1,6 @@
 import { defineModule } from '../platform/module.ts';
 import { talkSchemas } from './schemas.ts';
-import { createPendingVideos } from '../clips/pending.ts';
+import { createPendingVideos } from '../speaking/pending.ts';
 import { deriveKey } from '../keys.ts';
 import { talks, type TalkDeps } from './kind.ts';
 import { presentTalk } from './present.ts';
@@ -12,7 +12,7 @@ import { STREAMS } from '../streams/contract.ts';
 
 /**
  * Talks: POST /talks (a photo speaking a script), its render job (`talk.render`, a compute task
- * kind, so a GPU worker may take it) and its webhook. The speaking engine is the clips' one.
+ * kind, so a GPU worker may take it) and its webhook. The speaking engine is src/speaking/.
  */
 export const talksModule = defineModule({
   name: 'talks',

@@ -2,10 +2,10 @@ import type { Static } from '@sinclair/typebox';
 import { isoTime } from '../clock.ts';
 import type { MediaAccess } from '../media/index.ts';
 import type { Talk as TalkSchema } from './schemas.ts';
-import type { PendingVideos } from '../clips/pending.ts';
-import { speakingFields } from '../clips/present.ts';
+import type { PendingVideos } from '../speaking/pending.ts';
+import { speakingFields } from '../speaking/present.ts';
 import type { Talk } from './kind.ts';
-import { resultFormatOf } from '../animations/checks.ts';
+import { resultFormatOf } from '../media/checks.ts';
 
 export type TalkView = Static<typeof TalkSchema>;
 

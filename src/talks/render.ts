@@ -5,9 +5,9 @@ import type { Job } from '../jobs/queue.ts';
 import type { JobContext, JobOutcome } from '../jobs/worker.ts';
 import type { GuardedClient } from '../egress/client.ts';
 import type { Logger } from '../log.ts';
-import { inputFile } from '../resources/input-file.ts';
-import { downloadTooLarge, inspectImage, maxBytesOf, resultFormatOf } from '../animations/checks.ts';
-import { renderSpeaking } from '../clips/render.ts';
+import { inputFile } from '../media/input-file.ts';
+import { downloadTooLarge, inspectImage, maxBytesOf, resultFormatOf } from '../media/checks.ts';
+import { renderSpeaking } from '../speaking/render.ts';
 import { TALK_JOB, readTalk, type Talk, type TalkDeps } from './kind.ts';
 
 export interface TalkRenderDeps extends TalkDeps {

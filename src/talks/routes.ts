@@ -3,7 +3,7 @@ import { jsonBody } from '../http/body.ts';
 import { CreateTalkResponse } from './schemas.ts';
 import type { TalkDeps } from './kind.ts';
 import { createTalk } from './create.ts';
-import { pendingRoute } from '../clips/routes.ts';
+import { pendingRoute } from '../speaking/routes.ts';
 
 export function talkRoutes(deps: TalkDeps): Route[] {
   return deps.lifecycle.routes(
@@ -14,6 +14,6 @@ export function talkRoutes(deps: TalkDeps): Route[] {
       errors: ['BadRequestError', 'ValidationError', 'InvalidFileSizeError', 'InvalidAudioDurationError', 'InvalidImageResolutionError', 'AuthorizationError', 'PermissionError', 'InsufficientCreditsError', 'PayloadTooLargeError', 'ServiceUnavailableError'],
       handler: async (c) => c.json(await createTalk(deps, c.var.user, await jsonBody(c)), 201),
     },
-    pendingRoute('talks', 'Talks', deps.pending),
+    pendingRoute('Talks', deps.pending),
   );
 }

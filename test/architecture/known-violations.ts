@@ -18,15 +18,8 @@ export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
     'services.ts -> webhooks/index.ts',
   ],
   'capability-contract': [
-    // the stream speech queue and credits still use clips' speech, voice and credit rule: they move to the speaking kit (§2.1)
-    'streams/credits.ts -> clips/deps.ts',
-    'streams/speech-queue.ts -> clips/create.ts',
-    'streams/speech-queue.ts -> clips/deps.ts',
-    'streams/speech-queue.ts -> clips/kind.ts',
-    'streams/speech-queue.ts -> clips/speech.ts',
     // streams charge credits and read voices through users' and voices' internals: wants their contract.ts
     'streams/credits.ts -> users/store.ts',
-    'streams/speech-queue.ts -> voices/catalogue.ts',
     // the stream create body is read from streams/schemas.ts: it belongs in streams/contract.ts
     'agents/streams.ts -> streams/schemas.ts',
     'clips/streams.ts -> streams/schemas.ts',
@@ -49,38 +42,21 @@ export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
     'agents/chat/routes.ts -> users/api-keys.ts',
     'agents/service.ts -> users/auth-user.ts',
     'agents/service.ts -> users/permissions.ts',
-    // streams/interface.ts is streams' contract under another name (and its schemas sit in schemas/streams.ts)
-    // agents read the presenter catalogue module: wants its service key in presenters/contract.ts
-    // agents check media inputs with animations/checks.ts: the media checks move to media/ (§2.1)
-    'agents/service.ts -> animations/checks.ts',
-    // agents create clips through clips' verb and kind (and reuse its schemas): wants a clips service in clips/contract.ts
-    'agents/service.ts -> clips/create.ts',
-    'agents/service.ts -> clips/kind.ts',
-    'agents/streams.ts -> clips/kind.ts',
     // agents create talks through talks/create.ts: wants a talks service in talks/contract.ts
     'agents/service.ts -> talks/create.ts',
-    // agents read the voice catalogue module: wants its service key in voices/contract.ts
     // the caller (AuthUser, permissions) is read from users/ internals: wants users/contract.ts
     'animations/create.ts -> users/auth-user.ts',
     'animations/create.ts -> users/permissions.ts',
-    // audit's routes reuse a schema of schemas/tools.ts: each capability's schemas move into its folder (§2.2)
     // avatars use consents' video checks, access and languages directly: wants a consents service in consents/contract.ts
     'avatars/checks.ts -> consents/video.ts',
     'avatars/train.ts -> consents/video.ts',
     'avatars/voice.ts -> consents/languages/index.ts',
     // the caller (AuthUser) is read from users/ internals: wants users/contract.ts
     'avatars/create.ts -> users/auth-user.ts',
-    // avatars pick voices from the catalogue module: wants its service key in voices/contract.ts
     // avatars register presenters through the catalogue module: wants its service key in presenters/contract.ts
     'avatars/train.ts -> presenters/catalogue.ts',
     // avatar training renders its talking preview with clips/preview.ts: the speaking engine moves to speaking/ (§2.1)
     'avatars/train.ts -> clips/preview.ts',
-    // clips check media inputs with animations/checks.ts: the media checks move to media/ (§2.1)
-    'clips/create.ts -> animations/checks.ts',
-    'clips/render.ts -> animations/checks.ts',
-    // stored audio inputs come from audios/upload.ts: stored inputs move to speaking/ (§2.1)
-    'clips/create.ts -> audios/upload.ts',
-    'clips/speech.ts -> audios/upload.ts',
     // clips read the presenter catalogue and built-ins: wants the presenters service key in presenters/contract.ts
     'clips/create.ts -> presenters/built-in.ts',
     'clips/create.ts -> presenters/catalogue.ts',
@@ -88,51 +64,19 @@ export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
     'clips/preview.ts -> presenters/catalogue.ts',
     // the caller (AuthUser) is read from users/ internals: wants users/contract.ts
     'clips/create.ts -> users/auth-user.ts',
-    // speech preparation and voice choice in clips read voices' internals: they move to speaking/ (§2.1)
-    'clips/create.ts -> voices/catalogue.ts',
-    'clips/create.ts -> voices/interface.ts',
-    'clips/deps.ts -> voices/catalogue.ts',
-    'clips/speech.ts -> voices/catalogue.ts',
-    'clips/speech.ts -> voices/interface.ts',
     // clips/streams.ts speaks into a stream through streams/interface.ts: wants streams/contract.ts
     'clips/streams.ts -> streams/interface.ts',
     // the caller (AuthUser) is read from users/ internals: wants users/contract.ts
     'consents/create.ts -> users/auth-user.ts',
-    // presenters' schemas are written in schemas/clips.ts: each capability's schemas move into its folder (§2.2)
-    // talks check media inputs with animations/checks.ts and reuse animation schemas: media checks move to media/, schemas to the kit (§2.1, §2.2)
-    'talks/create.ts -> animations/checks.ts',
-    'talks/present.ts -> animations/checks.ts',
-    'talks/render.ts -> animations/checks.ts',
-    // talks are built on clips' speaking engine, pending videos, routes and schemas: they move to speaking/ and defineResource (§2.1, §2.2)
-    'talks/create.ts -> clips/create.ts',
-    'talks/create.ts -> clips/deps.ts',
-    'talks/create.ts -> clips/kind.ts',
-    'talks/kind.ts -> clips/kind.ts',
-    'talks/kind.ts -> clips/pending.ts',
-    'talks/module.ts -> clips/pending.ts',
-    'talks/present.ts -> clips/pending.ts',
-    'talks/present.ts -> clips/present.ts',
-    'talks/render.ts -> clips/render.ts',
-    'talks/routes.ts -> clips/routes.ts',
-    'talks/streams.ts -> clips/create.ts',
     // secrets write audit records into audit's store directly: wants an audit service key in audit/contract.ts
     'secrets/oauth2-import.ts -> audit/record.ts',
     'secrets/oauth2-tokens.ts -> audit/record.ts',
     'secrets/oauth2-tokens.ts -> audit/store.ts',
     'secrets/service.ts -> audit/record.ts',
     'secrets/store.ts -> audit/store.ts',
-    // the stream hub speaks with clips' speaking engine: it moves to speaking/ (§2.1)
-    'streams/speech.ts -> clips/kind.ts',
-    'streams/speech.ts -> clips/speech.ts',
     // the hub reads credits from users/store.ts and the caller from users/ internals: wants users/contract.ts
     'streams/hub.ts -> users/store.ts',
     'streams/interface.ts -> users/auth-user.ts',
-    // stream speech reads voices' internals: speech preparation moves to speaking/ (§2.1)
-    'streams/hub.ts -> voices/catalogue.ts',
-    'streams/speech.ts -> voices/catalogue.ts',
-    'streams/speech.ts -> voices/interface.ts',
-    // stored audio inputs come from audios/upload.ts: stored inputs move to speaking/ (§2.1)
-    'streams/speech.ts -> audios/upload.ts',
     // the caller (AuthUser, permissions) is read from users/ internals: wants users/contract.ts
     'talks/create.ts -> users/auth-user.ts',
     'talks/create.ts -> users/permissions.ts',
@@ -140,8 +84,6 @@ export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
     // talks pick voices from voices' internals: voice choice moves to speaking/ (§2.1)
     'talks/create.ts -> voices/catalogue.ts',
     'talks/create.ts -> voices/interface.ts',
-    'talks/kind.ts -> voices/catalogue.ts',
-    // talks/streams.ts uses streams/interface.ts and its schemas: wants streams/contract.ts
     // tools write audit records into audit's store directly: wants an audit service key in audit/contract.ts
     'tools/call.ts -> audit/record.ts',
     'tools/call.ts -> audit/store.ts',

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { harness, type Harness } from '../helpers/harness.ts';
-import { runFfmpeg } from '../../src/compute/local/ffmpeg.ts';
+import { runFfmpeg } from '../../src/media/ffmpeg.ts';
 
 let h: Harness;
 const dir = mkdtempSync(join(tmpdir(), 'mimic-audios-'));

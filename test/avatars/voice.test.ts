@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { harness, type Harness } from '../helpers/harness.ts';
-import { runFfmpeg } from '../../src/compute/local/ffmpeg.ts';
+import { runFfmpeg } from '../../src/media/ffmpeg.ts';
 import { avatarVoice, chooseAvatarVoice, forgetClonedVoice } from '../../src/avatars/voice.ts';
 import type { VoiceCatalogue } from '../../src/voices/catalogue.ts';
 import { VOICES } from '../../src/voices/contract.ts';

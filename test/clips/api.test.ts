@@ -9,9 +9,9 @@ import { harness, type Harness } from '../helpers/harness.ts';
 import { createFakeBackend } from '../helpers/fake-backend.ts';
 import { startTlsServer } from '../helpers/tls.ts';
 import { toneCatalogue } from '../helpers/tone-voice.ts';
-import { runFfmpeg } from '../../src/compute/local/ffmpeg.ts';
+import { runFfmpeg } from '../../src/media/ffmpeg.ts';
 import { RenderError } from '../../src/errors.ts';
-import { CHARS_PER_SECOND, SECONDS_PER_CREDIT } from '../../src/clips/deps.ts';
+import { CHARS_PER_SECOND, SECONDS_PER_CREDIT } from '../../src/speaking/credits.ts';
 
 let h: Harness | undefined;
 afterEach(async () => {

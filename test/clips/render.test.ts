@@ -9,7 +9,7 @@ import { toneCatalogue, toneSpeech } from '../helpers/tone-voice.ts';
 import { meanColour, rgbFrame, rgbaFrame, videoFacts } from '../helpers/video.ts';
 import { createLocalBackend } from '../../src/compute/local/index.ts';
 import { bilabialClosure, LIP_SYNC_GOALS, lipSyncMisses, measureLipSync } from '../../src/compute/local/lipsync.ts';
-import { int16Wav } from '../../src/clips/speech.ts';
+import { int16Wav } from '../../src/speaking/speech.ts';
 import { createFliteProvider } from '../../src/voices/flite/index.ts';
 import { VoicePool } from '../../src/voices/pool.ts';
 

@@ -15,7 +15,7 @@ import { bilabialClosure, LIP_SYNC_GOALS } from '../../src/compute/local/lipsync
 import { mouthFromAudio, type Pcm } from '../../src/compute/local/song.ts';
 import { decodeSpeech } from '../../src/compute/local/speech-driver.ts';
 import { mouthFromCues, type MouthTrack } from '../../src/compute/local/visemes.ts';
-import { int16Wav } from '../../src/clips/speech.ts';
+import { int16Wav } from '../../src/speaking/speech.ts';
 import { createEspeakProvider } from '../../src/voices/espeak/index.ts';
 import { createFliteProvider } from '../../src/voices/flite/index.ts';
 import { VoicePool } from '../../src/voices/pool.ts';

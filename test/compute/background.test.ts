@@ -11,7 +11,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BackgroundInput, ComputeBackend, RenderRequest } from '../../src/compute/interface.ts';
 import { createLocalBackend } from '../../src/compute/local/index.ts';
-import { runFfmpeg } from '../../src/compute/local/ffmpeg.ts';
+import { runFfmpeg } from '../../src/media/ffmpeg.ts';
 import { detectFaces } from '../../src/compute/local/faces.ts';
 import { decodeImage } from '../../src/compute/local/image.ts';
 import { segmentPerson } from '../../src/compute/local/matte.ts';

@@ -14,7 +14,7 @@ import {
   alignAudio, bilabialClosure, fileTimeline, leadingCopies, LIP_SYNC_GOALS, lipSyncMisses, measureLipSync, parseFramecrc, speechEnvelope,
 } from '../../src/compute/local/lipsync.ts';
 import { mouthFromCues } from '../../src/compute/local/visemes.ts';
-import { int16Wav } from '../../src/clips/speech.ts';
+import { int16Wav } from '../../src/speaking/speech.ts';
 import { BUILT_IN_PRESENTERS } from '../../src/presenters/built-in.ts';
 import { createEspeakProvider } from '../../src/voices/espeak/index.ts';
 import { createFliteProvider } from '../../src/voices/flite/index.ts';

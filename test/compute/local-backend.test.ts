@@ -8,7 +8,7 @@ import { DRIVER_BANK, DRIVER_CATEGORIES } from '../../src/animations/driver-bank
 import type { ComputeBackend, RenderRequest } from '../../src/compute/interface.ts';
 import { createLocalBackend } from '../../src/compute/local/index.ts';
 import { videoDriverMotion } from '../../src/compute/local/driver-video.ts';
-import { runFfmpeg } from '../../src/compute/local/ffmpeg.ts';
+import { runFfmpeg } from '../../src/media/ffmpeg.ts';
 import { decodeImage } from '../../src/compute/local/image.ts';
 import { bankMotion } from '../../src/compute/local/motion.ts';
 import { mouthFromAudio, synthesizeSong, wavBytes } from '../../src/compute/local/song.ts';

@@ -10,7 +10,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ComputeBackend, LogoInput, RenderRequest, RenderResult } from '../../src/compute/interface.ts';
 import { createLocalBackend } from '../../src/compute/local/index.ts';
-import { activeProcesses, runFfmpeg } from '../../src/compute/local/ffmpeg.ts';
+import { activeProcesses, runFfmpeg } from '../../src/media/ffmpeg.ts';
 import { bankMotion } from '../../src/compute/local/motion.ts';
 import { hasAlpha, openOverlay, videoPixelFormat } from '../../src/compute/local/overlay.ts';
 import { SAMPLE_PORTRAIT as SAMPLE, encodeFrames, meanColour, meanDiff, renderError, renderRequest, rgbFrame, videoFacts } from '../helpers/video.ts';

@@ -1,7 +1,7 @@
 /** Small test videos made with the bundled ffmpeg, for the footage tests. */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { FFMPEG_PATH } from '../../src/compute/local/ffmpeg.ts';
+import { FFMPEG_PATH } from '../../src/media/ffmpeg.ts';
 
 export const PRESENTER = (name: string): string => join(import.meta.dirname, '../../assets/presenters', `${name}.jpg`);
 

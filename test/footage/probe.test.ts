@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { probe } from '../../src/compute/local/ffmpeg.ts';
+import { probe } from '../../src/media/ffmpeg.ts';
 import { FootageError, probeVideo } from '../../src/footage/probe.ts';
 import { rejectionOf } from '../helpers/rejection.ts';
 import { ffmpeg, PRESENTER, stillVideo } from './face-videos.ts';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableRecognisers, recogniserFor } from '../../src/footage/recognition/index.ts';
 import { parseHypotheses } from '../../src/footage/recognition/pocketsphinx.ts';
 import { extractAudio } from '../../src/footage/audio.ts';
-import { matchConsent } from '../../src/footage/match.ts';
+import { matchConsent } from '../../src/consents/match.ts';
 import { ffmpeg, speak, statement, workDir } from './speech-fixtures.ts';
 
 let dir: string;

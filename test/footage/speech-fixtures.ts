@@ -3,8 +3,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFliteProvider } from '../../src/voices/flite/index.ts';
-import { int16Wav } from '../../src/clips/speech.ts';
-import { runFfmpeg } from '../../src/compute/local/ffmpeg.ts';
+import { int16Wav } from '../../src/speaking/speech.ts';
+import { runFfmpeg } from '../../src/media/ffmpeg.ts';
 
 export const statement = (name: string, passcode: string) =>
   `I, ${name}, agree that the owner of this account may use my face and my voice to create a digital avatar of me with mimic. I am recording this video of my own free will. My passcode is ${passcode}.`;

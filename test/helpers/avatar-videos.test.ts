@@ -6,7 +6,7 @@
  */
 import { readdir, stat } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { runFfmpeg } from '../../src/compute/local/ffmpeg.ts';
+import { runFfmpeg } from '../../src/media/ffmpeg.ts';
 import { avatarFootage, CACHE_DIR, consentVideo } from './avatar-videos.ts';
 import { videoFacts } from './video.ts';
 

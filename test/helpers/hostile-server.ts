@@ -7,7 +7,7 @@
  * existing ids, prints one JSON line `{base, key, ids, limits}` on stdout, and shuts down on
  * SIGTERM.
  */
-import { AUDIO_LIMITS } from '../../src/audios/upload.ts';
+import { AUDIO_LIMITS } from '../../src/media/audio.ts';
 import { createLogger } from '../../src/log.ts';
 import { startLiveService } from './live-service.ts';
 

@@ -11,7 +11,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createSocket, type Socket } from 'node:dgram';
 import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { FFMPEG_PATH } from '../../src/compute/local/ffmpeg.ts';
+import { FFMPEG_PATH } from '../../src/media/ffmpeg.ts';
 import { RenderError } from '../../src/errors.ts';
 import type { StreamEvent, StreamMediaSink, StreamOpenRequest, StreamRenderSession, StreamRenderer, StreamSpeech, StreamStartOptions } from '../../src/compute/stream.ts';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PRESENTER, SESSION_ERROR, connect, credits, streamSuite } from './helpers.ts';
-import { runFfmpeg } from '../../src/compute/local/ffmpeg.ts';
+import { runFfmpeg } from '../../src/media/ffmpeg.ts';
 import { ApiError } from '../../src/errors.ts';
 import { uploadPhoto } from '../talks/helpers.ts';
 import { sentences, trimLeadingSilence, type SpeechPiece } from '../../src/streams/speech.ts';

@@ -10,8 +10,8 @@ import { createFakeBackend } from '../helpers/fake-backend.ts';
 import { startTlsServer } from '../helpers/tls.ts';
 import { toneSpeech } from '../helpers/tone-voice.ts';
 import { RenderError } from '../../src/errors.ts';
-import { runFfmpeg } from '../../src/compute/local/ffmpeg.ts';
-import { CHARS_PER_SECOND, SECONDS_PER_CREDIT } from '../../src/clips/deps.ts';
+import { runFfmpeg } from '../../src/media/ffmpeg.ts';
+import { CHARS_PER_SECOND, SECONDS_PER_CREDIT } from '../../src/speaking/credits.ts';
 import { PHOTO, credits, talkHarness, uploadPhoto } from './helpers.ts';
 
 let h: Harness | undefined;

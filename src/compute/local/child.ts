@@ -3,7 +3,7 @@
  * with progress, a result or an error. Human's models stay loaded between jobs.
  */
 import { RenderError } from '../../errors.ts';
-import { activeProcesses } from './ffmpeg.ts';
+import { activeProcesses } from '../../media/ffmpeg.ts';
 import { renderJob } from './render.ts';
 import { trainAvatar } from './train.ts';
 import type { ChildMessage, ParentMessage } from './protocol.ts';

@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { RenderError } from '../../errors.ts';
-import { FFMPEG_PATH, probe, track } from './ffmpeg.ts';
+import { FFMPEG_PATH, probe, track } from '../../media/ffmpeg.ts';
 import { detectRaw, loadHuman, humanConfig, posesOf } from './faces.ts';
 import {
   CHEEK_L, CHEEK_R, CHIN, EYE_L, EYE_L_CORNERS, EYE_R, EYE_R_CORNERS, FOREHEAD, LOWER_LIP_INNER_MID,

@@ -1,7 +1,7 @@
 /** Decoding the source picture to raw RGB, and cropping/scaling it. */
 import sharp from 'sharp';
 import { RenderError } from '../../errors.ts';
-import { runFfmpeg } from './ffmpeg.ts';
+import { runFfmpeg } from '../../media/ffmpeg.ts';
 import type { RgbImage } from './warp.ts';
 
 async function viaSharp(input: string | Buffer): Promise<RgbImage> {

@@ -8,7 +8,7 @@
 import { RenderError } from '../../errors.ts';
 import type { SpeechCue } from '../interface.ts';
 import { videoDriverMotion } from './driver-video.ts';
-import { runFfmpeg } from './ffmpeg.ts';
+import { runFfmpeg } from '../../media/ffmpeg.ts';
 import type { Pcm } from './song.ts';
 import { decodeSpeech } from './speech-driver.ts';
 import { visemeOf } from './visemes.ts';

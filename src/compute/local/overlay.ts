@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { RenderError } from '../../errors.ts';
-import { FFMPEG_PATH, runFfmpeg, track } from './ffmpeg.ts';
+import { FFMPEG_PATH, runFfmpeg, track } from '../../media/ffmpeg.ts';
 
 /** Pixel formats with an alpha channel, as `ffmpeg -i` names them. */
 const ALPHA_PIXEL_FORMAT = /^(yuva|ayuv|vuya|rgba|bgra|argb|abgr|gbrap|ya\d)/;

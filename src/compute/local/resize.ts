@@ -1,6 +1,7 @@
 import { rename } from 'node:fs/promises';
 import type { RenderMetadata, ResultFormat } from '../interface.ts';
-import { alphaWebmOutputs, joinAlphaParts, resultCodecs, runFfmpeg } from './ffmpeg.ts';
+import { alphaWebmOutputs, joinAlphaParts, resultCodecs } from './ffmpeg.ts';
+import { runFfmpeg } from '../../media/ffmpeg.ts';
 
 /**
  * A render's `outputResolution`: the larger side of the result, aspect kept (even sides for the codec), alpha kept.

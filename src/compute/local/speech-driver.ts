@@ -6,7 +6,7 @@
  */
 import { RenderError } from '../../errors.ts';
 import type { SpeechCue } from '../interface.ts';
-import { runFfmpeg } from './ffmpeg.ts';
+import { runFfmpeg } from '../../media/ffmpeg.ts';
 import { BANK_FPS, speakingMotion, type MotionTrack } from './motion.ts';
 import { mouthFromAudio, type Pcm } from './song.ts';
 import { mouthFromCues } from './visemes.ts';

@@ -10,7 +10,7 @@ import { RenderError } from '../../errors.ts';
 import { TRAIN_OUTPUT_FILES, type TrainRequest, type TrainResult } from '../interface.ts';
 import { CROP_RESULT_SIDE } from '../result-frame.ts';
 import { detectFaces, type SourceFace } from './faces.ts';
-import { probe, runFfmpeg } from './ffmpeg.ts';
+import { probe, runFfmpeg } from '../../media/ffmpeg.ts';
 import { CHIN, FOREHEAD, LOWER_LIP_INNER_MID, UPPER_LIP_INNER_MID } from './landmarks.ts';
 import { medianPitch } from './pitch.ts';
 import type { RgbImage } from './warp.ts';

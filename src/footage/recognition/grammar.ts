@@ -11,7 +11,7 @@
  * apart, so it would only turn correct readings into misses.
  */
 import { readFileSync } from 'node:fs';
-import { CMUDICT_PATH, phoneDistance, wordsOf } from '../match.ts';
+import { CMUDICT_PATH, phoneDistance, wordsOf } from '../phones.ts';
 
 export interface ExpectedSpeech {
   /** The statement as it should be spoken (name and passcode in place). */

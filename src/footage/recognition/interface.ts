@@ -1,7 +1,7 @@
 /**
  * Speech recognition behind one interface: a recogniser turns a 16 kHz mono WAV file
  * (src/footage/audio.ts) into words. The consent check matches those words against the
- * statement (src/footage/match.ts); languages without a recogniser here get the weaker
+ * statement (src/consents/match.ts); languages without a recogniser here get the weaker
  * length check and an operator's review.
  */
 import type { ExpectedSpeech } from './grammar.ts';

@@ -2,7 +2,7 @@
  * English recognition with Debian's pocketsphinx (`pocketsphinx_continuous` and the
  * `pocketsphinx-en-us` model; scripts/ensure-pocketsphinx.mjs installs them), run as a child
  * process per file: free transcription with the model's general language model (keyword
- * spotting gives false alarms; src/footage/match.ts matches the words with tolerance).
+ * spotting gives false alarms; src/consents/match.ts matches the words with tolerance).
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';

@@ -5,7 +5,7 @@
  */
 import { RenderError } from '../../../errors.ts';
 import type { StreamRenderSession } from '../../stream.ts';
-import { activeProcesses } from '../ffmpeg.ts';
+import { activeProcesses } from '../../../media/ffmpeg.ts';
 import { createStreamEngine } from './engine.ts';
 import type { StreamChildMessage, StreamOutput, StreamParentMessage } from './protocol.ts';
 

@@ -8,7 +8,7 @@ import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { createSocket, type Socket } from 'node:dgram';
 import type { Readable, Writable } from 'node:stream';
 import { STREAM_FPS, VIDEO_CLOCK_HZ, type VideoCodec } from '../../stream.ts';
-import { FFMPEG_PATH, track } from '../ffmpeg.ts';
+import { FFMPEG_PATH, track } from '../../../media/ffmpeg.ts';
 
 /** Sound is written and encoded in 20 ms frames (WebRTC's Opus packet). */
 export const AUDIO_RATE = 48_000;

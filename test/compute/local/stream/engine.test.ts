@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { tmpdir } from 'node:os';
 import { createStreamEngine } from '../../../../src/compute/local/stream/engine.ts';
-import { activeProcesses } from '../../../../src/compute/local/ffmpeg.ts';
+import { activeProcesses } from '../../../../src/media/ffmpeg.ts';
 import { SAMPLE_PORTRAIT } from '../../../helpers/video.ts';
 import { parseRtp, vp8Frames, type Rtp } from './rtp.ts';
 

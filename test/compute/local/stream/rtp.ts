@@ -5,7 +5,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runFfmpeg } from '../../../../src/compute/local/ffmpeg.ts';
+import { runFfmpeg } from '../../../../src/media/ffmpeg.ts';
 import type { RgbImage } from '../../../../src/compute/local/warp.ts';
 
 export interface Rtp {

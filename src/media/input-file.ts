@@ -2,9 +2,9 @@ import { join } from 'node:path';
 import type { Config } from '../config.ts';
 import type { GuardedClient } from '../egress/client.ts';
 import { EgressError } from '../egress/errors.ts';
-import type { MediaAccess } from '../media/index.ts';
+import type { MediaAccess } from './index.ts';
 
-/** What a render job (an animation, a clip) needs to turn an input URL into a local file. */
+/** What a job needs to turn an input URL into a local file. */
 export interface InputFileDeps {
   client: GuardedClient;
   media: Pick<MediaAccess, 'find' | 'keyOfStorageUrl'>;

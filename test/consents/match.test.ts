@@ -5,8 +5,9 @@
  * plausibleSpeechLength for languages without a recogniser.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { MATCH_LIMITS, matchConsent, plausibleSpeechLength, syllablesOf, useDictionary, CMUDICT_PATH } from '../../src/footage/match.ts';
-import { statement } from './speech-fixtures.ts';
+import { MATCH_LIMITS, matchConsent, plausibleSpeechLength, syllablesOf } from '../../src/consents/match.ts';
+import { useDictionary, CMUDICT_PATH } from '../../src/footage/phones.ts';
+import { statement } from '../footage/speech-fixtures.ts';
 
 /** What pocketsphinx heard of en-US-flite-rms (garden pencil river) and en-US-flite-kal (candle market silver). */
 const RMS = 'like mario lopez agree that the owner of this account may use my face and my voice to create a digital amateur of me which mimic i am recording this video of my own free will my pass code is guard and pencil river';

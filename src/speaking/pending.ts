@@ -6,17 +6,19 @@ import type { Clock } from '../clock.ts';
 import { checkSignature, expiresAt, signText } from '../url-signature.ts';
 
 /**
- * `pending_url`: the clip as it renders. When its render starts, the clip's pending folder,
- * `<data>/pending/<clip id>/`, is emptied and gets an event playlist with no segment yet (a
+ * `pending_url`: a clip (or a talk) as it renders. When its render starts, the record's pending folder,
+ * `<data>/pending/<id>/`, is emptied and gets an event playlist with no segment yet (a
  * valid playlist a player keeps polling), so `pending_url` is on the record from `started`
  * on. The local backend then writes the video it encodes over it, as an HLS event playlist
  * (`index.m3u8` plus one-second segments) that grows segment by segment. The playlist is served
- * at `/clips/<id>/pending/<expires>.<signature>/index.m3u8`: the signature sits in the path,
+ * at `/<owner path>/<id>/pending/<expires>.<signature>/index.m3u8`: the signature sits in the path,
  * so the playlist's relative segment names resolve to URLs that carry it too. The record shows
- * `pending_url` while the clip is `started` and its playlist exists (a remote worker writes
- * none); the files stay playable until the clip is deleted.
+ * `pending_url` while the record is `started` and its playlist exists (a remote worker writes
+ * none); the files stay playable until the record is deleted.
  */
 export interface PendingVideos {
+  /** Whose videos these are (the route serves them under `owner.path`). */
+  readonly owner: PendingOwner;
   dir(id: string): string;
   /** The signed playlist URL of a clip whose playlist exists, else null. */
   url(id: string): string | null;
@@ -33,21 +35,21 @@ export const EMPTY_EVENT_PLAYLIST = '#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDUR
 const FILE = /^(?:index\.m3u8|seg\d{3,6}\.ts)$/;
 const TOKEN = /^(\d{1,12})\.([A-Za-z0-9_-]{43})$/;
 
-/** Whose videos: the route they are served under and their ids' prefix (clips by default; talks use it too). */
+/** Whose videos: the route they are served under (`clips`), their ids' prefix (`clp`) and the record's name (`clip`). */
 export interface PendingOwner {
   path: string;
   idPrefix: string;
   label: string;
 }
-const CLIPS: PendingOwner = { path: 'clips', idPrefix: 'clp', label: 'clip' };
 
-export function createPendingVideos(deps: { dataDir: string; publicUrl: string; key: Buffer; ttlSeconds: number; clock: Clock; owner?: PendingOwner }): PendingVideos {
-  const owner = deps.owner ?? CLIPS;
+export function createPendingVideos(deps: { dataDir: string; publicUrl: string; key: Buffer; ttlSeconds: number; clock: Clock; owner: PendingOwner }): PendingVideos {
+  const { owner } = deps;
   const ID = new RegExp(`^${owner.idPrefix}_[A-Za-z0-9_]{1,80}$`);
   const text = (id: string, expires: number) => `${owner.label}-pending:${id}:${expires}`;
   const dir = (id: string) => join(deps.dataDir, 'pending', id);
   const denied = (why: string) => new ApiError('PermissionError', why);
   return {
+    owner,
     dir,
     url(id) {
       if (!ID.test(id) || !existsSync(join(dir(id), 'index.m3u8'))) return null;
