@@ -18,7 +18,7 @@ import { webhooksModule } from './webhooks/module.ts';
 import { secretsModule } from './secrets/module.ts';
 import { toolsModule } from './tools/module.ts';
 import { auditModule } from './audit/module.ts';
-import { computeModule } from './compute/module.ts';
+import { workersModule } from './workers/module.ts';
 import { usersModule } from './users/module.ts';
 import { vaultModule } from './vault/module.ts';
 import { agentsModule } from './agents/module.ts';
@@ -28,4 +28,4 @@ import { videosModule } from './videos/module.ts';
 import { consentsModule } from './consents/module.ts';
 import { avatarsModule } from './avatars/module.ts';
 
-export const MODULES = [usersModule, vaultModule, animationsModule, imagesModule, audiosModule, videosModule, voicesModule, consentsModule, avatarsModule, presentersModule, streamsModule, clipsModule, talksModule, mediaModule, webhooksModule, secretsModule, toolsModule, agentsModule, auditModule, computeModule, examplesModule] as const;
+export const MODULES = [usersModule, vaultModule, animationsModule, imagesModule, audiosModule, videosModule, voicesModule, consentsModule, avatarsModule, presentersModule, streamsModule, clipsModule, talksModule, mediaModule, webhooksModule, secretsModule, toolsModule, agentsModule, auditModule, workersModule, examplesModule] as const;

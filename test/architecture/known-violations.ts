@@ -187,14 +187,6 @@ export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
     'platform/platform.ts -> webhooks/secrets.ts',
   ],
   infrastructure: [
-    // compute's HTTP half (worker routes, CLI, stream socket) is a module: it becomes the workers capability (§2.3)
-    'compute/module.ts -> platform/module.ts',
-    'compute/remote/cli.ts -> cli/command.ts',
-    'compute/remote/cli.ts -> cli/values.ts',
-    'compute/remote/stream.ts -> platform/module.ts',
-    'compute/routes.ts -> http/body.ts',
-    'compute/routes.ts -> http/env.ts',
-    'compute/routes.ts -> platform/module.ts',
     // db/stores.ts builds every store, the kit's and the capabilities': each should build its own from the handle
     'db/stores.ts -> agents/chat/store.ts',
     'db/stores.ts -> agents/store.ts',
