@@ -13,7 +13,7 @@ import { voicesModule } from './voices/module.ts';
 import { presentersModule } from './presenters/module.ts';
 import { clipsModule } from './clips/module.ts';
 import { talksModule } from './talks/module.ts';
-import { mediaModule } from './media/module.ts';
+import { mediaModule } from './downloads/module.ts';
 import { webhooksModule } from './webhooks/module.ts';
 import { secretsModule } from './secrets/module.ts';
 import { toolsModule } from './tools/module.ts';

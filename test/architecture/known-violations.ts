@@ -197,10 +197,6 @@ export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
     'db/stores.ts -> users/store.ts',
     'db/stores.ts -> webhooks/outbox-store.ts',
     'db/stores.ts -> webhooks/secrets-store.ts',
-    // media's routes and module description serve /media: they move up into a capability
-    'media/module.ts -> platform/module.ts',
-    'media/routes.ts -> http/env.ts',
-    'media/routes.ts -> platform/module.ts',
     // the vault's module description and CLI are a module: they move up into a capability
     'vault/cli.ts -> cli/command.ts',
     'vault/module.ts -> platform/module.ts',
