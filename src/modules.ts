@@ -20,7 +20,7 @@ import { toolsModule } from './tools/module.ts';
 import { auditModule } from './audit/module.ts';
 import { workersModule } from './workers/module.ts';
 import { usersModule } from './users/module.ts';
-import { vaultModule } from './vault/module.ts';
+import { vaultModule } from './vault-admin/module.ts';
 import { agentsModule } from './agents/module.ts';
 import { examplesModule } from './examples/module.ts';
 import { streamsModule } from './streams/module.ts';

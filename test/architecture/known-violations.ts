@@ -197,9 +197,6 @@ export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
     'db/stores.ts -> users/store.ts',
     'db/stores.ts -> webhooks/outbox-store.ts',
     'db/stores.ts -> webhooks/secrets-store.ts',
-    // the vault's module description and CLI are a module: they move up into a capability
-    'vault/cli.ts -> cli/command.ts',
-    'vault/module.ts -> platform/module.ts',
   ],
   'root-utility': [],
   'names-no-capability': [
