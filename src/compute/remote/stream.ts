@@ -13,13 +13,11 @@ import type { Logger } from '../../log.ts';
 import type { Clock } from '../../clock.ts';
 import type { StreamEvent, StreamMediaSink, StreamOpenRequest, StreamRenderSession, StreamRenderer } from '../stream.ts';
 import { verifyFileUrl } from './signing.ts';
+import { PACKET_AUDIO, PACKET_VIDEO } from './protocol.ts';
 import type { ComputeTasks } from './task-store.ts';
 import { streamRender } from '../tasks/stream-render.ts';
 
 export const STREAM_SOCKET_PATH = '/compute/v1/stream';
-/** First byte of a binary message: what the rest is. */
-export const PACKET_VIDEO = 1;
-export const PACKET_AUDIO = 2;
 /** The largest message a worker may send: one RTP packet and its byte, or an event. */
 const MAX_WORKER_MESSAGE = 64 * 1024;
 /** How long closing a stream waits for the worker's done of a script it interrupted. */
