@@ -1,4 +1,4 @@
-import type { Command, CommandContext } from '../cli/command.ts';
+import type { Config } from '../config.ts';
 import { openStore } from '../db/client.ts';
 import { createSqliteStores, type Stores } from '../db/stores.ts';
 import { systemClock, randomId } from '../clock.ts';
@@ -7,11 +7,19 @@ import { createKeyProvider } from './providers/index.ts';
 import { createVault, type Vault } from './vault.ts';
 import { VaultKeyError } from './errors.ts';
 
+/** What opening the vault for an operator command needs of the command's context (src/cli/command.ts). */
+export interface VaultCommandContext {
+  config: Pick<Config, 'databaseFile' | 'keyProvider' | 'masterKey'>;
+  /** stderr: a refused key is reported here. */
+  err: (line: string) => void;
+}
+
 /**
  * Runs `fn` on a ready vault over the configured database (any command that seals or opens
- * uses it). A key the vault refuses is reported as the operator message, exit code 1.
+ * uses it: `vault ...`, `secrets ...`). A key the vault refuses is reported as the operator
+ * message, exit code 1.
  */
-export async function withVault(ctx: CommandContext, fn: (vault: Vault, stores: Stores) => Promise<number>): Promise<number> {
+export async function withVault(ctx: VaultCommandContext, fn: (vault: Vault, stores: Stores) => Promise<number>): Promise<number> {
   const handle = openStore(ctx.config.databaseFile);
   try {
     const stores = createSqliteStores(handle);
@@ -33,43 +41,3 @@ export async function withVault(ctx: CommandContext, fn: (vault: Vault, stores: 
     handle.close();
   }
 }
-
-export const VAULT_COMMANDS: Record<string, Command> = {
-  'vault rotate': {
-    usage: 'vault rotate [--batch-size N]',
-    help:
-      'Makes a new primary key-encryption key and re-wraps every stored data key under it (ciphertexts stay as they are).\n' +
-      'Safe while the service runs: it picks the new key up on its next write. Older keys are retired, never deleted.\n' +
-      'Prints progress on stderr and {"primary","rewrapped","retired","unreadable"} on stdout; exits 1 when a value did not decrypt.',
-    options: {
-      'batch-size': { type: 'string', value: 'N', description: 'data keys re-wrapped per transaction, a whole number >= 1; smaller batches hold the database for less time', default: '500' },
-    },
-    examples: ['vault rotate', 'vault rotate --batch-size 100'],
-    run(ctx, v) {
-      const raw = v['batch-size'];
-      const batchSize = raw === undefined ? 500 : Number(raw);
-      if (typeof raw === 'boolean' || !Number.isSafeInteger(batchSize) || batchSize < 1) {
-        ctx.err('--batch-size must be a positive whole number');
-        return 2;
-      }
-      return withVault(ctx, async (vault) => {
-        const report = await vault.rotate({ batchSize, onProgress: (done) => ctx.err(`vault rotate: re-wrapped ${done} data keys`) });
-        ctx.out(JSON.stringify(report));
-        if (report.unreadable.length === 0) return 0;
-        ctx.err(`vault rotate: ${report.unreadable.length} stored value(s) did not decrypt and were left as they are (see "unreadable")`);
-        return 1;
-      });
-    },
-  },
-  'vault status': {
-    usage: 'vault status',
-    help: 'Prints the key-encryption keys (id, provider, status, created_at, demoted_at, data_keys) as one JSON line. Takes no options.',
-    examples: ['vault status'],
-    run(ctx) {
-      return withVault(ctx, async (vault) => {
-        ctx.out(JSON.stringify(await vault.status()));
-        return 0;
-      });
-    },
-  },
-};

@@ -129,14 +129,6 @@ export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
     'platform/platform.ts -> webhooks/secrets.ts',
   ],
   infrastructure: [
-    // compute's HTTP half (worker routes, CLI, stream socket) is a module: it becomes the workers capability (§2.3)
-    'compute/module.ts -> platform/module.ts',
-    'compute/remote/cli.ts -> cli/command.ts',
-    'compute/remote/cli.ts -> cli/values.ts',
-    'compute/remote/stream.ts -> platform/module.ts',
-    'compute/routes.ts -> http/body.ts',
-    'compute/routes.ts -> http/env.ts',
-    'compute/routes.ts -> platform/module.ts',
     // db/stores.ts builds every store, the kit's and the capabilities': each should build its own from the handle
     'db/stores.ts -> agents/chat/store.ts',
     'db/stores.ts -> agents/store.ts',
@@ -147,13 +139,6 @@ export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
     'db/stores.ts -> users/store.ts',
     'db/stores.ts -> webhooks/outbox-store.ts',
     'db/stores.ts -> webhooks/secrets-store.ts',
-    // media's routes and module description serve /media: they move up into a capability
-    'media/module.ts -> platform/module.ts',
-    'media/routes.ts -> http/env.ts',
-    'media/routes.ts -> platform/module.ts',
-    // the vault's module description and CLI are a module: they move up into a capability
-    'vault/cli.ts -> cli/command.ts',
-    'vault/module.ts -> platform/module.ts',
   ],
   'root-utility': [],
   'names-no-capability': [

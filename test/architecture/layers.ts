@@ -1,8 +1,8 @@
 /**
  * The layers of src/ (issue 19 §1, docs/architecture.md). Capabilities are not listed here:
  * they are the folders whose module src/modules.ts lists, minus the folders declared below as
- * infrastructure (media/, compute/, vault/ still have a module.ts there; their HTTP halves are
- * debt in known-violations.ts until they move up into capabilities).
+ * infrastructure (none today: the HTTP and CLI halves of compute, media and the vault are the
+ * capabilities workers/, downloads/ and vault-admin/).
  */
 import { resolve } from 'node:path';
 import { moduleFolders, resourceKindStrings, type LayerSpec, type SourceFile } from './imports.ts';

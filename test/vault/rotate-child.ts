@@ -4,7 +4,7 @@
  */
 import { dirname } from 'node:path';
 import type { Config } from '../../src/config.ts';
-import { VAULT_COMMANDS } from '../../src/vault/cli.ts';
+import { VAULT_COMMANDS } from '../../src/vault-admin/cli.ts';
 
 const [databaseFile, keyHex, batchSize] = process.argv.slice(2);
 const config = { databaseFile, masterKey: Buffer.from(keyHex!, 'hex'), keyProvider: 'local' } as unknown as Config;

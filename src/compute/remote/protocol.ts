@@ -47,3 +47,7 @@ export const contentTypeOfInput = (path: string): string =>
   INPUT_TYPES.find(([ext]) => ext === extname(path).toLowerCase())?.[1] ?? 'application/octet-stream';
 
 export const extensionOfType = (contentType: string): string => INPUT_TYPES.find(([, type]) => type === contentType)?.[0] ?? '';
+
+/** First byte of a binary message on a stream socket (either way): what the rest is. */
+export const PACKET_VIDEO = 1;
+export const PACKET_AUDIO = 2;

@@ -11,16 +11,13 @@
 import { RenderError, RENDER_ERROR_KINDS, type RenderErrorKind } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import type { Clock } from '../../clock.ts';
-import type { ClientSocket, SocketRoute } from '../../platform/module.ts';
 import type { StreamEvent, StreamMediaSink, StreamOpenRequest, StreamRenderSession, StreamRenderer } from '../stream.ts';
 import { verifyFileUrl } from './signing.ts';
+import { PACKET_AUDIO, PACKET_VIDEO } from './protocol.ts';
 import type { ComputeTasks } from './task-store.ts';
 import { streamRender } from '../tasks/stream-render.ts';
 
 export const STREAM_SOCKET_PATH = '/compute/v1/stream';
-/** First byte of a binary message: what the rest is. */
-export const PACKET_VIDEO = 1;
-export const PACKET_AUDIO = 2;
 /** The largest message a worker may send: one RTP packet and its byte, or an event. */
 const MAX_WORKER_MESSAGE = 64 * 1024;
 /** How long closing a stream waits for the worker's done of a script it interrupted. */
@@ -38,9 +35,38 @@ export interface RemoteStreamOptions {
   waitMs: number;
 }
 
+/**
+ * One worker's open stream socket, as the server that accepts it hands it over (the
+ * platform's ClientSocket has this shape and more).
+ */
+export interface WorkerSocket {
+  /** Sends one text frame; false when the socket is no longer open. */
+  send(text: string): boolean;
+  /** Bytes queued and not yet sent. */
+  buffered(): number;
+  close(code: number, reason: string): void;
+  /** Called once when the socket closes, whoever closed it. */
+  onClose(listener: () => void): void;
+}
+
+/**
+ * The workers' stream socket endpoint, without its transport: the workers capability
+ * (src/workers/module.ts) serves it as a WebSocket route at `path`.
+ */
+export interface WorkerStreamSocket {
+  path: string;
+  /** Largest message a worker may send, in bytes. */
+  maxMessageBytes: number;
+  /** Checks the socket URL's signature and lease: the grant, or null (401). */
+  authorize(url: URL): Promise<StreamGrant | null>;
+  open(socket: WorkerSocket, grant: StreamGrant): void;
+  message(socket: WorkerSocket, grant: StreamGrant, text: string): void;
+  binary(socket: WorkerSocket, grant: StreamGrant, data: Buffer): void;
+}
+
 export interface RemoteStreamRenderer extends StreamRenderer {
-  /** The workers' stream socket; the compute module serves it. */
-  readonly socket: SocketRoute<StreamGrant>;
+  /** The workers' stream socket; the workers capability serves it. */
+  readonly socket: WorkerStreamSocket;
   /** Streams waiting for their worker or streaming. */
   count(): number;
 }
@@ -64,7 +90,7 @@ interface Pending {
   playing: Set<string>;
   sink: StreamMediaSink;
   onEvent: (e: StreamEvent) => void;
-  socket?: ClientSocket;
+  socket?: WorkerSocket;
   opened?: (size: { width: number; height: number }) => void;
   /** Called on each done while close() waits for the scripts in play. */
   settled?: () => void;
@@ -118,7 +144,7 @@ export function createRemoteStreamRenderer(opts: RemoteStreamOptions): RemoteStr
     }
   }
 
-  const socket: SocketRoute<StreamGrant> = {
+  const socket: WorkerStreamSocket = {
     path: STREAM_SOCKET_PATH,
     maxMessageBytes: MAX_WORKER_MESSAGE,
     async authorize(url) {

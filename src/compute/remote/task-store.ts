@@ -4,7 +4,7 @@ import type { Clock, IdFactory } from '../../clock.ts';
 import type { Store } from '../../db/client.ts';
 import { leaseSql, SQLITE_SKIP_LOCKED } from '../../jobs/lease-store.ts';
 import { jobStatements } from '../../jobs/store.ts';
-import { DEFAULT_TASK_KIND } from '../tasks/index.ts';
+import { DEFAULT_TASK_KIND } from '../tasks/task.ts';
 import { join } from 'node:path';
 import type { RenderMetadata } from '../interface.ts';
 import type { TrainMetadata } from '../../schemas/compute.ts';

@@ -9,6 +9,7 @@ import { avatarTrain } from './avatar-train.ts';
 import { clipRender } from './clip-render.ts';
 import { streamRender } from './stream-render.ts';
 import { talkRender } from './talk-render.ts';
+import { DEFAULT_TASK_KIND } from './task.ts';
 import type { TaskDefinition, TaskRequestBase } from './task.ts';
 
 export const TASKS = [animationRender, clipRender, talkRender, streamRender, avatarTrain] as const;
@@ -26,7 +27,7 @@ export type RunnableKind = { [K in TaskKind]: [TaskResult<K>] extends [never] ? 
 /** The kinds whose request is a RenderRequest and whose result is one video. */
 export type RenderTaskKind = { [K in RunnableKind]: TaskRequest<K> extends import('../interface.ts').RenderRequest ? K : never }[RunnableKind];
 
-export const DEFAULT_TASK_KIND: TaskKind = 'animation.render';
+export { DEFAULT_TASK_KIND };
 
 /** Any kind, its types erased: what code that handles every kind alike works with. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -9,6 +9,7 @@ import type { Logger } from '../../log.ts';
 import type { ComputeBackend } from '../interface.ts';
 import type { StreamRenderer } from '../stream.ts';
 import type { TaskRow, WorkerResult } from '../remote/task-store.ts';
+import type { TaskKind } from './index.ts';
 
 /** How a file must start: an ftyp box of this major brand, or these magic bytes (hex). */
 export type FileBrand = { ftyp: string } | { magic: string };
@@ -125,3 +126,6 @@ export interface TaskDefinition<K extends string, Req, Res, Stored> {
   remote: RemoteSide<Req, Res, Stored>;
   worker: WorkerSide;
 }
+
+/** The kind of a task row written before kinds existed, and what a worker that names no kinds claims. */
+export const DEFAULT_TASK_KIND: TaskKind = 'animation.render';

@@ -6,7 +6,7 @@
 import { WebSocket } from 'ws';
 import { RenderError } from '../../../errors.ts';
 import type { StreamEvent, StreamOpenRequest, StreamRenderer, StreamRenderSession, VideoCodec } from '../../stream.ts';
-import { PACKET_AUDIO, PACKET_VIDEO } from '../stream.ts';
+import { PACKET_AUDIO, PACKET_VIDEO } from '../protocol.ts';
 import type { WorkerOutcome } from '../../tasks/task.ts';
 
 const MiB = 1024 * 1024;

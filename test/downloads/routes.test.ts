@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Hono } from 'hono';
-import { mediaRoutes, parseRange } from '../../src/media/routes.ts';
+import { mediaRoutes, parseRange } from '../../src/downloads/routes.ts';
 import { mountRoutes } from '../../src/http/mount.ts';
 import { errorHandler } from '../../src/http/errors.ts';
 import { silentLogger } from '../../src/log.ts';

@@ -1,12 +1,19 @@
 import { defineModule } from '../platform/module.ts';
 import { computeRoutes } from './routes.ts';
-import { WORKER_COMMANDS } from './remote/cli.ts';
-import { isRemoteStreamRenderer } from './remote/stream.ts';
+import { WORKER_COMMANDS } from './cli.ts';
+import { isRemoteStreamRenderer, type WorkerStreamSocket, type StreamGrant } from '../compute/remote/stream.ts';
 import type { SocketRoute } from '../platform/module.ts';
 
-/** The compute worker protocol (/compute/v1), served when renders go to remote workers. */
-export const computeModule = defineModule({
-  name: 'compute',
+/** The stream socket compute's remote renderer answers, as a WebSocket route of the server (its sockets are the platform's). */
+const socketRoute = (socket: WorkerStreamSocket): SocketRoute<StreamGrant> => socket;
+
+/**
+ * The compute worker protocol (/compute/v1), served when renders go to remote workers, and the
+ * `workers` commands that add, list and revoke worker tokens and run a worker. The protocol's
+ * tasks, tokens, signing and stream renderer are compute's (src/compute/remote/).
+ */
+export const workersModule = defineModule({
+  name: 'workers',
   commands: WORKER_COMMANDS,
   create(p) {
     if (p.config.computeBackend !== 'remote') return {};
@@ -23,7 +30,7 @@ export const computeModule = defineModule({
         clock,
       }),
       // Workers stream live media back over their stream socket (docs/compute-protocol.md, "Live streams").
-      ...(isRemoteStreamRenderer(p.streamRenderer) ? { sockets: [p.streamRenderer.socket as SocketRoute<unknown>] } : {}),
+      ...(isRemoteStreamRenderer(p.streamRenderer) ? { sockets: [socketRoute(p.streamRenderer.socket) as SocketRoute<unknown>] } : {}),
       // Waiting claims answer 204 at shutdown instead of holding the close.
       async stop() {
         compute.tasks.stopClaims();

@@ -5,9 +5,9 @@ import type { Route } from '../platform/module.ts';
 import { ApiError } from '../errors.ts';
 import type { Clock } from '../clock.ts';
 import type { AppEnv } from '../http/env.ts';
-import type { LocalMediaStore } from './store.ts';
-import type { MediaAccess } from './access.ts';
-import { verifyMediaSignature } from './signing.ts';
+import type { LocalMediaStore } from '../media/store.ts';
+import type { MediaAccess } from '../media/access.ts';
+import { verifyMediaSignature } from '../media/signing.ts';
 
 export interface MediaRouteDeps {
   store: LocalMediaStore;

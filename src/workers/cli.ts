@@ -1,16 +1,16 @@
-import { UsageError, type Command, type CommandContext } from '../../cli/command.ts';
-import { openStore } from '../../db/client.ts';
-import { deriveKey } from '../../keys.ts';
-import { systemClock, randomId } from '../../clock.ts';
-import { createLogger } from '../../log.ts';
-import { checkMasterKey } from '../../vault/key-check.ts';
-import { valueOf } from '../../cli/values.ts';
-import { createSqliteVaultStore } from '../../vault/store.ts';
-import { createLocalBackend } from '../local/index.ts';
-import { createLocalStreamRenderer } from '../local/stream/index.ts';
-import { createWorkerTokens, type WorkerTokens } from './tokens.ts';
-import { createWorkerTokenStore } from './token-store.ts';
-import { parseServerUrl, runRemoteWorker, WorkerAuthError } from './worker/index.ts';
+import { UsageError, type Command, type CommandContext } from '../cli/command.ts';
+import { openStore } from '../db/client.ts';
+import { deriveKey } from '../keys.ts';
+import { systemClock, randomId } from '../clock.ts';
+import { createLogger } from '../log.ts';
+import { checkMasterKey } from '../vault/key-check.ts';
+import { valueOf } from '../cli/values.ts';
+import { createSqliteVaultStore } from '../vault/store.ts';
+import { createLocalBackend } from '../compute/local/index.ts';
+import { createLocalStreamRenderer } from '../compute/local/stream/index.ts';
+import { createWorkerTokens, type WorkerTokens } from '../compute/remote/tokens.ts';
+import { createWorkerTokenStore } from '../compute/remote/token-store.ts';
+import { parseServerUrl, runRemoteWorker, WorkerAuthError } from '../compute/remote/worker/index.ts';
 
 async function withWorkers<T>(ctx: CommandContext, fn: (workers: WorkerTokens) => Promise<T>): Promise<T> {
   const store = openStore(ctx.config.databaseFile);

@@ -7,8 +7,8 @@ import { ApiError } from '../errors.ts';
 import { jsonBody, optionalJsonBody } from '../http/body.ts';
 import { validate } from '../schemas/ajv.ts';
 import { ClaimBody, CompleteBody, FailBody, HeartbeatBody } from '../schemas/compute.ts';
-import { bearerToken, type WorkerIdentity, type WorkerTokens } from './remote/tokens.ts';
-import { TASK_FILE_NAMES } from './tasks/index.ts';
+import { bearerToken, type WorkerIdentity, type WorkerTokens } from '../compute/remote/tokens.ts';
+import { TASK_FILE_NAMES } from '../compute/tasks/index.ts';
 import {
   claimTask,
   completeTask,
@@ -17,8 +17,8 @@ import {
   openInput,
   type ComputeServiceDeps,
   type FileQuery,
-} from './remote/service.ts';
-import { storeResult } from './remote/upload.ts';
+} from '../compute/remote/service.ts';
+import { storeResult } from '../compute/remote/upload.ts';
 
 /**
  * The compute worker protocol, /compute/v1 (docs/compute-protocol.md). Not API-key routes:

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/db/client.ts';
-import { VAULT_COMMANDS } from '../../src/vault/cli.ts';
-import { addSecret, addUser, cliContext, KEY_A, KEY_B, makeVault, readFields, tempDataDir, writeFields } from './helpers.ts';
+import { VAULT_COMMANDS } from '../../src/vault-admin/cli.ts';
+import { addSecret, addUser, cliContext, KEY_A, KEY_B, makeVault, readFields, tempDataDir, writeFields } from '../vault/helpers.ts';
 
 let data: ReturnType<typeof tempDataDir>;
 let store: Store;
