@@ -6,7 +6,7 @@ import { systemClock, randomId, type Clock, type IdFactory } from '../clock.ts';
 import { createLogger, type Logger } from '../log.ts';
 import type { JobQueue } from '../jobs/store.ts';
 import { makeKeyVerifier } from '../users/accounts.ts';
-import type { AuthUser } from '../users/auth-user.ts';
+import type { AuthUser } from './caller.ts';
 import type { ComputeBackend } from '../compute/interface.ts';
 import { createComputeBackend, createStreamRenderer } from '../compute/adapter.ts';
 import type { StreamRenderer } from '../compute/stream.ts';

@@ -2,7 +2,7 @@ import type { Clock, IdFactory } from '../clock.ts';
 import { isoTime } from '../clock.ts';
 import { API_KEY_PATTERN, generateApiKey, hashApiKey, keyPrefix } from './api-keys.ts';
 import type { Permission } from './permissions.ts';
-import type { AuthUser } from './auth-user.ts';
+import type { AuthUser } from '../platform/caller.ts';
 import type { CreditChange, NewApiKey, UserRecord, UserStore } from './store.ts';
 
 /** The operator verbs on users and API keys (the CLI calls them; the HTTP layer only verifies keys). */

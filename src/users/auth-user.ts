@@ -1,11 +1,2 @@
-/** The caller an API key stands for, as every authenticated verb receives it. */
-export interface AuthUser {
-  id: string;
-  name: string | null;
-  permissions: readonly string[];
-  /**
-   * The id (never the key) of the API key that authenticated the request; rate limits apply
-   * per key. Absent only where a caller is built without a key (tests that set a user).
-   */
-  keyId?: string;
-}
+/** The caller moved to the kernel (platform/caller.ts); re-exported for the importers not yet pointed there. */
+export type { AuthUser } from '../platform/caller.ts';

@@ -1,5 +1,5 @@
-import { ApiError } from '../errors.ts';
-import type { AuthUser } from './auth-user.ts';
+// requirePermission belongs to the caller (the kernel): re-exported for the importers not yet pointed there.
+export { requirePermission } from '../platform/caller.ts';
 
 /** Permissions a user can be granted; each gates one feature. */
 export const PERMISSIONS = {
@@ -9,9 +9,3 @@ export const PERMISSIONS = {
 export type Permission = keyof typeof PERMISSIONS;
 
 export const isPermission = (p: string): p is Permission => Object.hasOwn(PERMISSIONS, p);
-
-export function requirePermission(user: AuthUser, permission: string, feature: string): void {
-  if (!user.permissions.includes(permission)) {
-    throw new ApiError('PermissionError', `Your account lacks the "${permission}" permission required for ${feature}`);
-  }
-}

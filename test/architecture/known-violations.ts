@@ -9,11 +9,6 @@ import type { RuleId } from './imports.ts';
 export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
   placement: [],
   edge: [
-    // the HTTP edge checks API keys and types the caller with users/ internals: the caller moves to the kernel (or users/contract.ts)
-    'http/auth.ts -> users/api-keys.ts',
-    'http/env.ts -> users/auth-user.ts',
-    'http/sockets.ts -> users/api-keys.ts',
-    'http/sockets.ts -> users/auth-user.ts',
     // services.ts builds the webhook dispatcher: webhooks should provide it as a service from its module
     'services.ts -> webhooks/index.ts',
   ],
@@ -45,10 +40,6 @@ export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
     // the chat calls tools and redacts with tools' internals: wants tools/contract.ts
     'agents/chat/model.ts -> tools/exec/request.ts',
     'agents/chat/scrub.ts -> tools/exec/redact.ts',
-    // the caller (AuthUser, permissions, API keys) is read from users/ internals: wants users/contract.ts
-    'agents/chat/routes.ts -> users/api-keys.ts',
-    'agents/service.ts -> users/auth-user.ts',
-    'agents/service.ts -> users/permissions.ts',
     // streams/interface.ts is streams' contract under another name (and its schemas sit in schemas/streams.ts)
     // agents read the presenter catalogue module: wants its service key in presenters/contract.ts
     // agents check media inputs with animations/checks.ts: the media checks move to media/ (§2.1)
@@ -60,7 +51,7 @@ export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
     // agents create talks through talks/create.ts: wants a talks service in talks/contract.ts
     'agents/service.ts -> talks/create.ts',
     // agents read the voice catalogue module: wants its service key in voices/contract.ts
-    // the caller (AuthUser, permissions) is read from users/ internals: wants users/contract.ts
+    // the caller (AuthUser, permissions) is read from users/ internals: it moved to platform/caller.ts (users/ re-exports it until these point there)
     'animations/create.ts -> users/auth-user.ts',
     'animations/create.ts -> users/permissions.ts',
     // audit's routes reuse a schema of schemas/tools.ts: each capability's schemas move into its folder (§2.2)
@@ -68,8 +59,6 @@ export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
     'avatars/checks.ts -> consents/video.ts',
     'avatars/train.ts -> consents/video.ts',
     'avatars/voice.ts -> consents/languages/index.ts',
-    // the caller (AuthUser) is read from users/ internals: wants users/contract.ts
-    'avatars/create.ts -> users/auth-user.ts',
     // avatars pick voices from the catalogue module: wants its service key in voices/contract.ts
     // avatars register presenters through the catalogue module: wants its service key in presenters/contract.ts
     'avatars/train.ts -> presenters/catalogue.ts',
@@ -86,7 +75,7 @@ export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
     'clips/create.ts -> presenters/catalogue.ts',
     'clips/deps.ts -> presenters/catalogue.ts',
     'clips/preview.ts -> presenters/catalogue.ts',
-    // the caller (AuthUser) is read from users/ internals: wants users/contract.ts
+    // the caller (AuthUser) is read from users/ internals: it moved to platform/caller.ts (users/ re-exports it until these point there)
     'clips/create.ts -> users/auth-user.ts',
     // speech preparation and voice choice in clips read voices' internals: they move to speaking/ (§2.1)
     'clips/create.ts -> voices/catalogue.ts',
@@ -96,8 +85,6 @@ export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
     'clips/speech.ts -> voices/interface.ts',
     // clips/streams.ts speaks into a stream through streams/interface.ts: wants streams/contract.ts
     'clips/streams.ts -> streams/interface.ts',
-    // the caller (AuthUser) is read from users/ internals: wants users/contract.ts
-    'consents/create.ts -> users/auth-user.ts',
     // presenters' schemas are written in schemas/clips.ts: each capability's schemas move into its folder (§2.2)
     // talks check media inputs with animations/checks.ts and reuse animation schemas: media checks move to media/, schemas to the kit (§2.1, §2.2)
     'talks/create.ts -> animations/checks.ts',
@@ -133,7 +120,7 @@ export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
     'streams/speech.ts -> voices/interface.ts',
     // stored audio inputs come from audios/upload.ts: stored inputs move to speaking/ (§2.1)
     'streams/speech.ts -> audios/upload.ts',
-    // the caller (AuthUser, permissions) is read from users/ internals: wants users/contract.ts
+    // the caller (AuthUser, permissions) is read from users/ internals: it moved to platform/caller.ts (users/ re-exports it until these point there)
     'talks/create.ts -> users/auth-user.ts',
     'talks/create.ts -> users/permissions.ts',
     'talks/streams.ts -> users/permissions.ts',
@@ -176,14 +163,12 @@ export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
     'resources/store.ts -> webhooks/outbox.ts',
   ],
   kernel: [
-    // the module contract is typed with the edge's Hono env and CLI command, the kit's Lifecycle and users' AuthUser
+    // the module contract is typed with the edge's Hono env and CLI command and the kit's Lifecycle
     'platform/module.ts -> cli/command.ts',
     'platform/module.ts -> http/env.ts',
     'platform/module.ts -> resources/lifecycle.ts',
-    'platform/module.ts -> users/auth-user.ts',
     // ProvidedServices names what capabilities provide; typed service keys in their contract.ts replace it (§1.4)
     'platform/platform.ts -> users/accounts.ts',
-    'platform/platform.ts -> users/auth-user.ts',
     'platform/platform.ts -> webhooks/secrets.ts',
   ],
   infrastructure: [
