@@ -7,13 +7,14 @@ import { validate, type FieldError } from '../schemas/ajv.ts';
 import { ToolCallBody, type ToolCallResultView } from './schemas.ts';
 import type { AuditDetail } from '../audit/store.ts';
 import { auditRecord } from '../audit/record.ts';
-import type { Credential } from '../secrets/credential.ts';
+import type { Credential } from '../egress/credential.ts';
 import { staticCredential } from '../secrets/resolve.ts';
 import { ReauthorizationRequired, RefreshFailed, type OAuth2Refresher } from '../secrets/oauth2/index.ts';
 import { parameterValidator } from './exec/parameters.ts';
 import { UnsupportedPattern } from './exec/pattern-engine.ts';
 import { buildToolRequest, type ToolRequest } from './exec/request.ts';
-import { credentialForms, redactToolOutput } from './exec/redact.ts';
+import { credentialForms } from '../egress/redact.ts';
+import { redactToolOutput } from './exec/redact.ts';
 import { shapeUpstreamResponse } from './exec/response.ts';
 import type { ToolDeps } from './service.ts';
 

@@ -31,15 +31,11 @@ export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
     'agents/chat/model.ts -> audit/store.ts',
     'agents/chat/service.ts -> audit/store.ts',
     // the chat resolves and scrubs credentials with secrets' internals: wants secrets/contract.ts
-    'agents/chat/model.ts -> secrets/credential.ts',
     'agents/chat/model.ts -> secrets/deps.ts',
     'agents/chat/model.ts -> secrets/resolve.ts',
     'agents/chat/scrub.ts -> secrets/deps.ts',
     'agents/chat/scrub.ts -> secrets/resolve.ts',
     'agents/chat/service.ts -> secrets/deps.ts',
-    // the chat calls tools and redacts with tools' internals: wants tools/contract.ts
-    'agents/chat/model.ts -> tools/exec/request.ts',
-    'agents/chat/scrub.ts -> tools/exec/redact.ts',
     // streams/interface.ts is streams' contract under another name (and its schemas sit in schemas/streams.ts)
     // agents read the presenter catalogue module: wants its service key in presenters/contract.ts
     // agents check media inputs with animations/checks.ts: the media checks move to media/ (§2.1)
@@ -135,28 +131,20 @@ export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
     'tools/service.ts -> audit/record.ts',
     'tools/store.ts -> audit/store.ts',
     // tool calls resolve credentials and oauth2 tokens with secrets' internals: wants secrets/contract.ts
-    'tools/call.ts -> secrets/credential.ts',
     'tools/call.ts -> secrets/oauth2/index.ts',
     'tools/call.ts -> secrets/resolve.ts',
-    'tools/exec/redact.ts -> secrets/credential.ts',
-    'tools/exec/request.ts -> secrets/credential.ts',
     'tools/module.ts -> secrets/deps.ts',
     'tools/module.ts -> secrets/oauth2-tokens.ts',
     'tools/module.ts -> secrets/oauth2/index.ts',
     'tools/service.ts -> secrets/deps.ts',
     // external voice providers read credentials with secrets' internals: wants secrets/contract.ts
     'voices/cli.ts -> secrets/store.ts',
-    'voices/external/credentials.ts -> secrets/credential.ts',
     'voices/external/credentials.ts -> secrets/deps.ts',
     'voices/external/credentials.ts -> secrets/resolve.ts',
     'voices/external/credentials.ts -> secrets/store.ts',
-    'voices/external/http.ts -> secrets/credential.ts',
     // external voice providers write audit records into audit's store: wants an audit service key in audit/contract.ts
     'voices/external/http.ts -> audit/record.ts',
     'voices/external/http.ts -> audit/store.ts',
-    // external voice providers send requests with tools' guarded request and redaction: it moves down to egress/ or the kit
-    'voices/external/http.ts -> tools/exec/redact.ts',
-    'voices/external/http.ts -> tools/exec/request.ts',
   ],
   kit: [
     // the resource store queues the final-state webhook through webhooks/outbox.ts in its own transaction

@@ -4,7 +4,7 @@ import type { Logger } from '../../log.ts';
 import type { PageCursor } from '../../pagination.ts';
 import type { SecretDeps } from '../../secrets/deps.ts';
 import { credentialOf, openSecretValues } from '../../secrets/resolve.ts';
-import { credentialForms, redactJson, redactText, secretForms } from '../../tools/exec/redact.ts';
+import { credentialForms, redactJson, redactText, secretForms } from '../../egress/redact.ts';
 import type { ChatStore, StoredMessageText } from './store.ts';
 
 /**

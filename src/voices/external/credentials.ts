@@ -1,5 +1,5 @@
 import type { SecretRow } from '../../db/schema.ts';
-import type { Credential, SecretType } from '../../secrets/credential.ts';
+import type { Credential, SecretType } from '../../egress/credential.ts';
 import type { SecretDeps } from '../../secrets/deps.ts';
 import { staticCredential } from '../../secrets/resolve.ts';
 import type { SecretStore } from '../../secrets/store.ts';
