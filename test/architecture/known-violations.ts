@@ -51,13 +51,6 @@ export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
     'animations/create.ts -> users/auth-user.ts',
     'animations/create.ts -> users/permissions.ts',
     // audit's routes reuse a schema of schemas/tools.ts: each capability's schemas move into its folder (§2.2)
-    // avatars use consents' video checks, access and languages directly: wants a consents service in consents/contract.ts
-    'avatars/checks.ts -> consents/video.ts',
-    'avatars/train.ts -> consents/video.ts',
-    'avatars/voice.ts -> consents/languages/index.ts',
-    // avatars pick voices from the catalogue module: wants its service key in voices/contract.ts
-    // avatars register presenters through the catalogue module: wants its service key in presenters/contract.ts
-    'avatars/train.ts -> presenters/catalogue.ts',
     // avatar training renders its talking preview with clips/preview.ts: the speaking engine moves to speaking/ (§2.1)
     'avatars/train.ts -> clips/preview.ts',
     // clips check media inputs with animations/checks.ts: the media checks move to media/ (§2.1)
