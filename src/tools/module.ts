@@ -1,9 +1,7 @@
 import { defineModule } from '../platform/module.ts';
 import { provide } from '../platform/service-key.ts';
 import { TOOL_CALLS } from './contract.ts';
-import type { SecretDeps } from '../secrets/deps.ts';
-import { createOAuth2Refresher } from '../secrets/oauth2/index.ts';
-import { auditRefresh, createVaultTokenStore } from '../secrets/oauth2-tokens.ts';
+import { createOAuth2Refresher, auditRefresh, createVaultTokenStore, type SecretDeps } from '../secrets/contract.ts';
 import { callTool, type ToolCallDeps } from './call.ts';
 import { toolRoutes } from './routes.ts';
 import { toolSettings } from './settings.ts';

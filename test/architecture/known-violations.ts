@@ -26,18 +26,7 @@ export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
     'agents/streams.ts -> streams/schemas.ts',
     'clips/streams.ts -> streams/schemas.ts',
     'talks/streams.ts -> streams/schemas.ts',
-    // the chat records model calls in audit's store directly: wants an audit service key in audit/contract.ts
-    'agents/chat/model.ts -> audit/record.ts',
-    'agents/chat/model.ts -> audit/store.ts',
-    'agents/chat/service.ts -> audit/store.ts',
-    // the chat resolves and scrubs credentials with secrets' internals: wants secrets/contract.ts
-    'agents/chat/model.ts -> secrets/deps.ts',
-    'agents/chat/model.ts -> secrets/resolve.ts',
-    'agents/chat/scrub.ts -> secrets/deps.ts',
-    'agents/chat/scrub.ts -> secrets/resolve.ts',
-    'agents/chat/service.ts -> secrets/deps.ts',
     // streams/interface.ts is streams' contract under another name (and its schemas sit in schemas/streams.ts)
-    // agents read the presenter catalogue module: wants its service key in presenters/contract.ts
     // agents check media inputs with animations/checks.ts: the media checks move to media/ (§2.1)
     'agents/service.ts -> animations/checks.ts',
     // agents create clips through clips' verb and kind (and reuse its schemas): wants a clips service in clips/contract.ts
@@ -46,11 +35,9 @@ export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
     'agents/streams.ts -> clips/kind.ts',
     // agents create talks through talks/create.ts: wants a talks service in talks/contract.ts
     'agents/service.ts -> talks/create.ts',
-    // agents read the voice catalogue module: wants its service key in voices/contract.ts
     // the caller (AuthUser, permissions) is read from users/ internals: it moved to platform/caller.ts (users/ re-exports it until these point there)
     'animations/create.ts -> users/auth-user.ts',
     'animations/create.ts -> users/permissions.ts',
-    // audit's routes reuse a schema of schemas/tools.ts: each capability's schemas move into its folder (§2.2)
     // avatar training renders its talking preview with clips/preview.ts: the speaking engine moves to speaking/ (§2.1)
     'avatars/train.ts -> clips/preview.ts',
     // clips check media inputs with animations/checks.ts: the media checks move to media/ (§2.1)
@@ -91,12 +78,6 @@ export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
     'talks/render.ts -> clips/render.ts',
     'talks/routes.ts -> clips/routes.ts',
     'talks/streams.ts -> clips/create.ts',
-    // secrets write audit records into audit's store directly: wants an audit service key in audit/contract.ts
-    'secrets/oauth2-import.ts -> audit/record.ts',
-    'secrets/oauth2-tokens.ts -> audit/record.ts',
-    'secrets/oauth2-tokens.ts -> audit/store.ts',
-    'secrets/service.ts -> audit/record.ts',
-    'secrets/store.ts -> audit/store.ts',
     // the stream hub speaks with clips' speaking engine: it moves to speaking/ (§2.1)
     'streams/speech.ts -> clips/kind.ts',
     'streams/speech.ts -> clips/speech.ts',
@@ -118,26 +99,6 @@ export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
     'talks/create.ts -> voices/interface.ts',
     'talks/kind.ts -> voices/catalogue.ts',
     // talks/streams.ts uses streams/interface.ts and its schemas: wants streams/contract.ts
-    // tools write audit records into audit's store directly: wants an audit service key in audit/contract.ts
-    'tools/call.ts -> audit/record.ts',
-    'tools/call.ts -> audit/store.ts',
-    'tools/service.ts -> audit/record.ts',
-    'tools/store.ts -> audit/store.ts',
-    // tool calls resolve credentials and oauth2 tokens with secrets' internals: wants secrets/contract.ts
-    'tools/call.ts -> secrets/oauth2/index.ts',
-    'tools/call.ts -> secrets/resolve.ts',
-    'tools/module.ts -> secrets/deps.ts',
-    'tools/module.ts -> secrets/oauth2-tokens.ts',
-    'tools/module.ts -> secrets/oauth2/index.ts',
-    'tools/service.ts -> secrets/deps.ts',
-    // external voice providers read credentials with secrets' internals: wants secrets/contract.ts
-    'voices/cli.ts -> secrets/store.ts',
-    'voices/external/credentials.ts -> secrets/deps.ts',
-    'voices/external/credentials.ts -> secrets/resolve.ts',
-    'voices/external/credentials.ts -> secrets/store.ts',
-    // external voice providers write audit records into audit's store: wants an audit service key in audit/contract.ts
-    'voices/external/http.ts -> audit/record.ts',
-    'voices/external/http.ts -> audit/store.ts',
   ],
   kit: [
     // the resource store queues the final-state webhook through webhooks/outbox.ts in its own transaction

@@ -1,8 +1,7 @@
 import { ApiError } from '../../errors.ts';
 import { performance } from 'node:perf_hooks';
 import type { Clock, IdFactory } from '../../clock.ts';
-import { auditRecord } from '../../audit/record.ts';
-import type { AuditStore } from '../../audit/store.ts';
+import { auditRecord, type AuditStore } from '../../audit/contract.ts';
 import { isEgressError, type GuardedClient, type GuardedResponse } from '../../egress/index.ts';
 import type { Logger } from '../../log.ts';
 import { authHeader, type Credential } from '../../egress/credential.ts';
