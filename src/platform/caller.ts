@@ -4,6 +4,7 @@
  * kernel and every capability read it, so it sits in the kernel; the users capability keeps
  * the accounts, keys and permission catalogue behind it.
  */
+import { createHmac } from 'node:crypto';
 import { ApiError } from '../errors.ts';
 
 /** The caller an API key stands for, as every authenticated verb receives it. */
@@ -60,4 +61,56 @@ export function keysFromAuthorization(header: string | undefined): string[] {
     else candidates.push(decoded);
   }
   return candidates.filter((k) => API_KEY_PATTERN.test(k));
+}
+
+/** An API key's stored form: HMAC-SHA256 under a key derived from the master key (users/api-keys.ts says why that suffices). */
+export function hashApiKey(hashKey: Buffer, apiKey: string): string {
+  return createHmac('sha256', hashKey).update(apiKey).digest('base64url');
+}
+
+/** The owner of an active API key, as the users store answers for its hash. */
+export interface KeyOwner {
+  keyId: string;
+  userId: string;
+  name: string | null;
+  permissions: string[];
+}
+
+/** What the verifier reads of the users store: the owner of a key's hash, and when those answers may have changed. */
+export interface KeyOwners {
+  ownerOfKey(hash: string): Promise<KeyOwner | undefined>;
+  keysVersion(): Promise<number>;
+}
+
+/** Verified keys remembered per process; past this many, the memory starts over. */
+const REMEMBERED_KEYS = 10_000;
+
+/**
+ * The authentication hot path. A key seen before is answered from memory while the store's
+ * `keysVersion` stays the same: any commit to the database by another connection or
+ * process (a revocation from the CLI included) or any key change through this one moves it,
+ * and then every remembered key is checked again. So a revoked key still stops working on
+ * the next request in every process. A new key costs one HMAC and one indexed select.
+ * Only keys that verified are remembered: a guessed key is checked every time.
+ * The caller carries the id of the key that matched (rate limits are per key, not per user).
+ */
+export function makeKeyVerifier(deps: { users: KeyOwners; apiKeyHashKey: Buffer }): (apiKey: string) => Promise<AuthUser | null> {
+  const remembered = new Map<string, AuthUser>();
+  let version = -1;
+  return async (apiKey) => {
+    // Read before the lookup: a change committed after this read moves the next one.
+    const current = await deps.users.keysVersion();
+    if (current !== version) {
+      remembered.clear();
+      version = current;
+    }
+    const known = remembered.get(apiKey);
+    if (known) return known;
+    const owner = await deps.users.ownerOfKey(hashApiKey(deps.apiKeyHashKey, apiKey));
+    if (!owner) return null;
+    const user: AuthUser = Object.freeze({ id: owner.userId, name: owner.name, permissions: Object.freeze([...owner.permissions]), keyId: owner.keyId });
+    if (remembered.size >= REMEMBERED_KEYS) remembered.clear();
+    remembered.set(apiKey, user);
+    return user;
+  };
 }

@@ -1,21 +1,17 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 
 // The key's shape and reading it from an Authorization header belong to the caller (the kernel): re-exported for users' own files.
-export { API_KEY_PATTERN, connectionSplit, connectionIdFromAuthorization, keysFromAuthorization } from '../platform/caller.ts';
+export { API_KEY_PATTERN, hashApiKey, connectionSplit, connectionIdFromAuthorization, keysFromAuthorization } from '../platform/caller.ts';
 
 /**
  * API keys: 32 random bytes (256 bits), shown once, stored only as HMAC-SHA256 under a
  * key derived from the master key. With that much entropy a fast keyed hash is as safe as
- * a slow one, and verifying costs microseconds (accounts.ts `makeKeyVerifier` remembers
+ * a slow one, and verifying costs microseconds (platform/caller.ts `makeKeyVerifier` remembers
  * verified keys only until the database changes), so a revoked key
  * stops working on the next request in every process.
  */
 export function generateApiKey(): string {
   return `mimic_${randomBytes(32).toString('base64url')}`;
-}
-
-export function hashApiKey(hashKey: Buffer, apiKey: string): string {
-  return createHmac('sha256', hashKey).update(apiKey).digest('base64url');
 }
 
 export const keyPrefix = (apiKey: string): string => apiKey.slice(0, 12);

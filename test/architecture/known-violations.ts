@@ -110,7 +110,6 @@ export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
     'platform/module.ts -> http/env.ts',
     'platform/module.ts -> resources/lifecycle.ts',
     // ProvidedServices names what capabilities provide; typed service keys in their contract.ts replace it (§1.4)
-    'platform/platform.ts -> users/accounts.ts',
     'platform/platform.ts -> webhooks/secrets.ts',
   ],
   infrastructure: [
