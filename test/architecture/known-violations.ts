@@ -109,8 +109,6 @@ export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
     'platform/module.ts -> cli/command.ts',
     'platform/module.ts -> http/env.ts',
     'platform/module.ts -> resources/lifecycle.ts',
-    // ProvidedServices names what capabilities provide; typed service keys in their contract.ts replace it (§1.4)
-    'platform/platform.ts -> webhooks/secrets.ts',
   ],
   infrastructure: [
     // compute's HTTP half (worker routes, CLI, stream socket) is a module: it becomes the workers capability (§2.3)
