@@ -14,3 +14,6 @@ export const PRESENTERS = defineServiceKey<PresenterCatalogue>('presenters');
 // Where a presenter's files are stored and how its images are scaled: what the avatars'
 // training writes a new presenter with.
 export { presenterKeys, scaled } from './catalogue.ts';
+
+// The presenter a clip gets when it names none.
+export { DEFAULT_PRESENTER_ID } from './built-in.ts';
