@@ -7,8 +7,9 @@
  *   npx tsx bench/redact.ts [runs]
  */
 import { performance } from 'node:perf_hooks';
-import { credentialForms, redactText, redactToolOutput } from '../src/tools/exec/redact.ts';
-import type { Credential } from '../src/secrets/credential.ts';
+import { credentialForms, redactText } from '../src/egress/redact.ts';
+import { redactToolOutput } from '../src/tools/exec/redact.ts';
+import type { Credential } from '../src/egress/credential.ts';
 import { median } from './stats.ts';
 
 const runs = Number(process.argv[2] ?? 15);

@@ -18,6 +18,11 @@ const CORE_ERRORS = {
   InvalidAudioDurationError: 400,
   ConfigError: 400,
   InvalidFaceError: 400,
+  /**
+   * A live stream call without the stream's session_id, or with another (the agents SDK
+   * matches the exact description). Core: streams and agents' chat on a stream both answer it.
+   */
+  SessionError: 400,
   AuthorizationError: 401,
   InsufficientCreditsError: 402,
   PermissionError: 403,

@@ -5,7 +5,7 @@ import { orderModules } from './platform/order.ts';
 import type { AnyServiceKey, ModuleServices, ServiceKey } from './platform/service-key.ts';
 import { createWorker, type Worker } from './jobs/worker.ts';
 import { jobCatalogue } from './jobs/catalogue.ts';
-import { createWebhookDispatcher, type WebhookDispatcher } from './webhooks/index.ts';
+import { createWebhookDispatcher, createWebhookSecrets, type WebhookDispatcher } from './webhooks/index.ts';
 import { MODULES } from './modules.ts';
 import { webhookBodyBuilders } from './resources/lifecycle.ts';
 import { createDataMigrationStore, runDataMigrations } from './db/data-migrations.ts';
@@ -83,7 +83,8 @@ export function createServices(config: Config, opts: ServiceOptions = {}, module
     outbox: platform.stores.outbox,
     client: platform.client,
     clock: platform.clock,
-    secrets: platform.webhookSecrets,
+    // Stateless over the store: the one the webhooks module builds for its routes reads the same rows.
+    secrets: createWebhookSecrets({ store: platform.stores.webhookSecrets, clock: platform.clock, masterKey: config.masterKey }),
     schedule: config.webhooks.retryScheduleMs,
     timeoutMs: config.webhooks.timeoutMs,
     pollMs: config.webhooks.pollMs,

@@ -1,7 +1,7 @@
 import { ApiError } from '../errors.ts';
 import { validate, type FieldError } from '../schemas/ajv.ts';
-import { requirePermission } from '../users/permissions.ts';
-import type { AuthUser } from '../users/auth-user.ts';
+import { requirePermission } from '../platform/caller.ts';
+import type { AuthUser } from '../platform/caller.ts';
 import type { CreateAnimationBody } from './schemas.ts';
 import { isoTime } from '../clock.ts';
 import { checkWebhookUrl } from '../resources/webhook-url.ts';

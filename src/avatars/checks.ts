@@ -5,7 +5,7 @@ import { detectSpeech } from '../footage/vad.ts';
 import { detectSound } from '../footage/silence.ts';
 import { motionEnergy, percentile } from '../footage/motion.ts';
 import { IDENTITY_THRESHOLDS, identityScore, median } from '../footage/identity.ts';
-import { CheckFailure, FACING, isFacing, round } from '../consents/video.ts';
+import { CheckFailure, FACING, isFacing, round } from '../consents/contract.ts';
 import type { AvatarDeps } from './deps.ts';
 import type { AvatarDetails, FootageCheckStep } from './kind.ts';
 

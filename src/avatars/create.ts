@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ApiError } from '../errors.ts';
 import { validate } from '../schemas/ajv.ts';
-import type { AuthUser } from '../users/auth-user.ts';
+import type { AuthUser } from '../platform/caller.ts';
 import type { AvatarView } from './schemas.ts';
 import { checkWebhookUrl } from '../resources/webhook-url.ts';
 import { checkOutboundUrls } from '../resources/outbound-urls.ts';

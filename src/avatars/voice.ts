@@ -3,7 +3,7 @@ import type { Voice } from '../voices/contract.ts';
 import { extractAudio } from '../footage/audio.ts';
 import type { Logger } from '../log.ts';
 import type { VoiceCatalogue } from '../voices/contract.ts';
-import { findLanguage } from '../consents/languages/index.ts';
+import { findLanguage } from '../consents/contract.ts';
 
 /**
  * The median pitch (Hz) of each embedded voice, measured once on a spoken sentence with the

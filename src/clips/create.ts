@@ -1,6 +1,6 @@
 import { ApiError } from '../errors.ts';
 import { validate, type FieldError } from '../schemas/ajv.ts';
-import type { AuthUser } from '../users/auth-user.ts';
+import type { AuthUser } from '../platform/caller.ts';
 import type { CreateClipBody } from './schemas.ts';
 import { isoTime } from '../clock.ts';
 import { checkWebhookUrl } from '../resources/webhook-url.ts';

@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import { ApiError } from '../errors.ts';
 import { isoTime } from '../clock.ts';
 import { validate } from '../schemas/ajv.ts';
-import type { AuthUser } from '../users/auth-user.ts';
+import type { AuthUser } from '../platform/caller.ts';
 import type { ConsentView } from './schemas.ts';
 import { checkWebhookUrl } from '../resources/webhook-url.ts';
 import { checkOutboundUrls } from '../resources/outbound-urls.ts';

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { ApiError } from '../errors.ts';
 import type { AppEnv, AuthUser } from './env.ts';
-import { keysFromAuthorization } from '../users/api-keys.ts';
+import { keysFromAuthorization } from '../platform/caller.ts';
 import { requestHeader, responseHeader } from './middleware.ts';
 
 /** Authorization headers whose key candidates are remembered; past this many, the memory starts over. */

@@ -1,4 +1,4 @@
-import type { AuthUser } from '../users/auth-user.ts';
+import type { AuthUser } from '../platform/caller.ts';
 
 export type { AuthUser };
 /** Hono's typed context for the app: what middleware puts on `c.var`. */

@@ -2,8 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { ClientSocket, SocketCaller, SocketRoute } from '../platform/module.ts';
-import type { AuthUser } from '../users/auth-user.ts';
-import { connectionIdFromAuthorization, keysFromAuthorization } from '../users/api-keys.ts';
+import { connectionIdFromAuthorization, keysFromAuthorization, type AuthUser } from '../platform/caller.ts';
 import type { Logger } from '../log.ts';
 
 /**

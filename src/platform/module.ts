@@ -12,7 +12,7 @@ import type { Platform } from './platform.ts';
 import type { AnyServiceKey, ModuleServices, Provision } from './service-key.ts';
 import type { JobKind } from '../jobs/catalogue.ts';
 import type { Lifecycle } from '../resources/lifecycle.ts';
-import type { AuthUser } from '../users/auth-user.ts';
+import type { AuthUser } from './caller.ts';
 import type { DataMigration } from '../db/data-migrations.ts';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';

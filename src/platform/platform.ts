@@ -5,8 +5,7 @@ import { deriveKey } from '../keys.ts';
 import { systemClock, randomId, type Clock, type IdFactory } from '../clock.ts';
 import { createLogger, type Logger } from '../log.ts';
 import type { JobQueue } from '../jobs/store.ts';
-import { makeKeyVerifier } from '../users/accounts.ts';
-import type { AuthUser } from '../users/auth-user.ts';
+import { makeKeyVerifier, type AuthUser } from './caller.ts';
 import type { ComputeBackend } from '../compute/interface.ts';
 import { createComputeBackend, createStreamRenderer } from '../compute/adapter.ts';
 import type { StreamRenderer } from '../compute/stream.ts';
@@ -14,7 +13,6 @@ import type { ComputeTasks } from '../compute/remote/task-store.ts';
 import { createWorkerTokens, type WorkerTokens } from '../compute/remote/tokens.ts';
 import { createGuardedClient, type GuardedClient, type Resolver } from '../egress/client.ts';
 import { createLocalMediaStore, createMediaAccess, type LocalMediaStore, type MediaAccess } from '../media/index.ts';
-import { createWebhookSecrets, type WebhookSecrets } from '../webhooks/secrets.ts';
 import { createVault, createKeyProvider, type Vault } from '../vault/index.ts';
 import { createFaceAnalyzer, type FaceAnalyzer } from '../footage/faces.ts';
 import { availableRecognisers, type SpeechRecogniser } from '../footage/recognition/index.ts';
@@ -38,8 +36,7 @@ export interface PlatformOptions {
 
 /**
  * The layers below the capabilities, built once per process and handed to every module:
- * store, compute, vault, egress, media, the job queue, the webhook outbox's signing keys and
- * the footage analysers. It names no capability: what one capability offers another is a
+ * store, compute, vault, egress, media, the job queue and the footage analysers. It names no capability: what one capability offers another is a
  * service with a typed key (src/platform/service-key.ts).
  */
 export interface Platform {
@@ -60,7 +57,6 @@ export interface Platform {
   urlKey: Buffer;
   queue: JobQueue;
   vault: Vault;
-  webhookSecrets: WebhookSecrets;
   verifyKey: (apiKey: string) => Promise<AuthUser | null>;
   /** Remote compute: the task table workers claim from, their tokens, the file-URL key. */
   compute: { tasks: ComputeTasks; workers: WorkerTokens; urlKey: Buffer };
@@ -124,7 +120,6 @@ export function createPlatform(config: Config, opts: PlatformOptions = {}): Plat
     urlKey,
     queue,
     vault,
-    webhookSecrets: createWebhookSecrets({ store: stores.webhookSecrets, clock, masterKey: config.masterKey }),
     verifyKey: makeKeyVerifier({ users: stores.users, apiKeyHashKey: deriveKey(config.masterKey, 'api-key-hash') }),
     compute: {
       tasks: computeTasks,

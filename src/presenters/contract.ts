@@ -10,3 +10,10 @@ import type { PresenterCatalogue } from './catalogue.ts';
 export type { PresenterCatalogue, PresenterEntry, UserPresenterSource } from './catalogue.ts';
 
 export const PRESENTERS = defineServiceKey<PresenterCatalogue>('presenters');
+
+// Where a presenter's files are stored and how its images are scaled: what the avatars'
+// training writes a new presenter with.
+export { presenterKeys, scaled } from './catalogue.ts';
+
+// The presenter a clip gets when it names none.
+export { DEFAULT_PRESENTER_ID } from './built-in.ts';

@@ -1,5 +1,5 @@
 import type { SecretRow } from '../db/schema.ts';
-import { auditRecord } from '../audit/record.ts';
+import { auditRecord } from '../audit/contract.ts';
 import type { SecretView } from './schemas.ts';
 import type { SecretDeps } from './deps.ts';
 import { presentSecret } from './present.ts';

@@ -1,6 +1,5 @@
-import { auditRecord } from '../audit/record.ts';
+import { auditRecord, type AuditStore } from '../audit/contract.ts';
 import type { SecretDeps } from './deps.ts';
-import type { AuditStore } from '../audit/store.ts';
 import type { OAuth2Grant, TokenStore } from './oauth2/token-store.ts';
 import type { OAuth2RefreshEvent } from './oauth2/refresher.ts';
 import { openSecretValues } from './resolve.ts';

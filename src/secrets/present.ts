@@ -1,7 +1,7 @@
 import { isoTime } from '../clock.ts';
 import type { SecretRow } from '../db/schema.ts';
 import type { SecretView } from './schemas.ts';
-import { SECRET_MASK } from './credential.ts';
+import { SECRET_MASK } from '../egress/credential.ts';
 
 /** The only shape a secret leaves the service in: no field can hold a credential value. */
 export function presentSecret(row: SecretRow): SecretView {

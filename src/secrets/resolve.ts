@@ -1,6 +1,5 @@
 import type { SecretRow } from '../db/schema.ts';
-import type { Credential } from './credential.ts';
-import { DEFAULT_API_KEY_HEADER } from './credential.ts';
+import { DEFAULT_API_KEY_HEADER, type Credential } from '../egress/credential.ts';
 import type { SecretDeps } from './deps.ts';
 
 /** Decrypts a secret's stored values: for one outbound call, never for a response. */

@@ -7,8 +7,8 @@ import {
   UpdateApiKeySecret, UpdateBasicSecret, UpdateBearerSecret, UpdateOAuth2Secret,
   type SecretView,
 } from './schemas.ts';
-import { auditRecord } from '../audit/record.ts';
-import { DEFAULT_API_KEY_HEADER, type SecretType } from './credential.ts';
+import { auditRecord } from '../audit/contract.ts';
+import { DEFAULT_API_KEY_HEADER, type SecretType } from '../egress/credential.ts';
 import { SECRET_FIELDS, type SecretDeps } from './deps.ts';
 import { presentSecret } from './present.ts';
 

@@ -2,7 +2,7 @@ import type { Store } from '../db/client.ts';
 import type { SecretRow } from '../db/schema.ts';
 import type { PageCursor } from '../pagination.ts';
 import type { SealedValue } from '../vault/index.ts';
-import { auditWriter, type AuditRecord } from '../audit/store.ts';
+import { auditWriter, type AuditRecord } from '../audit/contract.ts';
 
 /** What a PUT /secrets/{id} may change besides the sealed values. */
 export interface CredentialPatch {

@@ -6,7 +6,7 @@
  */
 import type { TObject } from '@sinclair/typebox';
 import type { Route } from '../platform/module.ts';
-import type { AuthUser } from '../users/auth-user.ts';
+import type { AuthUser } from '../platform/caller.ts';
 import type { BackgroundInput, FaceRequest } from '../compute/interface.ts';
 
 /** A voice a stream speaks with when a script names none (the provider's type and voice id). */

@@ -7,7 +7,6 @@ import type { StreamHub } from './interface.ts';
 import { createStreamService } from './hub.ts';
 import { streamRoutes } from './routes.ts';
 import { streamSettings } from './settings.ts';
-import { STREAM_ERRORS } from './errors.ts';
 
 /**
  * Live streams (docs/streams.md): WebRTC from the server (werift), a face rendered by the
@@ -18,7 +17,6 @@ import { STREAM_ERRORS } from './errors.ts';
 export const streamsModule = defineModule({
   name: 'streams',
   config: streamSettings,
-  errors: STREAM_ERRORS,
   uses: [VOICES],
   provides: [STREAMS],
   create(p, settings, services) {

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { FaceSquare, photoUrl } from '../schemas/common.ts';
 import { streamCreateBody } from '../streams/schemas.ts';
 import { storedObject } from '../speaking/inputs.ts';
-import { requirePermission } from '../users/permissions.ts';
+import { requirePermission } from '../platform/caller.ts';
 import { ApiError } from '../errors.ts';
 import type { StreamVariant, StreamVoice } from '../streams/contract.ts';
 import type { TalkDeps } from './kind.ts';

@@ -1,9 +1,7 @@
 import { defineModule } from '../platform/module.ts';
 import { provide } from '../platform/service-key.ts';
 import { TOOL_CALLS } from './contract.ts';
-import type { SecretDeps } from '../secrets/deps.ts';
-import { createOAuth2Refresher } from '../secrets/oauth2/index.ts';
-import { auditRefresh, createVaultTokenStore } from '../secrets/oauth2-tokens.ts';
+import { OAUTH2_REFRESHER, type SecretDeps } from '../secrets/contract.ts';
 import { callTool, type ToolCallDeps } from './call.ts';
 import { toolRoutes } from './routes.ts';
 import { toolSettings } from './settings.ts';
@@ -12,19 +10,11 @@ import { toolSettings } from './settings.ts';
 export const toolsModule = defineModule({
   name: 'tools',
   config: toolSettings,
+  needs: [OAUTH2_REFRESHER],
   provides: [TOOL_CALLS],
-  create(p, limits) {
+  create(p, limits, services) {
     const secrets: SecretDeps = { secretStore: p.stores.secrets, vault: p.vault, clock: p.clock, newId: p.newId };
-    const refresher = createOAuth2Refresher({
-      tokens: createVaultTokenStore(secrets),
-      lock: p.stores.secretLocks,
-      client: p.client,
-      clock: p.clock,
-      log: p.log,
-      onEvent: (e) => {
-        auditRefresh({ ...secrets, audit: p.stores.audit }, e).catch((err: unknown) => p.log.error('oauth2: the refresh audit row was not written', { error: String(err) }));
-      },
-    });
+    const refresher = services.get(OAUTH2_REFRESHER);
     const deps: ToolCallDeps = { ...secrets, toolStore: p.stores.tools, client: p.client, refresher, log: p.log, limits };
     const calls = provide(TOOL_CALLS, {
       get: (userId, toolId) => deps.toolStore.get(userId, toolId),

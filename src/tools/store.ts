@@ -1,7 +1,7 @@
 import type { Store } from '../db/client.ts';
 import type { ToolRow } from '../db/schema.ts';
 import type { PageCursor } from '../pagination.ts';
-import { auditWriter, type AuditRecord } from '../audit/store.ts';
+import { auditWriter, type AuditRecord } from '../audit/contract.ts';
 
 /** The columns a create or a full replace (PUT) writes. */
 export type ToolValues = Pick<ToolRow, 'name' | 'description' | 'provider' | 'schema' | 'config' | 'secretId'>;

@@ -2,7 +2,8 @@ import type { Clock, IdFactory } from '../clock.ts';
 import { isoTime } from '../clock.ts';
 import { API_KEY_PATTERN, generateApiKey, hashApiKey, keyPrefix } from './api-keys.ts';
 import type { Permission } from './permissions.ts';
-import type { AuthUser } from './auth-user.ts';
+// Verifying a key is the caller's (the kernel builds the verifier): re-exported for users' own tests and files.
+export { makeKeyVerifier } from '../platform/caller.ts';
 import type { CreditChange, NewApiKey, UserRecord, UserStore } from './store.ts';
 
 /** The operator verbs on users and API keys (the CLI calls them; the HTTP layer only verifies keys). */
@@ -98,35 +99,3 @@ export function setCredits(deps: Pick<UserDeps, 'users'>, userId: string, credit
   return deps.users.setCredits(userId, credits);
 }
 
-/** Verified keys remembered per process; past this many, the memory starts over. */
-const REMEMBERED_KEYS = 10_000;
-
-/**
- * The authentication hot path. A key seen before is answered from memory while the store's
- * `keysVersion` stays the same: any commit to the database by another connection or
- * process (a revocation from the CLI included) or any key change through this one moves it,
- * and then every remembered key is checked again. So a revoked key still stops working on
- * the next request in every process. A new key costs one HMAC and one indexed select.
- * Only keys that verified are remembered: a guessed key is checked every time.
- * The caller carries the id of the key that matched (rate limits are per key, not per user).
- */
-export function makeKeyVerifier(deps: Pick<UserDeps, 'users' | 'apiKeyHashKey'>): (apiKey: string) => Promise<AuthUser | null> {
-  const remembered = new Map<string, AuthUser>();
-  let version = -1;
-  return async (apiKey) => {
-    // Read before the lookup: a change committed after this read moves the next one.
-    const current = await deps.users.keysVersion();
-    if (current !== version) {
-      remembered.clear();
-      version = current;
-    }
-    const known = remembered.get(apiKey);
-    if (known) return known;
-    const owner = await deps.users.ownerOfKey(hashApiKey(deps.apiKeyHashKey, apiKey));
-    if (!owner) return null;
-    const user: AuthUser = Object.freeze({ id: owner.userId, name: owner.name, permissions: Object.freeze([...owner.permissions]), keyId: owner.keyId });
-    if (remembered.size >= REMEMBERED_KEYS) remembered.clear();
-    remembered.set(apiKey, user);
-    return user;
-  };
-}

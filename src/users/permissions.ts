@@ -1,6 +1,3 @@
-import { ApiError } from '../errors.ts';
-import type { AuthUser } from './auth-user.ts';
-
 /** Permissions a user can be granted; each gates one feature. */
 export const PERMISSIONS = {
   stitch: 'animate with config.stitch: true (the result is composited back into the full image)',
@@ -9,9 +6,3 @@ export const PERMISSIONS = {
 export type Permission = keyof typeof PERMISSIONS;
 
 export const isPermission = (p: string): p is Permission => Object.hasOwn(PERMISSIONS, p);
-
-export function requirePermission(user: AuthUser, permission: string, feature: string): void {
-  if (!user.permissions.includes(permission)) {
-    throw new ApiError('PermissionError', `Your account lacks the "${permission}" permission required for ${feature}`);
-  }
-}

@@ -1,4 +1,7 @@
 import type { Store } from '../db/client.ts';
+import type { KeyOwner } from '../platform/caller.ts';
+
+export type { KeyOwner };
 
 /**
  * Users, their API keys and their credits. Every statement is prepared once when the store
@@ -60,12 +63,6 @@ export interface ApiKeyRecord {
   revokedAt: number | null;
 }
 
-export interface KeyOwner {
-  keyId: string;
-  userId: string;
-  name: string | null;
-  permissions: string[];
-}
 
 /** `insufficient`: the change would have made the balance negative, and nothing changed. */
 export type CreditChange =

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import type { Command } from '../cli/command.ts';
 import { ConfigurationError } from '../config.ts';
 import { openStoreToRead } from '../db/client.ts';
-import { createSqliteSecretStore } from '../secrets/store.ts';
+import { createSqliteSecretStore } from '../secrets/contract.ts';
 import { providerSecretProblems } from './external/credentials.ts';
 import { voiceSettings } from './settings.ts';
 

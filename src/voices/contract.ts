@@ -17,3 +17,8 @@ declare module '../platform/platform.ts' {
     voices?: VoiceCatalogue;
   }
 }
+
+// The pure parts of voice choice the speaking capabilities use: the nearest voice for a locale
+// and gender, the embedded providers, and the error a provider throws when it cannot speak.
+export { closestVoice } from './catalogue.ts';
+export { EMBEDDED_PROVIDERS, SpeechError } from './interface.ts';

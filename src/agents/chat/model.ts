@@ -1,15 +1,12 @@
 import { ApiError } from '../../errors.ts';
 import type { GuardedClient } from '../../egress/client.ts';
-import type { SecretDeps } from '../../secrets/deps.ts';
-import { staticCredential } from '../../secrets/resolve.ts';
-import type { Credential } from '../../secrets/credential.ts';
-import { authHeader } from '../../tools/exec/request.ts';
+import { staticCredential, type SecretDeps } from '../../secrets/contract.ts';
+import { authHeader, type Credential } from '../../egress/credential.ts';
 import { createOpenAIChat } from '../../llm/openai.ts';
 import { createCustomChat } from '../../llm/custom.ts';
 import { LlmError, type ChatModel } from '../../llm/interface.ts';
 import type { CreateAgentBody } from '../schemas.ts';
-import type { AuditStore } from '../../audit/store.ts';
-import { auditRecord } from '../../audit/record.ts';
+import { auditRecord, type AuditStore } from '../../audit/contract.ts';
 import type { Logger } from '../../log.ts';
 
 /**

@@ -5,7 +5,7 @@ import type { Route, RouteParam } from '../../platform/module.ts';
 import type { AppEnv } from '../../http/env.ts';
 import { jsonBody, optionalJsonBody } from '../../http/body.ts';
 import { requestHeader } from '../../http/middleware.ts';
-import { connectionIdFromAuthorization } from '../../users/api-keys.ts';
+import { connectionIdFromAuthorization } from '../../platform/caller.ts';
 import { pageParams } from '../../http/params.ts';
 import { DEFAULT_PAGE_SIZE, parsePage } from '../../pagination.ts';
 import { createChat, fetchChat, pageChats, prepareAnswer, type ChatDeps, type PreparedAnswer } from './service.ts';

@@ -2,9 +2,8 @@ import type { DataMigration } from '../../db/data-migrations.ts';
 import type { SecretRow } from '../../db/schema.ts';
 import type { Logger } from '../../log.ts';
 import type { PageCursor } from '../../pagination.ts';
-import type { SecretDeps } from '../../secrets/deps.ts';
-import { credentialOf, openSecretValues } from '../../secrets/resolve.ts';
-import { credentialForms, redactJson, redactText, secretForms } from '../../tools/exec/redact.ts';
+import { credentialOf, openSecretValues, type SecretDeps } from '../../secrets/contract.ts';
+import { credentialForms, redactJson, redactText, secretForms } from '../../egress/redact.ts';
 import type { ChatStore, StoredMessageText } from './store.ts';
 
 /**

@@ -2,7 +2,7 @@ import { ApiError, notFound } from '../../errors.ts';
 import { isoTime, type Clock, type IdFactory } from '../../clock.ts';
 import type { Logger } from '../../log.ts';
 import type { GuardedClient } from '../../egress/client.ts';
-import type { SecretDeps } from '../../secrets/deps.ts';
+import type { SecretDeps } from '../../secrets/contract.ts';
 import type { ToolCalls } from '../../tools/contract.ts';
 import { byCreation, toPage, type PageCursor } from '../../pagination.ts';
 import { validate } from '../../schemas/ajv.ts';
@@ -11,7 +11,7 @@ import { answerWithTools, type ToolLoopLimits, type ToolOutcome } from '../../ll
 import { LlmError, type ChatMessage, type ToolCall, type ToolSpec } from '../../llm/interface.ts';
 import type { AgentRow, AgentStore } from '../store.ts';
 import { agentModel, modelFailure } from './model.ts';
-import type { AuditStore } from '../../audit/store.ts';
+import type { AuditStore } from '../../audit/contract.ts';
 import type { ChatMessageRow, ChatRow, ChatStore, NewChatMessage } from './store.ts';
 import type { StreamHub, StreamSpeaker } from '../../streams/contract.ts';
 import type { Notifications } from '../notifications.ts';

@@ -1,5 +1,5 @@
 import { ApiError } from '../../errors.ts';
-import type { Credential } from '../../secrets/credential.ts';
+import { authHeader, type Credential } from '../../egress/credential.ts';
 import { ToolInputError } from './errors.ts';
 import { fillUrl } from './url-template.ts';
 
@@ -24,11 +24,6 @@ export interface ToolRequest {
 }
 
 const ACCEPT = 'application/json, text/plain;q=0.9, */*;q=0.8';
-/** RFC 9110 token: what a header name may be. */
-const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-/** Headers the executor owns; an api_key header_name must not override them. */
-const RESERVED_HEADERS = new Set(['accept', 'accept-encoding', 'content-type', 'content-length', 'host', 'connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'keep-alive', 'user-agent']);
-
 /**
  * The outbound request of one tool call. URL placeholders take their input keys; the rest go
  * to the query (GET, DELETE) or to a JSON object body. The auth header follows the secret
@@ -54,34 +49,6 @@ export function buildToolRequest(spec: ToolRequestSpec): ToolRequest {
 
 function isToolMethod(method: string): method is ToolMethod {
   return (TOOL_METHODS as readonly string[]).includes(method);
-}
-
-/** The header that carries a credential, by secret type (also used by the external voice providers). */
-export function authHeader(credential: Credential): Record<string, string> {
-  switch (credential.type) {
-    case 'bearer':
-      return { authorization: headerValue(`Bearer ${credential.token}`) };
-    case 'oauth2':
-      return { authorization: headerValue(`Bearer ${credential.accessToken}`) };
-    case 'basic':
-      return { authorization: `Basic ${Buffer.from(`${credential.username}:${credential.password}`, 'utf8').toString('base64')}` };
-    case 'api_key': {
-      const name = credential.headerName;
-      if (!HEADER_NAME.test(name) || RESERVED_HEADERS.has(name.toLowerCase())) {
-        throw new ApiError('ConfigError', `The secret's header_name ${JSON.stringify(name)} cannot carry a credential`);
-      }
-      return { [name.toLowerCase()]: headerValue(credential.apiKey) };
-    }
-  }
-}
-
-/**
- * A credential with CR, LF or NUL would split the header (undici refuses it, with a message we
- * do not control); the error here never repeats the value.
- */
-function headerValue(value: string): string {
-  if (/[\r\n\0]/.test(value)) throw new ApiError('ConfigError', 'The secret holds characters that cannot be sent in an HTTP header');
-  return value;
 }
 
 /** Appends input to the query: scalars as text, arrays as repeated keys, objects and null as JSON. */

@@ -1,8 +1,6 @@
 import type { SecretRow } from '../../db/schema.ts';
-import type { Credential, SecretType } from '../../secrets/credential.ts';
-import type { SecretDeps } from '../../secrets/deps.ts';
-import { staticCredential } from '../../secrets/resolve.ts';
-import type { SecretStore } from '../../secrets/store.ts';
+import type { Credential, SecretType } from '../../egress/credential.ts';
+import { staticCredential, type SecretDeps, type SecretStore } from '../../secrets/contract.ts';
 import { SpeechError } from '../interface.ts';
 import type { ExternalProviderConfig, ExternalProviderType } from '../settings.ts';
 

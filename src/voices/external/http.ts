@@ -1,13 +1,11 @@
 import { ApiError } from '../../errors.ts';
 import { performance } from 'node:perf_hooks';
 import type { Clock, IdFactory } from '../../clock.ts';
-import { auditRecord } from '../../audit/record.ts';
-import type { AuditStore } from '../../audit/store.ts';
+import { auditRecord, type AuditStore } from '../../audit/contract.ts';
 import { isEgressError, type GuardedClient, type GuardedResponse } from '../../egress/index.ts';
 import type { Logger } from '../../log.ts';
-import type { Credential } from '../../secrets/credential.ts';
-import { authHeader } from '../../tools/exec/request.ts';
-import { credentialForms, redactText } from '../../tools/exec/redact.ts';
+import { authHeader, type Credential } from '../../egress/credential.ts';
+import { credentialForms, redactText } from '../../egress/redact.ts';
 import { SpeechError } from '../interface.ts';
 import type { ExternalProviderType } from '../settings.ts';
 import { SECRET_TYPE_OF, type CredentialOpener } from './credentials.ts';

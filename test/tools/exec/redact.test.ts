@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { inDecodedRuns } from '../../helpers/canaries.ts';
-import { SECRET_MASK, type Credential } from '../../../src/secrets/credential.ts';
-import { credentialForms, MIN_CORE_CHARS, redactText, redactToolOutput, secretForms } from '../../../src/tools/exec/redact.ts';
+import { SECRET_MASK, type Credential } from '../../../src/egress/credential.ts';
+import { credentialForms, MIN_CORE_CHARS, redactText, secretForms } from '../../../src/egress/redact.ts';
+import { redactToolOutput } from '../../../src/tools/exec/redact.ts';
 import { buildToolRequest, type ToolRequest } from '../../../src/tools/exec/request.ts';
 import { shapeUpstreamResponse, type ToolOutput, type UpstreamResponse } from '../../../src/tools/exec/response.ts';
 

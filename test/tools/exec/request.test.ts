@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Credential } from '../../../src/secrets/credential.ts';
+import type { Credential } from '../../../src/egress/credential.ts';
 import { ToolInputError } from '../../../src/tools/exec/errors.ts';
 import { buildToolRequest } from '../../../src/tools/exec/request.ts';
 

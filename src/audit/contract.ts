@@ -1,0 +1,9 @@
+/**
+ * What the audit capability offers the others: the audit row shapes and the two ways to write
+ * one — `auditRecord` (an entry with its id and time) and `auditWriter` (a writer a store
+ * method calls inside its own transaction, so the row commits with the change it records).
+ * Other capabilities import this file only, never the audit folder's other files.
+ */
+export type { AuditAction, AuditDetail, AuditEntry, AuditRecord, AuditStore } from './store.ts';
+export { auditWriter } from './store.ts';
+export { auditRecord } from './record.ts';

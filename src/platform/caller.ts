@@ -1,0 +1,116 @@
+/**
+ * The caller: who an authenticated request stands for (`AuthUser`), what they may do
+ * (`requirePermission`), and how an Authorization header names their API key. The edge, the
+ * kernel and every capability read it, so it sits in the kernel; the users capability keeps
+ * the accounts, keys and permission catalogue behind it.
+ */
+import { createHmac } from 'node:crypto';
+import { ApiError } from '../errors.ts';
+
+/** The caller an API key stands for, as every authenticated verb receives it. */
+export interface AuthUser {
+  id: string;
+  name: string | null;
+  permissions: readonly string[];
+  /**
+   * The id (never the key) of the API key that authenticated the request; rate limits apply
+   * per key. Absent only where a caller is built without a key (tests that set a user).
+   */
+  keyId?: string;
+}
+
+/** Throws a PermissionError unless the caller holds `permission` (needed for `feature`). */
+export function requirePermission(user: AuthUser, permission: string, feature: string): void {
+  if (!user.permissions.includes(permission)) {
+    throw new ApiError('PermissionError', `Your account lacks the "${permission}" permission required for ${feature}`);
+  }
+}
+
+export const API_KEY_PATTERN = /^mimic_[A-Za-z0-9_-]{43}$/;
+
+/** `<credential>~<connection id>` (what the hosted service's agents SDK sends), or the credential alone. */
+export function connectionSplit(token: string): { credential: string; connectionId?: string } {
+  const tilde = token.indexOf('~');
+  return tilde < 0 ? { credential: token } : { credential: token.slice(0, tilde), connectionId: token.slice(tilde + 1) };
+}
+
+/** The connection id an Authorization header ends in (`Basic <key>~<connection id>`), if any. */
+export function connectionIdFromAuthorization(header: string | undefined): string | undefined {
+  const m = header ? /^(?:Basic|Bearer)\s+(\S+)\s*$/i.exec(header) : null;
+  const id = m ? connectionSplit(m[1]!).connectionId : undefined;
+  return id === '' ? undefined : id;
+}
+
+/**
+ * The key candidates an Authorization header carries. `Basic <API_KEY>` is the documented
+ * form; RFC 7617 clients send `Basic base64(user:key)` (the key as password, or as user
+ * with an empty password); `Bearer <API_KEY>` is accepted too. Each may end in
+ * `~<connection id>`, which is dropped.
+ */
+export function keysFromAuthorization(header: string | undefined): string[] {
+  if (!header) return [];
+  const m = /^(Basic|Bearer)\s+(\S+)\s*$/i.exec(header);
+  if (!m) return [];
+  // The hosted service's SDK appends `~<connection id>` to the credential; it is not part of the key.
+  const token = connectionSplit(m[2]!).credential;
+  const candidates = [token];
+  if (m[1]!.toLowerCase() === 'basic' && !API_KEY_PATTERN.test(token)) {
+    const decoded = Buffer.from(token, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon >= 0) candidates.push(decoded.slice(colon + 1), decoded.slice(0, colon));
+    else candidates.push(decoded);
+  }
+  return candidates.filter((k) => API_KEY_PATTERN.test(k));
+}
+
+/** An API key's stored form: HMAC-SHA256 under a key derived from the master key (users/api-keys.ts says why that suffices). */
+export function hashApiKey(hashKey: Buffer, apiKey: string): string {
+  return createHmac('sha256', hashKey).update(apiKey).digest('base64url');
+}
+
+/** The owner of an active API key, as the users store answers for its hash. */
+export interface KeyOwner {
+  keyId: string;
+  userId: string;
+  name: string | null;
+  permissions: string[];
+}
+
+/** What the verifier reads of the users store: the owner of a key's hash, and when those answers may have changed. */
+export interface KeyOwners {
+  ownerOfKey(hash: string): Promise<KeyOwner | undefined>;
+  keysVersion(): Promise<number>;
+}
+
+/** Verified keys remembered per process; past this many, the memory starts over. */
+const REMEMBERED_KEYS = 10_000;
+
+/**
+ * The authentication hot path. A key seen before is answered from memory while the store's
+ * `keysVersion` stays the same: any commit to the database by another connection or
+ * process (a revocation from the CLI included) or any key change through this one moves it,
+ * and then every remembered key is checked again. So a revoked key still stops working on
+ * the next request in every process. A new key costs one HMAC and one indexed select.
+ * Only keys that verified are remembered: a guessed key is checked every time.
+ * The caller carries the id of the key that matched (rate limits are per key, not per user).
+ */
+export function makeKeyVerifier(deps: { users: KeyOwners; apiKeyHashKey: Buffer }): (apiKey: string) => Promise<AuthUser | null> {
+  const remembered = new Map<string, AuthUser>();
+  let version = -1;
+  return async (apiKey) => {
+    // Read before the lookup: a change committed after this read moves the next one.
+    const current = await deps.users.keysVersion();
+    if (current !== version) {
+      remembered.clear();
+      version = current;
+    }
+    const known = remembered.get(apiKey);
+    if (known) return known;
+    const owner = await deps.users.ownerOfKey(hashApiKey(deps.apiKeyHashKey, apiKey));
+    if (!owner) return null;
+    const user: AuthUser = Object.freeze({ id: owner.userId, name: owner.name, permissions: Object.freeze([...owner.permissions]), keyId: owner.keyId });
+    if (remembered.size >= REMEMBERED_KEYS) remembered.clear();
+    remembered.set(apiKey, user);
+    return user;
+  };
+}
