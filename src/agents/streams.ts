@@ -1,4 +1,4 @@
-import { streamCreateBody } from '../streams/schemas.ts';
+import { streamCreateBody } from '../streams/contract.ts';
 import { notFound } from '../errors.ts';
 import type { StreamVariant } from '../streams/contract.ts';
 import type { SpeakingVoice } from '../speaking/records.ts';

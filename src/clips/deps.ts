@@ -5,7 +5,7 @@ import type { MediaAccess } from '../media/index.ts';
 import type { GuardedClient } from '../egress/client.ts';
 import type { ClipSchemas } from './schemas.ts';
 import type { VoiceCatalogue } from '../voices/contract.ts';
-import type { PresenterCatalogue } from '../presenters/catalogue.ts';
+import type { PresenterCatalogue } from '../presenters/contract.ts';
 import type { ClipLifecycle } from './kind.ts';
 import type { PendingVideos } from '../speaking/pending.ts';
 

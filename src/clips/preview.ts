@@ -5,7 +5,7 @@ import { ApiError } from '../errors.ts';
 import type { Job } from '../jobs/queue.ts';
 import type { JobContext, JobOutcome } from '../jobs/worker.ts';
 import { renderStep } from '../compute/run.ts';
-import type { PresenterEntry } from '../presenters/catalogue.ts';
+import type { PresenterEntry } from '../presenters/contract.ts';
 import { CLIP_JOB } from './deps.ts';
 import type { RenderDeps } from './render.ts';
 import { providerOf, speakToWav } from '../speaking/speech.ts';

@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { streamCreateBody } from '../streams/schemas.ts';
+import { streamCreateBody, type StreamVariant } from '../streams/contract.ts';
 import { ApiError } from '../errors.ts';
-import type { StreamVariant } from '../streams/interface.ts';
 import type { ClipDeps } from './deps.ts';
 
 /** `/clips/streams`: a presenter (`presenter_id`) streamed live with its own voice; `background.color` or `background.source_url` at creation. */

@@ -8,4 +8,7 @@ import type { StreamHub } from './interface.ts';
 
 export type { StreamHub, StreamVariant, StreamSource, StreamVoice, StreamSpeaker } from './interface.ts';
 
+// The body a stream create route accepts, for the capabilities that add stream routes.
+export { streamCreateBody } from './schemas.ts';
+
 export const STREAMS = defineServiceKey<StreamHub>('streams');

@@ -3,7 +3,7 @@
  * client heard (the clips' rate), charged as it is streamed.
  */
 import { ApiError } from '../errors.ts';
-import type { UserStore } from '../users/store.ts';
+import type { UserStore } from '../users/contract.ts';
 import { SECONDS_PER_CREDIT, creditsForSeconds } from '../speaking/credits.ts';
 import type { LiveStream } from './sessions.ts';
 

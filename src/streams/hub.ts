@@ -16,7 +16,7 @@ import type { Logger } from '../log.ts';
 import type { StreamRenderer } from '../compute/stream.ts';
 import type { InputFileDeps } from '../media/input-file.ts';
 import type { SpeakingVoices } from '../speaking/voices.ts';
-import type { UserStore } from '../users/store.ts';
+import type { UserStore } from '../users/contract.ts';
 import type { StreamScriptBody } from './schemas.ts';
 import type { IceCandidate } from './peer.ts';
 import type { StreamSettings } from './settings.ts';

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { FaceSquare, photoUrl } from '../schemas/common.ts';
-import { streamCreateBody } from '../streams/schemas.ts';
+import { streamCreateBody } from '../streams/contract.ts';
 import { storedObject } from '../speaking/inputs.ts';
 import { requirePermission } from '../platform/caller.ts';
 import { ApiError } from '../errors.ts';

@@ -13,28 +13,10 @@ export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
     'services.ts -> webhooks/index.ts',
   ],
   'capability-contract': [
-    // streams charge credits and read voices through users' and voices' internals: wants their contract.ts
-    'streams/credits.ts -> users/store.ts',
-    // the stream create body is read from streams/schemas.ts: it belongs in streams/contract.ts
-    'agents/streams.ts -> streams/schemas.ts',
-    'clips/streams.ts -> streams/schemas.ts',
-    'talks/streams.ts -> streams/schemas.ts',
     // agents create talks through talks/create.ts: wants a talks service in talks/contract.ts
     'agents/service.ts -> talks/create.ts',
     // avatar training renders its talking preview with clips/preview.ts: the speaking engine moves to speaking/ (§2.1)
     'avatars/train.ts -> clips/preview.ts',
-    // clips read the presenter catalogue and built-ins: wants the presenters service key in presenters/contract.ts
-    'clips/create.ts -> presenters/built-in.ts',
-    'clips/create.ts -> presenters/catalogue.ts',
-    'clips/deps.ts -> presenters/catalogue.ts',
-    'clips/preview.ts -> presenters/catalogue.ts',
-    // clips/streams.ts speaks into a stream through streams/interface.ts: wants streams/contract.ts
-    'clips/streams.ts -> streams/interface.ts',
-    // the hub reads credits from users/store.ts and the caller from users/ internals: wants users/contract.ts
-    'streams/hub.ts -> users/store.ts',
-    // talks pick voices from voices' internals: voice choice moves to speaking/ (§2.1)
-    'talks/create.ts -> voices/catalogue.ts',
-    'talks/create.ts -> voices/interface.ts',
   ],
   kit: [
     // the resource store queues the final-state webhook through webhooks/outbox.ts in its own transaction
