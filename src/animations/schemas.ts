@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Double, FaceSquare, Int32, IsoTime, Rect, escapeRegex, photoUrl } from '../schemas/common.ts';
+import { Double, FaceSquare, Int32, IsoTime, Rect, escapeRegex, photoUrl, pageOf } from '../schemas/common.ts';
 
 /**
  * JSON Schemas of the animation endpoints. The storage scheme is configurable, so the URL
@@ -147,10 +147,4 @@ export const Animation = Type.Object(
   { $id: 'Animation' },
 );
 
-export const AnimationList = Type.Object(
-  {
-    animations: Type.Array(Animation),
-    token: Type.Optional(Type.String({ description: 'pass as ?token= to get the next page; absent on the last page' })),
-  },
-  { $id: 'AnimationList' },
-);
+export const AnimationList = pageOf('animations', Animation, 'AnimationList');

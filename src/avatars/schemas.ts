@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IsoTime } from '../schemas/common.ts';
+import { IsoTime, pageOf } from '../schemas/common.ts';
 
 /**
  * JSON Schemas of the premium-plus avatar endpoints (POST /clips/avatars and its records):
@@ -77,7 +77,4 @@ export const Avatar = Type.Object(
 );
 export type AvatarView = Static<typeof Avatar>;
 
-export const AvatarList = Type.Object(
-  { avatars: Type.Array(Avatar), token: Type.Optional(Type.String({ description: 'pass as ?token= to get the next page; absent on the last page' })) },
-  { $id: 'AvatarList' },
-);
+export const AvatarList = pageOf('avatars', Avatar, 'AvatarList');

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Double, IsoTime } from '../schemas/common.ts';
+import { Double, IsoTime, pageOf } from '../schemas/common.ts';
 import { speechSchemas, speakingRecordFields } from '../speaking/schemas.ts';
 
 /**
@@ -68,10 +68,4 @@ export const Clip = Type.Object(
   { $id: 'Clip' },
 );
 
-export const ClipList = Type.Object(
-  {
-    clips: Type.Array(Clip),
-    token: Type.Optional(Type.String({ description: 'pass as ?token= to get the next page; absent on the last page' })),
-  },
-  { $id: 'ClipList' },
-);
+export const ClipList = pageOf('clips', Clip, 'ClipList');

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IsoTime } from '../schemas/common.ts';
+import { IsoTime, pageOf } from '../schemas/common.ts';
 
 /**
  * JSON Schemas of the consent endpoints (POST /consents, POST /consents/{id}, GET
@@ -89,10 +89,7 @@ export const Consent = Type.Object(
 );
 export type ConsentView = Static<typeof Consent>;
 
-export const ConsentList = Type.Object(
-  { consents: Type.Array(Consent), token: Type.Optional(Type.String({ description: 'pass as ?token= to get the next page; absent on the last page' })) },
-  { $id: 'ConsentList' },
-);
+export const ConsentList = pageOf('consents', Consent, 'ConsentList');
 
 export const ConsentLanguages = Type.Object(
   { languages: Type.Array(Type.Object({ name: Type.String(), code: Type.String(), recognised: Type.Boolean({ description: 'spoken words are checked by speech recognition; otherwise a length check and an operator review' }) })) },

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IsoTime } from '../schemas/common.ts';
+import { IsoTime, pageOf } from '../schemas/common.ts';
 import { VoiceRef } from '../speaking/schemas.ts';
 
 /** JSON Schemas of the presenter endpoints: the hosted service's shapes (GET, PATCH and DELETE /clips/presenters[/{id}]). */
@@ -22,13 +22,7 @@ export const Presenter = Type.Object(
 );
 export type PresenterView = Static<typeof Presenter>;
 
-export const PresenterList = Type.Object(
-  {
-    presenters: Type.Array(Presenter),
-    token: Type.Optional(Type.String({ description: 'pass as ?token= to get the next page; absent on the last page' })),
-  },
-  { $id: 'PresenterList' },
-);
+export const PresenterList = pageOf('presenters', Presenter, 'PresenterList');
 
 export const RenamePresenter = Type.Object(
   { name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'the new display name' }) },

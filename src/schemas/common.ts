@@ -1,4 +1,4 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type TArray, type TObject, type TOptional, type TSchema, type TString } from '@sinclair/typebox';
 
 export const JsonError = Type.Object(
   {
@@ -24,6 +24,16 @@ export const PageQuery = Type.Object(
   },
   { additionalProperties: true },
 );
+
+/** One page of a list: `{<field>: [item, ...], token?}`, the token absent on the last page. */
+export const pageOf = <K extends string, T extends TSchema>(field: K, item: T, id: string) =>
+  Type.Object(
+    {
+      [field]: Type.Array(item),
+      token: Type.Optional(Type.String({ description: 'pass as ?token= to get the next page; absent on the last page' })),
+    } as { [P in K]: TArray<T> } & { token: TOptional<TString> },
+    { $id: id },
+  ) as TObject<{ [P in K]: TArray<T> } & { token: TOptional<TString> }>;
 
 export const escapeRegex = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 

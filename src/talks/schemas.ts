@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Double, IsoTime, photoUrl } from '../schemas/common.ts';
+import { Double, IsoTime, photoUrl, pageOf } from '../schemas/common.ts';
 import { speakingRecordFields, speechSchemas } from '../speaking/schemas.ts';
 
 /**
@@ -77,10 +77,4 @@ export const Talk = Type.Object(
   { $id: 'Talk' },
 );
 
-export const TalkList = Type.Object(
-  {
-    talks: Type.Array(Talk),
-    token: Type.Optional(Type.String({ description: 'pass as ?token= to get the next page; absent on the last page' })),
-  },
-  { $id: 'TalkList' },
-);
+export const TalkList = pageOf('talks', Talk, 'TalkList');
