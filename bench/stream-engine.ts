@@ -121,7 +121,7 @@ async function main(): Promise<void> {
     console.log(`open() of another picture during playback ${openMs.toFixed(0)} ms; frames dropped meanwhile: ${after.dropped - before.dropped} of ${after.rendered - before.rendered + after.dropped - before.dropped}`);
     await d.session.close();
     const { frames } = await renderer.stats();
-    console.log(`frames since the render process started: ${frames!.rendered} rendered, ${frames!.dropped} dropped (late)`);
+    console.log(`frames since the render process started: ${frames!.rendered} rendered and sent, ${frames!.dropped} dropped unrendered (late, or the encoder busy), ${frames!.discarded} rendered and thrown away`);
     for (const w of ws) await w.session.close();
   } finally {
     await renderer.close();

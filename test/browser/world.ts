@@ -25,8 +25,12 @@ export const PHOTO = join(ROOT, 'assets/presenters/eileen.jpg');
  * stream renderer picks another size.
  */
 export const FRAME = { width: 512, height: 512 } as const;
-/** At least a second of video at 25 fps: a sentence was really seen, not a stray frame. */
-export const MIN_FRAMES = 25;
+/**
+ * Frames decoded while a sentence plays: enough to say it was seen, not a stray frame. Not a
+ * frame rate: a loaded machine shows a 3 s sentence at a few frames a second (the engine drops
+ * what its encoder cannot take), and a test must not fail on how busy the machine is.
+ */
+export const MIN_FRAMES = 10;
 /** What the weather tool's upstream answers; the agent's spoken answer must carry it. */
 export const FORECAST = 'sunny and 21 degrees';
 export const QUESTION = 'What is the weather in Oslo?';

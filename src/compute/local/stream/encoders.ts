@@ -111,12 +111,20 @@ export class RtpEncoder<U> {
   }
 
   /**
+   * Whether a droppable unit of `bytes` would be taken now: false while a whole unit still
+   * waits in the pipe. Asked before a frame is rendered, so a busy encoder costs no render.
+   */
+  canTake(bytes: number): boolean {
+    return !this.stopping && this.proc.stdin.writableLength < bytes;
+  }
+
+  /**
    * Gives ffmpeg one unit's raw data. With `droppable`, a unit is not written (false) while a
    * whole unit still waits in the pipe: a late encoder loses frames, it does not fall behind.
    */
   write(data: Uint8Array, unit: U, droppable: boolean): boolean {
     // One unit may wait while ffmpeg reads the one before; a second would mean ffmpeg is behind.
-    if (this.stopping || (droppable && this.proc.stdin.writableLength >= data.length)) return false;
+    if (droppable ? !this.canTake(data.length) : this.stopping) return false;
     this.units.set(this.written++, unit);
     this.proc.stdin.write(data);
     return true;

@@ -22,10 +22,15 @@ import type { RgbImage } from '../warp.ts';
 import { AUDIO_FRAME, AUDIO_RATE, RtpEncoder, VIDEO_TICKS_PER_FRAME, audioArgs, videoArgs } from './encoders.ts';
 import { sameThreadPreparer, threadPreparer, type PreparedFace } from './prepare.ts';
 
-/** Frames rendered and frames dropped (late timer, or the encoder still busy with the one before), over all sessions of an engine. */
+/**
+ * Frames of all sessions of an engine: rendered and sent to the encoder, dropped unrendered
+ * (a late timer, or the encoder still busy with the frame before), and discarded (rendered,
+ * then refused by the encoder: never, since a frame is rendered only when the encoder can take it).
+ */
 export interface FrameCounts {
   rendered: number;
   dropped: number;
+  discarded: number;
 }
 const SLOT_MS = (AUDIO_FRAME / AUDIO_RATE) * 1000;
 const SLOTS_PER_FRAME = 1000 / STREAM_FPS / SLOT_MS;
@@ -94,6 +99,7 @@ class Session implements StreamRenderSession {
   private video?: RtpEncoder<Unit>;
   /** Not fluent: a fresh video encoder waits, so the first frame after a pause is a keyframe. */
   private spare?: RtpEncoder<Unit>;
+  private sparing = false;
   private epoch = 0;
   private slot = -1;
   /** No frame went out since the last frame slot that was not live (not fluent: between scripts). */
@@ -284,11 +290,19 @@ class Session implements StreamRenderSession {
 
   private writeFrame(slot: number): void {
     if (!this.live(slot)) {
+      // A pause begins: the encoder that takes over after it starts now, not when speech does.
+      if (!this.paused) this.prepareSpare();
       this.paused = true;
       return;
     }
     if (this.paused && this.spare && this.video!.count > 0) this.swapVideo();
     this.paused = false;
+    // A busy encoder (a loaded machine) skips this frame before its render: the CPU goes to
+    // the frames it can take. The warm-up's last frame, if skipped, is the next one taken.
+    if (!this.video!.canTake(this.frame.data.length)) {
+      this.counts.dropped++;
+      return;
+    }
     const t = (slot * SLOT_MS) / 1000;
     animateFrame(this.face.image, this.face.rig, this.motion(t, this.pose), this.frame, this.matte);
     if (this.matte && this.background) overBackground(this.frame, this.matte.into, this.background);
@@ -297,7 +311,7 @@ class Session implements StreamRenderSession {
     const unit: Unit = { slot, deliver: true, ...(warmupEnd ? { onSent: () => this.ready() } : {}) };
     if (warmupEnd) this.readySent = true;
     const ok = this.video!.write(Buffer.from(this.frame.data), unit, true);
-    this.counts[ok ? 'rendered' : 'dropped']++;
+    this.counts[ok ? 'rendered' : 'discarded']++;
     if (!ok && warmupEnd) this.readySent = false;
   }
 
@@ -305,9 +319,11 @@ class Session implements StreamRenderSession {
     this.emit({ type: 'ready' });
   }
 
-  /** Not fluent: starts the encoder that takes over after the next pause. */
+  /** Not fluent: starts the encoder that takes over after the next pause, unless one waits or is starting. */
   private prepareSpare(): void {
-    this.startVideo().then((e) => { if (!this.closed) this.spare = e; }, () => {});
+    if (this.spare || this.sparing || this.closed) return;
+    this.sparing = true;
+    this.startVideo().then((e) => { this.sparing = false; if (!this.closed) this.spare = e; }, () => { this.sparing = false; });
   }
 
   /** A pause ended (not fluent): the waiting encoder takes over, so the run's first frame is a keyframe. */
@@ -317,7 +333,6 @@ class Session implements StreamRenderSession {
     this.video = next;
     old.stop();
     void old.exited().then(() => this.encoders.delete(old));
-    this.prepareSpare();
   }
 
   speak(speech: StreamSpeech): void {
@@ -365,7 +380,7 @@ export interface StreamEngineOptions {
 export function createStreamEngine(opts: StreamEngineOptions = {}): StreamRenderer & { warm(): Promise<void>; sessions(): number; frames(): FrameCounts } {
   const preparer = opts.prepareOnThread === false ? sameThreadPreparer : threadPreparer();
   const open = new Set<Session>();
-  const counts: FrameCounts = { rendered: 0, dropped: 0 };
+  const counts: FrameCounts = { rendered: 0, dropped: 0, discarded: 0 };
   return {
     name: 'local-engine',
     async open(req: StreamOpenRequest, sink: StreamMediaSink, onEvent: (e: StreamEvent) => void): Promise<StreamRenderSession> {

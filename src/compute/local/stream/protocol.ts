@@ -1,5 +1,6 @@
 /** Messages between the stream renderer (parent) and its stream render process. */
 import type { RenderErrorKind } from '../../../errors.ts';
+import type { FrameCounts } from './engine.ts';
 import type { StreamEvent, StreamOpenRequest, StreamSpeech, StreamStartOptions } from '../../stream.ts';
 
 export type StreamParentMessage =
@@ -25,8 +26,8 @@ export interface StreamStats {
   ffmpeg: number;
   /** The render process's id (absent when it is not running). */
   pid?: number;
-  /** Frames rendered and dropped (late) since it started. */
-  frames?: { rendered: number; dropped: number };
+  /** Frames since it started: sent, dropped unrendered, rendered and thrown away (engine.ts FrameCounts). */
+  frames?: FrameCounts;
 }
 
 export type StreamChildMessage =
