@@ -42,8 +42,9 @@ function embeddedEncodings(value: string): string[] {
  * request (headers, URL, body): raw; whole in base64, base64url (padded or not) and hex (lower
  * and upper case); inside any larger base64 or base64url text (`embeddedEncodings`); and each
  * of those percent- and JSON-escaped. `wrapped` are the values as sent around a secret
- * (`Bearer x`, `Basic b64`): masked whole, in every form but the embedded one (the secret's
- * own cores cover them). Longest first, so `Bearer x` is masked whole before `x` is.
+ * (`Bearer x`, `Basic b64`): masked whole, in every form but the embedded one (the cores of
+ * the secret inside them cover it: `x`, and for basic the `b64` that `credentialForms` passes
+ * as a secret). Longest first, so `Bearer x` is masked whole before `x` is.
  * SECURITY.md ("Masked encodings") lists what is not covered.
  */
 export function secretForms(secrets: readonly string[], wrapped: readonly string[] = []): string[] {
@@ -71,7 +72,9 @@ export function credentialForms(credential: Credential): string[] {
       return secretForms([credential.apiKey]);
     case 'basic': {
       const pair = `${credential.username}:${credential.password}`;
-      return secretForms([credential.password, pair], [`Basic ${Buffer.from(pair, 'utf8').toString('base64')}`]);
+      // The header carries base64 of the pair: a secret value too, so its cores mask a header block encoded whole.
+      const encoded = Buffer.from(pair, 'utf8').toString('base64');
+      return secretForms([credential.password, pair, encoded], [`Basic ${encoded}`]);
     }
   }
 }

@@ -196,6 +196,20 @@ describe('credentialForms', () => {
     }
   });
 
+  it('masks a basic auth header inside a larger base64 or base64url text (an echoed header block), so one decode does not give base64 of user:pass', () => {
+    const credential: Credential = { type: 'basic', username: 'alice', password: token };
+    const forms = credentialForms(credential);
+    const pair = b64(`alice:${token}`);
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 64 }), fc.uint8Array({ maxLength: 64 }), fc.constantFrom<BufferEncoding>('base64', 'base64url'), (before, after, how) => {
+        const blob = Buffer.concat([before, Buffer.from(`Authorization: Basic ${pair}\r\n`), after]).toString(how);
+        // Only a few bits of its first and last character may stay, as for any secret inside a blob.
+        expect(inDecodedRuns(redactText(blob, forms), [pair.slice(1, -1)])).toEqual([]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it(`gives a secret its base64 cores only when they are at least ${MIN_CORE_CHARS} characters long`, () => {
     // 5 bytes: each alignment's core is 6 characters, too short to mask inside other base64 without hiding innocent text.
     expect(secretForms(['abcde']).filter((f) => f.length < 7)).toEqual(['abcde']);
