@@ -11,7 +11,7 @@ import type { ChatDeps } from './chat/service.ts';
 import { agentSettings } from './settings.ts';
 import { createNotifications } from './notifications.ts';
 import { agentStreamVariant } from './streams.ts';
-import { maskStoredChats } from './chat/scrub.ts';
+import { CHAT_MASKINGS, maskStoredChats } from './chat/scrub.ts';
 
 /**
  * Agents: a presenter (a photo or a clip presenter, with a voice), a language model reached
@@ -54,7 +54,7 @@ export const agentsModule = defineModule({
       deps,
       routes: [...agentRoutes(deps), ...chatRoutes(chat), ...(streams?.streamRoutes(agentStreamVariant(deps)) ?? [])],
       sockets: [chat.notifications.socket],
-      dataMigrations: [maskStoredChats({ chats: chat.chats, secrets: chat.secrets, log: p.log })],
+      dataMigrations: CHAT_MASKINGS.map((name) => maskStoredChats({ chats: chat.chats, secrets: chat.secrets, log: p.log }, name)),
     };
   },
 });

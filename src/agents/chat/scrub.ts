@@ -16,6 +16,13 @@ import type { ChatStore, StoredMessageText } from './store.ts';
  * by a refresh, a deleted secret) cannot be masked: SECURITY.md says so.
  */
 export const MASK_ENCODED_CREDENTIALS = '2026-11-agent-chats-mask-encoded-credentials';
+/**
+ * The same masking again once a basic credential's `user:pass` base64 also counted as a value
+ * of its own (a whole `Authorization: Basic ...` header echoed inside a larger base64 text).
+ */
+export const MASK_BASIC_HEADER_IN_BASE64 = '2026-11-agent-chats-mask-basic-header-in-base64';
+/** Every masking of stored chats, in order: each runs once, with the forms masking knows when it runs. */
+export const CHAT_MASKINGS = [MASK_ENCODED_CREDENTIALS, MASK_BASIC_HEADER_IN_BASE64] as const;
 
 const BATCH = 500;
 const SECRETS_PAGE = 100;
@@ -67,9 +74,9 @@ function masked(m: StoredMessageText, forms: readonly string[]): StoredMessageTe
   return content !== m.content || toolCalls !== m.toolCalls ? { ...m, content, toolCalls } : undefined;
 }
 
-export function maskStoredChats(deps: { chats: ChatStore; secrets: SecretDeps; log: Logger }): DataMigration {
+export function maskStoredChats(deps: { chats: ChatStore; secrets: SecretDeps; log: Logger }, name: string = MASK_ENCODED_CREDENTIALS): DataMigration {
   return {
-    name: MASK_ENCODED_CREDENTIALS,
+    name,
     scrubs: true,
     async run() {
       const report = { users: 0, messages: 0, rewritten: 0, unreadable_secrets: 0 };

@@ -7,7 +7,7 @@ import { createFakeBackend } from '../../helpers/fake-backend.ts';
 import { importOAuth2Grant } from '../../../src/secrets/oauth2-import.ts';
 import { startServer } from '../../../src/server.ts';
 import { createLogger } from '../../../src/log.ts';
-import { MASK_ENCODED_CREDENTIALS, maskStoredChats } from '../../../src/agents/chat/scrub.ts';
+import { CHAT_MASKINGS, MASK_ENCODED_CREDENTIALS, maskStoredChats } from '../../../src/agents/chat/scrub.ts';
 import type { NewChatMessage } from '../../../src/agents/chat/store.ts';
 
 /**
@@ -43,12 +43,14 @@ afterAll(async () => {
 /** What the old code stored for one answer: the tool results unmasked in their encoded forms, the model repeating them. */
 function leakyAnswer(): NewChatMessage[] {
   const headerBlock = `GET /echo HTTP/1.1\r\nauthorization: Bearer ${C.bearer}\r\nx-api-key: ${C.apiKey}\r\n\r\n`;
+  const basicBlock = `GET /echo HTTP/1.1\r\nauthorization: Basic ${b64(`${C.basicUser}:${C.basicPassword}`)}\r\n\r\n`;
   const result = {
     status: 200,
     body: {
       b64: b64(C.accessToken), url: b64(`Bearer ${C.bearer}`, 'base64url'), hex: hex(C.apiKey), HEX: hex(C.basicPassword).toUpperCase(),
       pair: b64(`${C.basicUser}:${C.basicPassword}`), refresh: b64(C.refreshToken), client: hex(C.clientSecret),
       [b64(C.bearer)]: 'as a key', blocks: [0, 1, 2].map((k) => b64(`${'.'.repeat(k)}${headerBlock}`)),
+      basic: [0, 1, 2].map((k) => b64(`${'.'.repeat(k)}${basicBlock}`)),
     },
   };
   return [
@@ -98,8 +100,10 @@ describe('masking the chats stored before issue 17', () => {
     expect(leakedIn(rawFiles())).toEqual([]);
 
     const applied = sqlite.prepare('SELECT name, report FROM data_migrations').all() as { name: string; report: string }[];
-    expect(applied.map((r) => r.name)).toEqual([MASK_ENCODED_CREDENTIALS]);
+    expect(applied.map((r) => r.name)).toEqual([...CHAT_MASKINGS]);
     expect(JSON.parse(applied[0]!.report)).toEqual({ users: 1, messages: 8, rewritten: 6, unreadable_secrets: 0 });
+    // The base64 of a whole basic header is masked from its user:pass cores.
+    expect(JSON.parse(tool.content).body.basic.every((t: string) => t.includes('•••••••••'))).toBe(true);
     expect(logs.join('\n')).toMatch(/data migration applied/);
     expect(leakedIn(logs.join('\n'))).toEqual([]);
 
@@ -107,6 +111,6 @@ describe('masking the chats stored before issue 17', () => {
     const again = maskStoredChats({ chats, secrets: h.services.modules.secrets.deps, log: h.services.log });
     expect(await again.run()).toEqual({ users: 1, messages: 8, rewritten: 0, unreadable_secrets: 0 });
     await h.services.migrateData();
-    expect(sqlite.prepare('SELECT count(*) AS n FROM data_migrations').get()).toEqual({ n: 1 });
+    expect(sqlite.prepare('SELECT count(*) AS n FROM data_migrations').get()).toEqual({ n: CHAT_MASKINGS.length });
   });
 });
