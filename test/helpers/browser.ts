@@ -123,8 +123,8 @@ export function useChromium(opts: { mdnsCandidates?: boolean } = {}): ChromiumFo
 export interface MediaStats {
   peers: number;
   states: string[];
-  video: { framesReceived: number; framesDecoded: number; frameWidth: number; frameHeight: number; codec: string };
-  audio: { totalAudioEnergy: number; totalSamplesReceived: number; concealedSamples: number; totalSamplesDuration: number; codec: string };
+  video: { framesReceived: number; framesDecoded: number; frameWidth: number; frameHeight: number; codec: string; packetsReceived: number; packetsLost: number; keyFramesDecoded: number; framesDropped: number; pliCount: number };
+  audio: { totalAudioEnergy: number; totalSamplesReceived: number; concealedSamples: number; totalSamplesDuration: number; codec: string; packetsReceived: number; packetsLost: number };
 }
 
 /** The inbound media of every peer connection the page made (fixtures/peers.js). */
