@@ -1,4 +1,3 @@
-import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RenderError } from '../errors.ts';
 import type { ComputeBackend } from '../compute/interface.ts';
@@ -30,14 +29,13 @@ export async function renderAnimation(deps: RenderDeps, job: Job, ctx: JobContex
 
   // One folder per job: a job parked on a remote render finds its inputs and result here on its next run.
   const workDir = join(deps.config.dataDir, 'work', `${row.id}-${job.id}`);
-  await mkdir(workDir, { recursive: true });
-  let parked = false;
+  const format = resultFormatOf(req);
+  const outputPath = join(workDir, `result.${format}`);
+  const onProgress = progressRecorder(deps.lifecycle, deps.clock, row.id, () => deps.log.warn('progress not recorded', { animation_id: row.id }));
   try {
-    const format = resultFormatOf(req);
-    const outputPath = join(workDir, `result.${format}`);
-    const onProgress = progressRecorder(deps.lifecycle, deps.clock, row.id, () => deps.log.warn('progress not recorded', { animation_id: row.id }));
-    const step = await renderStep(deps.backend, 'animation.render', {
+    return await renderStep(deps.backend, 'animation.render', {
       jobId: job.id,
+      workDir,
       outputPath,
       onProgress,
       prepare: async () => ({
@@ -53,15 +51,12 @@ export async function renderAnimation(deps: RenderDeps, job: Job, ctx: JobContex
         signal: ctx.signal,
         onProgress,
       }),
+      deliver: async (result) => {
+        const delivered = await deliverVideo(deps, { userId: row.userId, target: req.result_url, defaultKey: `animations/${row.id}/result.${format}`, file: outputPath, format });
+        // Conditional: a record deleted (or ended) meanwhile stays as it is; the webhook is queued with the update.
+        await deps.lifecycle.finish(row.id, { ...delivered, metadata: result.metadata, faceIds: result.faceIds } satisfies AnimationResult);
+      },
     });
-    if ('wait' in step) {
-      parked = true;
-      return step;
-    }
-    const { result } = step;
-    const delivered = await deliverVideo(deps, { userId: row.userId, target: req.result_url, defaultKey: `animations/${row.id}/result.${format}`, file: outputPath, format });
-    // Conditional: a record deleted (or ended) meanwhile stays as it is; the webhook is queued with the update.
-    await deps.lifecycle.finish(row.id, { ...delivered, metadata: result.metadata, faceIds: result.faceIds } satisfies AnimationResult);
   } catch (err) {
     if (err instanceof RenderError) {
       deps.log.info('animation failed', { animation_id: row.id, kind: err.kind });
@@ -70,8 +65,6 @@ export async function renderAnimation(deps: RenderDeps, job: Job, ctx: JobContex
       return;
     }
     throw err;
-  } finally {
-    if (!parked) await rm(workDir, { recursive: true, force: true });
   }
 }
 

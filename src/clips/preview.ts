@@ -1,4 +1,3 @@
-import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError } from '../errors.ts';
@@ -37,33 +36,24 @@ export async function renderPreview(deps: RenderDeps, job: Job, ctx: JobContext)
     return;
   }
   const workDir = join(deps.config.dataDir, 'work', `preview-${presenter.id}-${job.id}`);
-  await mkdir(workDir, { recursive: true });
   const outputPath = join(workDir, 'preview.mp4');
-  let parked = false;
-  try {
-    const step = await renderStep(deps.backend, CLIP_JOB, {
-      jobId: job.id,
-      outputPath,
-      onProgress: () => {},
-      prepare: async () => {
-        const voice = await deps.voices!.resolve({ type: presenter.voice.type, voiceId: presenter.voice.voice_id, ...(presenter.gender !== 'other' ? { gender: presenter.gender } : {}) });
-        const speech = await speakToWav(providerOf(deps.voices, voice.provider.type), { text: previewSentence(presenter), voiceId: voice.voiceId, signal: ctx.signal }, workDir);
-        return {
-          jobId: job.id, sourcePath: presenter.imagePath,
-          driver: { kind: 'speech', audioPath: speech.path, cues: speech.cues, seed: presenter.id },
-          logo: { kind: 'none' }, resultFormat: 'mp4', mute: false, stitch: false, maxAnimatedFaces: 1,
-          outputPath, workDir, signal: ctx.signal,
-        };
-      },
-    });
-    if ('wait' in step) {
-      parked = true;
-      return step;
-    }
-    await deps.media.putFile(presenter.owner, presenter.keys.talking, outputPath, 'video/mp4');
-  } finally {
-    if (!parked) await rm(workDir, { recursive: true, force: true });
-  }
+  return renderStep(deps.backend, CLIP_JOB, {
+    jobId: job.id,
+    workDir,
+    outputPath,
+    onProgress: () => {},
+    prepare: async () => {
+      const voice = await deps.voices!.resolve({ type: presenter.voice.type, voiceId: presenter.voice.voice_id, ...(presenter.gender !== 'other' ? { gender: presenter.gender } : {}) });
+      const speech = await speakToWav(providerOf(deps.voices, voice.provider.type), { text: previewSentence(presenter), voiceId: voice.voiceId, signal: ctx.signal }, workDir);
+      return {
+        jobId: job.id, sourcePath: presenter.imagePath,
+        driver: { kind: 'speech', audioPath: speech.path, cues: speech.cues, seed: presenter.id },
+        logo: { kind: 'none' }, resultFormat: 'mp4', mute: false, stitch: false, maxAnimatedFaces: 1,
+        outputPath, workDir, signal: ctx.signal,
+      };
+    },
+    deliver: () => deps.media.putFile(presenter.owner, presenter.keys.talking, outputPath, 'video/mp4'),
+  });
 }
 
 const PREVIEW_KEY = /^presenters\/([^/]+)\/talking-preview\.mp4$/;

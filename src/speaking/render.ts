@@ -1,4 +1,3 @@
-import { mkdir, rm } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { inputFile } from '../media/input-file.ts';
 import { RenderError } from '../errors.ts';
@@ -93,15 +92,14 @@ export interface SpeakingJob {
 export async function renderSpeaking(deps: SpeakingDeps, job: Job, ctx: JobContext, spec: SpeakingJob): Promise<JobOutcome> {
   const { record, format } = spec;
   const workDir = join(deps.config.dataDir, 'work', `${record.id}-${job.id}`);
-  await mkdir(workDir, { recursive: true });
   const outputPath = join(workDir, `result.${format}`);
   // pending_url from `started` on: an empty event playlist until the render writes its own (a retry starts afresh).
   await deps.pending.reset(record.id);
-  let parked = false;
   const onProgress = progressRecorder(deps.lifecycle, deps.clock, record.id, () => deps.log.warn('progress not recorded', { [`${spec.label}_id`]: record.id }));
   try {
-    const step = await renderStep(deps.backend, spec.taskKind, {
+    return await renderStep(deps.backend, spec.taskKind, {
       jobId: job.id,
+      workDir,
       outputPath,
       onProgress,
       prepare: async () => {
@@ -127,22 +125,19 @@ export async function renderSpeaking(deps: SpeakingDeps, job: Job, ctx: JobConte
           onProgress,
         };
       },
+      deliver: async ({ metadata }) => {
+        const details = await spec.storedDetails();
+        const delivered = await deliverVideo(deps, { userId: record.userId, target: record.req.result_url, defaultKey: `${spec.folder}/${record.id}/result.${format}`, file: outputPath, format });
+        const result: SpeakingResult = {
+          ...delivered,
+          audioKey: details.audioKey!,
+          durationSec: Math.round((metadata.num_frames / metadata.video_fps) * 1000) / 1000,
+          speechSec: details.speechSec ?? 0,
+          metadata,
+        };
+        await deps.lifecycle.finish(record.id, result);
+      },
     });
-    if ('wait' in step) {
-      parked = true;
-      return step;
-    }
-    const details = await spec.storedDetails();
-    const { metadata } = step.result;
-    const delivered = await deliverVideo(deps, { userId: record.userId, target: record.req.result_url, defaultKey: `${spec.folder}/${record.id}/result.${format}`, file: outputPath, format });
-    const result: SpeakingResult = {
-      ...delivered,
-      audioKey: details.audioKey!,
-      durationSec: Math.round((metadata.num_frames / metadata.video_fps) * 1000) / 1000,
-      speechSec: details.speechSec ?? 0,
-      metadata,
-    };
-    await deps.lifecycle.finish(record.id, result);
   } catch (err) {
     const failure = err instanceof InputRejected ? err.toRenderError() : err;
     if (failure instanceof RenderError || failure instanceof SpeakingFailure) {
@@ -151,7 +146,5 @@ export async function renderSpeaking(deps: SpeakingDeps, job: Job, ctx: JobConte
       return;
     }
     throw err;
-  } finally {
-    if (!parked) await rm(workDir, { recursive: true, force: true });
   }
 }

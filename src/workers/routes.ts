@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import type { Context } from 'hono';
+import type { Static, TSchema } from '@sinclair/typebox';
 import type { Route, RouteParam } from '../platform/module.ts';
 import type { AppEnv } from '../http/env.ts';
 import { ApiError } from '../errors.ts';
@@ -68,6 +69,21 @@ export function computeRoutes(deps: ComputeRouteDeps): Route[] {
     return c.body(Readable.toWeb(createReadStream(file.path)) as ReadableStream<Uint8Array>, 200, headers);
   };
   const common = { tag: 'Compute workers', access: 'public', security: workerToken } as const;
+  /** The file URLs: no token, their signature is the credential. */
+  const signedFile = { ...common, security: [], params: fileParams } as const;
+  /** A worker's call on its task: the token, the body checked against `schema`, the verb's answer as JSON. */
+  const taskCall = <S extends TSchema>(
+    verb: string, summary: string, schema: S, answer: string,
+    act: (deps: ComputeServiceDeps, w: WorkerIdentity, taskId: string, input: Static<S>) => Promise<unknown>,
+  ): Route => ({
+    ...common, method: 'post', path: `/compute/v1/tasks/{id}/${verb}`, summary, params: [taskId], body: schema,
+    ok: { status: 200, description: answer }, errors: [...workerErrors],
+    handler: async (c) => {
+      const w = await worker(c);
+      const input = validate(schema, await jsonBody(c), 'request body', 'ValidationError');
+      return c.json(await act(deps, w, c.req.param('id')!, input));
+    },
+  });
   return [
     {
       ...common, method: 'post', path: '/compute/v1/claim', summary: 'Claim the next task (long poll); 204 when none came', body: ClaimBody, bodyOptional: true,
@@ -79,43 +95,17 @@ export function computeRoutes(deps: ComputeRouteDeps): Route[] {
         return task ? c.json(task) : c.body(null, 204);
       },
     },
-    {
-      ...common, method: 'post', path: '/compute/v1/tasks/{id}/heartbeat', summary: 'Extend the lease and report progress', params: [taskId], body: HeartbeatBody,
-      ok: { status: 200, description: 'the lease, or that the task was cancelled' }, errors: [...workerErrors],
-      handler: async (c) => {
-        const w = await worker(c);
-        const input = validate(HeartbeatBody, await jsonBody(c), 'request body', 'ValidationError');
-        return c.json(await heartbeatTask(deps, w, c.req.param('id')!, input));
-      },
-    },
-    {
-      ...common, method: 'post', path: '/compute/v1/tasks/{id}/complete', summary: 'Finish the task with its uploaded result', params: [taskId], body: CompleteBody,
-      ok: { status: 200, description: 'accepted' }, errors: [...workerErrors],
-      handler: async (c) => {
-        const w = await worker(c);
-        const input = validate(CompleteBody, await jsonBody(c), 'request body', 'ValidationError');
-        return c.json(await completeTask(deps, w, c.req.param('id')!, input));
-      },
-    },
-    {
-      ...common, method: 'post', path: '/compute/v1/tasks/{id}/fail', summary: 'Give the task up, with or without an error kind', params: [taskId], body: FailBody,
-      ok: { status: 200, description: 'accepted' }, errors: [...workerErrors],
-      handler: async (c) => {
-        const w = await worker(c);
-        const input = validate(FailBody, await jsonBody(c), 'request body', 'ValidationError');
-        return c.json(await failTask(deps, w, c.req.param('id')!, input));
-      },
-    },
+    taskCall('heartbeat', 'Extend the lease and report progress', HeartbeatBody, 'the lease, or that the task was cancelled', heartbeatTask),
+    taskCall('complete', 'Finish the task with its uploaded result', CompleteBody, 'accepted', completeTask),
+    taskCall('fail', 'Give the task up, with or without an error kind', FailBody, 'accepted', failTask),
     {
       // Hono answers HEAD with this handler too (and drops the body).
-      method: 'get', path: '/compute/v1/tasks/{id}/files/{name}', summary: 'Download a task input at its lease-bound signed URL', tag: 'Compute workers',
-      access: 'public', security: [], params: fileParams,
+      ...signedFile, method: 'get', path: '/compute/v1/tasks/{id}/files/{name}', summary: 'Download a task input at its lease-bound signed URL',
       ok: { status: 200, description: 'the file', contentType: 'application/octet-stream' }, errors: ['PermissionError', 'NotFoundError'],
       handler: fileHandler,
     },
     {
-      method: 'put', path: '/compute/v1/tasks/{id}/files/{name}', summary: 'Upload a task output at its lease-bound signed URL', tag: 'Compute workers',
-      access: 'public', security: [], params: fileParams,
+      ...signedFile, method: 'put', path: '/compute/v1/tasks/{id}/files/{name}', summary: 'Upload a task output at its lease-bound signed URL',
       // Streamed to disk under its own limit (config.fetch.maxVideoBytes).
       bodyLimit: 'stream', rawBody: { contentType: 'application/octet-stream', description: 'the file bytes' },
       ok: { status: 204, description: 'stored' }, errors: ['PermissionError', 'NotFoundError', 'ConflictError', 'InvalidFileSizeError', 'PayloadTooLargeError'],
