@@ -102,7 +102,7 @@ describe('workers CLI', () => {
     }
     expect(mimic(['workers', 'revoke', worker.id], env).code).toBe(1);
     expect(mimic(['workers', 'add'], env).code).toBe(2);
-  });
+  }, 240_000); // five CLI processes and a service: 60 s on a machine at load 32
 
   it('worker refuses a plain-http server that is not loopback, and a missing token variable', () => {
     const http = mimic(['worker', '--server', 'http://mimic.example.com', '--token', 'x'], {});
