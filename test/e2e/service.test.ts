@@ -144,7 +144,7 @@ describe('the service end to end', () => {
     const { secret } = (await api('GET', '/webhooks/secret')).body;
     const payload = new Webhook(secret).verify(hook.body.toString(), hook.headers as Record<string, string>) as any;
     expect(payload).toMatchObject({ id: rec.id, status: 'done', user_data: 'e2e-1', result_url: expect.any(String) });
-  });
+  }, 240_000); // a real service rendering on a loaded machine
 
   it('survives SIGKILL mid-render: the restarted service finishes every animation', async () => {
     // Rendering is fast, so queue several: one of them is surely mid-render (the worker runs
@@ -175,7 +175,7 @@ describe('the service end to end', () => {
       expect(rec.status).toBe('done');
       expect((await fetch(rec.result_url)).status).toBe(200);
     }
-  });
+  }, 240_000); // a real service rendering on a loaded machine
 
   it('shuts down gracefully on SIGTERM', async () => {
     server!.kill('SIGTERM');
@@ -183,5 +183,5 @@ describe('the service end to end', () => {
     expect(code, output.slice(-2000)).toBe(0);
     expect(output).toMatch(/"msg":"shutting down"/);
     expect(output).not.toContain(key);
-  });
+  }, 240_000); // a real service rendering on a loaded machine
 });
