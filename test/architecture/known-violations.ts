@@ -13,10 +13,6 @@ export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
     'services.ts -> webhooks/index.ts',
   ],
   'capability-contract': [
-    // agents create talks through talks/create.ts: wants a talks service in talks/contract.ts
-    'agents/service.ts -> talks/create.ts',
-    // avatar training renders its talking preview with clips/preview.ts: the speaking engine moves to speaking/ (§2.1)
-    'avatars/train.ts -> clips/preview.ts',
   ],
   kit: [
     // the resource store queues the final-state webhook through webhooks/outbox.ts in its own transaction
