@@ -135,6 +135,20 @@ export interface ModuleInstance {
   /** Started after the server listens, stopped before the store closes. */
   start?(): void;
   stop?(): Promise<void>;
+  /**
+   * Background work that carries the jobs' results out (the webhook deliveries): stopped at
+   * shutdown after the job runner has finished its jobs, so what they queued still goes out.
+   */
+  drain?(): Promise<void>;
+}
+
+/**
+ * What a module is given of the others: the services it declared (`get`, `find`), and every
+ * module's resource kinds (`ModuleInstance.resources`). These are known only once every module
+ * is built: read them when they are used (a webhook is sent), not in `create`.
+ */
+export interface ModuleContext<Needs extends AnyServiceKey = never, Uses extends AnyServiceKey = never> extends ModuleServices<Needs, Uses> {
+  resources(): readonly WebhookResource[];
 }
 
 export interface CapabilityModule<
@@ -160,7 +174,7 @@ export interface CapabilityModule<
    * Builds the module's part of the running service. The modules are created providers first
    * (src/platform/order.ts), whatever their order in src/modules.ts.
    */
-  create(platform: Platform, settings: S, services: ModuleServices<Needs, Uses>): I;
+  create(platform: Platform, settings: S, services: ModuleContext<Needs, Uses>): I;
 }
 
 /** Declares a module with its settings type checked against its config section, and `services` typed by its `needs` and `uses`. */
