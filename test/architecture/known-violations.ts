@@ -11,10 +11,7 @@ export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
   edge: [],
   'capability-contract': [
   ],
-  kit: [
-    // the resource store queues the final-state webhook through webhooks/outbox.ts in its own transaction
-    'resources/store.ts -> webhooks/outbox.ts',
-  ],
+  kit: [],
   kernel: [
     // the module contract is typed with the edge's Hono env and CLI command and the kit's Lifecycle
     'platform/module.ts -> cli/command.ts',
