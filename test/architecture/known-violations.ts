@@ -12,12 +12,7 @@ export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
   'capability-contract': [
   ],
   kit: [],
-  kernel: [
-    // the module contract is typed with the edge's Hono env and CLI command and the kit's Lifecycle
-    'platform/module.ts -> cli/command.ts',
-    'platform/module.ts -> http/env.ts',
-    'platform/module.ts -> resources/lifecycle.ts',
-  ],
+  kernel: [],
   infrastructure: [
     // db/stores.ts builds every store, the kit's and the capabilities': each should build its own from the handle
     'db/stores.ts -> agents/chat/store.ts',
