@@ -9,8 +9,7 @@ import type { RuleId } from './imports.ts';
 export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
   placement: [],
   edge: [],
-  'capability-contract': [
-  ],
+  'capability-contract': [],
   kit: [],
   kernel: [],
   infrastructure: [
