@@ -61,7 +61,7 @@ describe('secrets import-oauth2', () => {
       expect(res.stderr).toMatch(message);
       expect(leakedIn(res.stdout + res.stderr)).toEqual([]);
     }
-  });
+  }, 240_000); // four CLI processes: 60 s was reached at load 32
 
   it('has --help', async () => {
     const res = await mimic(['secrets', 'import-oauth2', '--help'], env);

@@ -54,7 +54,7 @@ function dispatcher(overrides: Partial<WebhookDispatcherDeps> = {}) {
     clock,
     masterKey: MASTER,
     schedule: SCHEDULE,
-    timeoutMs: 1000,
+    timeoutMs: 30_000, // a send on a loaded machine is slow, not a timeout (the timeout test sets its own)
     pollMs: 20,
     log: silentLogger,
     random: () => 0.5,
