@@ -5,7 +5,6 @@ import { createLeaseLock, type LeaseLock } from '../jobs/lock-store.ts';
 import { createComputeTasks, type ComputeTasks, type ComputeTasksOptions } from '../compute/remote/task-store.ts';
 import { createOutboxStore, type OutboxStore } from '../webhooks/outbox-store.ts';
 import { createWorkerTokenStore, type WorkerTokenStore } from '../compute/remote/token-store.ts';
-import { createSqliteResourceStore, type EnqueueJob, type ResourceStore } from '../resources/store.ts';
 import { createSqliteUserStore, type UserStore } from '../users/store.ts';
 import { createSqliteVaultStore, type VaultStore } from '../vault/store.ts';
 import { createSqliteSecretStore, type SecretStore } from '../secrets/store.ts';
@@ -23,8 +22,6 @@ import { createSqliteChatStore, type ChatStore } from '../agents/chat/store.ts';
 export interface Stores {
   /** The SQLite handle, for the store modules that are built from it. */
   readonly handle: Store;
-  /** Every asynchronous resource (animations, later clips, consents, avatars): src/resources/store.ts. */
-  readonly resources: ResourceStore;
   /** Users, their API keys and credits: src/users/store.ts. */
   readonly users: UserStore;
   readonly jobs: JobQueue;
@@ -51,11 +48,6 @@ export interface StoreOptions {
   clock?: Clock;
   newId?: IdFactory;
   compute?: ComputeTasksOptions;
-  /**
-   * The synchronous job insert that `resources.create` runs inside its transaction; by default
-   * this database's job store. (The composition root passes its queue's `enqueue`.)
-   */
-  enqueueJob?: EnqueueJob;
 }
 
 export function createSqliteStores(handle: Store, opts: StoreOptions = {}): Stores {
@@ -64,7 +56,6 @@ export function createSqliteStores(handle: Store, opts: StoreOptions = {}): Stor
   const jobs = createJobStore(handle, clock, newId);
   return {
     handle,
-    resources: createSqliteResourceStore(handle, opts.enqueueJob ?? jobs.enqueue),
     users: createSqliteUserStore(handle),
     jobs,
     computeTasks: createComputeTasks(handle, clock, newId, opts.compute ?? { leaseMs: 30_000, maxAttempts: 3 }),

@@ -83,8 +83,7 @@ export function createPlatform(config: Config, opts: PlatformOptions = {}): Plat
     scheme: config.storageScheme,
     clock,
   });
-  // The resource store queues a new resource's job inside its transaction, through `queue` (late-bound: tests replace it).
-  const stores = createSqliteStores(store, { clock, newId, compute: config.compute, enqueueJob: (input) => queue.enqueue(input) });
+  const stores = createSqliteStores(store, { clock, newId, compute: config.compute });
   const computeTasks = stores.computeTasks;
   const computeUrlKey = deriveKey(config.masterKey, 'compute-url');
   // Deleting a resource cancels its remote task at once, so its worker hears of it at its next heartbeat.

@@ -33,7 +33,6 @@ export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
     'db/stores.ts -> agents/chat/store.ts',
     'db/stores.ts -> agents/store.ts',
     'db/stores.ts -> audit/store.ts',
-    'db/stores.ts -> resources/store.ts',
     'db/stores.ts -> secrets/store.ts',
     'db/stores.ts -> tools/store.ts',
     'db/stores.ts -> users/store.ts',
