@@ -2,7 +2,9 @@ import type { Config } from './config.ts';
 import { createPlatform, type Platform, type PlatformOptions } from './platform/platform.ts';
 import type { CapabilityModule, ModuleInstance, Route, SocketRoute } from './platform/module.ts';
 import { orderModules } from './platform/order.ts';
-import type { AnyServiceKey, ModuleServices, ServiceKey } from './platform/service-key.ts';
+import { KEY_OWNERS, makeKeyVerifier, type AuthUser } from './platform/caller.ts';
+import { deriveKey } from './keys.ts';
+import type { AnyServiceKey, ModuleServices, ServiceKey, ServiceOf } from './platform/service-key.ts';
 import { createWorker, type Worker } from './jobs/worker.ts';
 import { jobCatalogue } from './jobs/catalogue.ts';
 import { createWebhookDispatcher, createWebhookSecrets, type WebhookDispatcher } from './webhooks/index.ts';
@@ -28,6 +30,8 @@ export interface Services extends Platform {
   sockets: SocketRoute<unknown>[];
   worker: Worker;
   dispatcher: WebhookDispatcher;
+  /** The caller an API key stands for, from the key owners a module provides (KEY_OWNERS); none: no key verifies. */
+  verifyKey: (apiKey: string) => Promise<AuthUser | null>;
   /** Runs the modules' pending data migrations (after vault.ready(), before the server listens). */
   migrateData(): Promise<void>;
   /** Starts the modules' background work (after the server listens). */
@@ -93,6 +97,9 @@ export function createServices(config: Config, opts: ServiceOptions = {}, module
     bodies: webhookBodyBuilders(instances.flatMap((i) => i.resources ?? [])),
   });
 
+  const owners = provided.get(KEY_OWNERS) as ServiceOf<typeof KEY_OWNERS> | undefined;
+  const verifyKey = owners ? makeKeyVerifier({ users: owners, apiKeyHashKey: deriveKey(config.masterKey, 'api-key-hash') }) : async () => null;
+
   return {
     ...platform,
     modules: Object.fromEntries(built) as ModuleInstances,
@@ -101,6 +108,7 @@ export function createServices(config: Config, opts: ServiceOptions = {}, module
     sockets: instances.flatMap((i) => i.sockets ?? []),
     worker,
     dispatcher,
+    verifyKey,
     async migrateData() {
       const migrations = instances.flatMap((i) => i.dataMigrations ?? []);
       await runDataMigrations(createDataMigrationStore(platform.store), migrations, () => platform.clock.now(), log);

@@ -5,7 +5,6 @@ import { createLeaseLock, type LeaseLock } from '../jobs/lock-store.ts';
 import { createComputeTasks, type ComputeTasks, type ComputeTasksOptions } from '../compute/remote/task-store.ts';
 import { createOutboxStore, type OutboxStore } from '../webhooks/outbox-store.ts';
 import { createWorkerTokenStore, type WorkerTokenStore } from '../compute/remote/token-store.ts';
-import { createSqliteUserStore, type UserStore } from '../users/store.ts';
 import { createSqliteVaultStore, type VaultStore } from '../vault/store.ts';
 import { createSqliteSecretStore, type SecretStore } from '../secrets/store.ts';
 import { createSqliteToolStore, type ToolStore } from '../tools/store.ts';
@@ -22,8 +21,6 @@ import { createSqliteChatStore, type ChatStore } from '../agents/chat/store.ts';
 export interface Stores {
   /** The SQLite handle, for the store modules that are built from it. */
   readonly handle: Store;
-  /** Users, their API keys and credits: src/users/store.ts. */
-  readonly users: UserStore;
   readonly jobs: JobQueue;
   readonly computeTasks: ComputeTasks;
   readonly outbox: OutboxStore;
@@ -56,7 +53,6 @@ export function createSqliteStores(handle: Store, opts: StoreOptions = {}): Stor
   const jobs = createJobStore(handle, clock, newId);
   return {
     handle,
-    users: createSqliteUserStore(handle),
     jobs,
     computeTasks: createComputeTasks(handle, clock, newId, opts.compute ?? { leaseMs: 30_000, maxAttempts: 3 }),
     outbox: createOutboxStore(handle, newId),

@@ -6,6 +6,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { ApiError } from '../errors.ts';
+import { defineServiceKey } from './service-key.ts';
 
 /** The caller an API key stands for, as every authenticated verb receives it. */
 export interface AuthUser {
@@ -81,6 +82,13 @@ export interface KeyOwners {
   ownerOfKey(hash: string): Promise<KeyOwner | undefined>;
   keysVersion(): Promise<number>;
 }
+
+/**
+ * The one service the kernel declares: the owners of API keys, which the accounts capability
+ * (users) provides and the composition root reads to build the key verifier. Without a
+ * provider no key verifies.
+ */
+export const KEY_OWNERS = defineServiceKey<KeyOwners>('keyOwners');
 
 /** Verified keys remembered per process; past this many, the memory starts over. */
 const REMEMBERED_KEYS = 10_000;

@@ -5,7 +5,6 @@ import { deriveKey } from '../keys.ts';
 import { systemClock, randomId, type Clock, type IdFactory } from '../clock.ts';
 import { createLogger, type Logger } from '../log.ts';
 import type { JobQueue } from '../jobs/store.ts';
-import { makeKeyVerifier, type AuthUser } from './caller.ts';
 import type { ComputeBackend } from '../compute/interface.ts';
 import { createComputeBackend, createStreamRenderer } from '../compute/adapter.ts';
 import type { StreamRenderer } from '../compute/stream.ts';
@@ -57,7 +56,6 @@ export interface Platform {
   urlKey: Buffer;
   queue: JobQueue;
   vault: Vault;
-  verifyKey: (apiKey: string) => Promise<AuthUser | null>;
   /** Remote compute: the task table workers claim from, their tokens, the file-URL key. */
   compute: { tasks: ComputeTasks; workers: WorkerTokens; urlKey: Buffer };
   /** What renders live streams (the compute adapter's, or the one PlatformOptions gave); undefined: no live streams here. */
@@ -119,7 +117,6 @@ export function createPlatform(config: Config, opts: PlatformOptions = {}): Plat
     urlKey,
     queue,
     vault,
-    verifyKey: makeKeyVerifier({ users: stores.users, apiKeyHashKey: deriveKey(config.masterKey, 'api-key-hash') }),
     compute: {
       tasks: computeTasks,
       workers: createWorkerTokens({ store: stores.workerTokens, clock, newId, hashKey: deriveKey(config.masterKey, 'worker-token-hash') }),

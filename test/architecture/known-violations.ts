@@ -35,7 +35,6 @@ export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
     'db/stores.ts -> audit/store.ts',
     'db/stores.ts -> secrets/store.ts',
     'db/stores.ts -> tools/store.ts',
-    'db/stores.ts -> users/store.ts',
     'db/stores.ts -> webhooks/outbox-store.ts',
     'db/stores.ts -> webhooks/secrets-store.ts',
   ],

@@ -7,10 +7,13 @@
 import type { Store } from '../../src/db/client.ts';
 import { createSqliteStores, type StoreOptions, type Stores } from '../../src/db/stores.ts';
 import { createSqliteResourceStore, type EnqueueJob, type ResourceStore } from '../../src/resources/store.ts';
+import { createSqliteUserStore, type UserStore } from '../../src/users/store.ts';
 
 export interface AllStores extends Stores {
   /** The kit's: every asynchronous resource (src/resources/store.ts). */
   readonly resources: ResourceStore;
+  /** The users capability's: users, their API keys and credits. */
+  readonly users: UserStore;
 }
 
 export interface AllStoreOptions extends StoreOptions {
@@ -23,5 +26,6 @@ export function createAllStores(handle: Store, opts: AllStoreOptions = {}): AllS
   return {
     ...infrastructure,
     resources: createSqliteResourceStore(handle, opts.enqueueJob ?? infrastructure.jobs.enqueue),
+    users: createSqliteUserStore(handle),
   };
 }
