@@ -24,7 +24,7 @@ export interface Services extends Platform {
   modules: ModuleInstances;
   /** A service a module provides (e.g. a test reads the voice catalogue), or undefined when no listed module provides it. */
   find<T>(key: ServiceKey<T>): T | undefined;
-  /** Every module's routes, in the modules' order (the OpenAPI document's; mounting orders them by path shape). */
+  /** Every module's routes, in the order of the modules' list (the OpenAPI document's; mounting orders them by path shape). */
   routes: Route[];
   /** Every module's WebSocket endpoints (src/http/sockets.ts serves them). */
   sockets: SocketRoute<unknown>[];
@@ -63,6 +63,9 @@ export function createServices(config: Config, opts: ServiceOptions = {}, module
     return [m.name, instance];
   });
   const instances = built.map(([, i]) => i);
+  // Routes keep the list's order (the OpenAPI document's), whatever order the modules were created in.
+  const created = new Map(built);
+  const listed = modules.map((m) => created.get(m.name)!);
   const { log } = platform;
 
   const worker = createWorker({
@@ -104,7 +107,7 @@ export function createServices(config: Config, opts: ServiceOptions = {}, module
     ...platform,
     modules: Object.fromEntries(built) as ModuleInstances,
     find: <T>(key: ServiceKey<T>) => provided.get(key) as T | undefined,
-    routes: instances.flatMap((i) => i.routes ?? []),
+    routes: listed.flatMap((i) => i.routes ?? []),
     sockets: instances.flatMap((i) => i.sockets ?? []),
     worker,
     dispatcher,

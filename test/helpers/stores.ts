@@ -6,14 +6,29 @@
  */
 import type { Store } from '../../src/db/client.ts';
 import { createSqliteStores, type StoreOptions, type Stores } from '../../src/db/stores.ts';
+import type { LeaseLock } from '../../src/jobs/lock-store.ts';
 import { createSqliteResourceStore, type EnqueueJob, type ResourceStore } from '../../src/resources/store.ts';
 import { createSqliteUserStore, type UserStore } from '../../src/users/store.ts';
+import { createSqliteSecretStore, type SecretStore } from '../../src/secrets/store.ts';
+import { createSecretLock } from '../../src/secrets/lock-store.ts';
+import { createSqliteToolStore, type ToolStore } from '../../src/tools/store.ts';
+import { createSqliteAuditStore, type AuditStore } from '../../src/audit/store.ts';
+import { createSqliteAgentStore, type AgentStore } from '../../src/agents/store.ts';
+import { createSqliteChatStore, type ChatStore } from '../../src/agents/chat/store.ts';
 
 export interface AllStores extends Stores {
   /** The kit's: every asynchronous resource (src/resources/store.ts). */
   readonly resources: ResourceStore;
   /** The users capability's: users, their API keys and credits. */
   readonly users: UserStore;
+  /** The secrets capability's: secrets and their sealed values, and the oauth2 refresh lock on their rows. */
+  readonly secrets: SecretStore;
+  readonly secretLocks: LeaseLock;
+  readonly tools: ToolStore;
+  readonly audit: AuditStore;
+  /** The agents capability's: agents and the tools each may call, their chats and messages. */
+  readonly agents: AgentStore;
+  readonly agentChats: ChatStore;
 }
 
 export interface AllStoreOptions extends StoreOptions {
@@ -27,5 +42,11 @@ export function createAllStores(handle: Store, opts: AllStoreOptions = {}): AllS
     ...infrastructure,
     resources: createSqliteResourceStore(handle, opts.enqueueJob ?? infrastructure.jobs.enqueue),
     users: createSqliteUserStore(handle),
+    secrets: createSqliteSecretStore(handle),
+    secretLocks: createSecretLock(handle),
+    tools: createSqliteToolStore(handle),
+    audit: createSqliteAuditStore(handle),
+    agents: createSqliteAgentStore(handle),
+    agentChats: createSqliteChatStore(handle),
   };
 }
