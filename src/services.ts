@@ -2,9 +2,7 @@ import type { Config } from './config.ts';
 import { createPlatform, type Platform, type PlatformOptions } from './platform/platform.ts';
 import type { CapabilityModule, ModuleInstance, Route, SocketRoute } from './platform/module.ts';
 import { orderModules } from './platform/order.ts';
-import { KEY_OWNERS, makeKeyVerifier, type AuthUser } from './platform/caller.ts';
-import { deriveKey } from './keys.ts';
-import type { AnyServiceKey, ModuleServices, ServiceKey, ServiceOf } from './platform/service-key.ts';
+import type { AnyServiceKey, ModuleServices, ServiceKey } from './platform/service-key.ts';
 import { createWorker, type Worker } from './jobs/worker.ts';
 import { jobCatalogue } from './jobs/catalogue.ts';
 import { createWebhookDispatcher, createWebhookSecrets, type WebhookDispatcher } from './webhooks/index.ts';
@@ -12,6 +10,7 @@ import { MODULES } from './modules.ts';
 import { webhookBodyBuilders } from './resources/lifecycle.ts';
 import { createDataMigrationStore, runDataMigrations } from './db/data-migrations.ts';
 import { declareErrorKinds } from './errors.ts';
+import { KEY_OWNERS, keyVerifier, type AuthUser, type KeyOwners } from './platform/caller.ts';
 
 export type ServiceOptions = PlatformOptions;
 
@@ -22,6 +21,8 @@ export type ModuleInstances = { [M in Modules[number] as M['name']]: ReturnType<
 /** Everything the process runs, wired once: the composition root. It names no capability. */
 export interface Services extends Platform {
   modules: ModuleInstances;
+  /** The caller an API key stands for, from the key owners a module provides (KEY_OWNERS); none: no key verifies. */
+  verifyKey: (apiKey: string) => Promise<AuthUser | null>;
   /** A service a module provides (e.g. a test reads the voice catalogue), or undefined when no listed module provides it. */
   find<T>(key: ServiceKey<T>): T | undefined;
   /** Every module's routes, in the order of the modules' list (the OpenAPI document's; mounting orders them by path shape). */
@@ -30,8 +31,6 @@ export interface Services extends Platform {
   sockets: SocketRoute<unknown>[];
   worker: Worker;
   dispatcher: WebhookDispatcher;
-  /** The caller an API key stands for, from the key owners a module provides (KEY_OWNERS); none: no key verifies. */
-  verifyKey: (apiKey: string) => Promise<AuthUser | null>;
   /** Runs the modules' pending data migrations (after vault.ready(), before the server listens). */
   migrateData(): Promise<void>;
   /** Starts the modules' background work (after the server listens). */
@@ -63,9 +62,6 @@ export function createServices(config: Config, opts: ServiceOptions = {}, module
     return [m.name, instance];
   });
   const instances = built.map(([, i]) => i);
-  // Routes keep the list's order (the OpenAPI document's), whatever order the modules were created in.
-  const created = new Map(built);
-  const listed = modules.map((m) => created.get(m.name)!);
   const { log } = platform;
 
   const worker = createWorker({
@@ -100,18 +96,15 @@ export function createServices(config: Config, opts: ServiceOptions = {}, module
     bodies: webhookBodyBuilders(instances.flatMap((i) => i.resources ?? [])),
   });
 
-  const owners = provided.get(KEY_OWNERS) as ServiceOf<typeof KEY_OWNERS> | undefined;
-  const verifyKey = owners ? makeKeyVerifier({ users: owners, apiKeyHashKey: deriveKey(config.masterKey, 'api-key-hash') }) : async () => null;
-
   return {
     ...platform,
     modules: Object.fromEntries(built) as ModuleInstances,
+    verifyKey: keyVerifier(provided.get(KEY_OWNERS) as KeyOwners | undefined, config.masterKey),
     find: <T>(key: ServiceKey<T>) => provided.get(key) as T | undefined,
-    routes: listed.flatMap((i) => i.routes ?? []),
+    routes: inListOrder(modules, built).flatMap((i) => i.routes ?? []),
     sockets: instances.flatMap((i) => i.sockets ?? []),
     worker,
     dispatcher,
-    verifyKey,
     async migrateData() {
       const migrations = instances.flatMap((i) => i.dataMigrations ?? []);
       await runDataMigrations(createDataMigrationStore(platform.store), migrations, () => platform.clock.now(), log);
@@ -146,4 +139,10 @@ function servicesFor(m: AnyModule, provided: ReadonlyMap<AnyServiceKey, unknown>
       return provided.get(key) as never;
     },
   };
+}
+
+/** The instances in the order of the modules' list, whatever order they were created in. */
+function inListOrder(modules: readonly AnyModule[], built: readonly [string, ModuleInstance][]): ModuleInstance[] {
+  const created = new Map(built);
+  return modules.map((m) => created.get(m.name)!);
 }
