@@ -133,7 +133,7 @@ for (const [label, app, r, expect] of steps) {
 out(`load average at the end: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 
 await services.worker.stop(0);
-await services.dispatcher.stop();
+await services.drainModules();
 await services.stopModules();
 await services.close();
 rmSync(dataDir, { recursive: true, force: true });

@@ -67,7 +67,6 @@ export async function startServer(config: Config, opts: ServiceOptions = {}): Pr
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   if (config.worker.enabled) services.worker.start();
-  if (config.webhooks.enabled) services.dispatcher.start();
   services.startModules();
   ready = true;
   services.log.info('listening', { port, public_url: config.publicUrl, data_dir: config.dataDir, worker: config.worker.enabled });
@@ -90,7 +89,7 @@ export async function startServer(config: Config, opts: ServiceOptions = {}): Pr
         });
       });
       await services.worker.stop(config.worker.shutdownGraceMs);
-      await services.dispatcher.stop();
+      await services.drainModules();
       await services.close();
     })());
   return { services, server, port, shutdown };

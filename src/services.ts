@@ -1,13 +1,11 @@
 import type { Config } from './config.ts';
 import { createPlatform, type Platform, type PlatformOptions } from './platform/platform.ts';
-import type { CapabilityModule, ModuleInstance, Route, SocketRoute } from './platform/module.ts';
+import type { CapabilityModule, ModuleContext, ModuleInstance, Route, SocketRoute, WebhookResource } from './platform/module.ts';
 import { orderModules } from './platform/order.ts';
-import type { AnyServiceKey, ModuleServices, ServiceKey } from './platform/service-key.ts';
+import type { AnyServiceKey, ServiceKey } from './platform/service-key.ts';
 import { createWorker, type Worker } from './jobs/worker.ts';
 import { jobCatalogue } from './jobs/catalogue.ts';
-import { createWebhookDispatcher, createWebhookSecrets, type WebhookDispatcher } from './webhooks/index.ts';
 import { MODULES } from './modules.ts';
-import { webhookBodyBuilders } from './resources/lifecycle.ts';
 import { createDataMigrationStore, runDataMigrations } from './db/data-migrations.ts';
 import { declareErrorKinds } from './errors.ts';
 import { KEY_OWNERS, keyVerifier, type AuthUser, type KeyOwners } from './platform/caller.ts';
@@ -30,13 +28,14 @@ export interface Services extends Platform {
   /** Every module's WebSocket endpoints (src/http/sockets.ts serves them). */
   sockets: SocketRoute<unknown>[];
   worker: Worker;
-  dispatcher: WebhookDispatcher;
   /** Runs the modules' pending data migrations (after vault.ready(), before the server listens). */
   migrateData(): Promise<void>;
   /** Starts the modules' background work (after the server listens). */
   startModules(): void;
   /** Stops it (first thing at shutdown). */
   stopModules(): Promise<void>;
+  /** Stops what carries the jobs' results out (after the job runner stopped). */
+  drainModules(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -51,8 +50,9 @@ export function createServices(config: Config, opts: ServiceOptions = {}, module
   declareErrorKinds(ordered);
   const platform = createPlatform(config, opts);
   const provided = new Map<AnyServiceKey, unknown>();
+  const resources: WebhookResource[] = [];
   const built = ordered.map((m, i): [string, ModuleInstance] => {
-    const instance = m.create(platform, settings[i], servicesFor(m, provided));
+    const instance = m.create(platform, settings[i], servicesFor(m, provided, resources));
     for (const { key, value } of instance.provides ?? []) {
       if (!m.provides?.includes(key)) throw new Error(`the module "${m.name}" provides the service "${key.name}" without declaring it in its provides`);
       provided.set(key, value);
@@ -62,6 +62,7 @@ export function createServices(config: Config, opts: ServiceOptions = {}, module
     return [m.name, instance];
   });
   const instances = built.map(([, i]) => i);
+  resources.push(...instances.flatMap((i) => i.resources ?? []));
   const { log } = platform;
 
   const worker = createWorker({
@@ -81,21 +82,6 @@ export function createServices(config: Config, opts: ServiceOptions = {}, module
     log,
   });
 
-  const dispatcher = createWebhookDispatcher({
-    store: platform.store,
-    outbox: platform.stores.outbox,
-    client: platform.client,
-    clock: platform.clock,
-    // Stateless over the store: the one the webhooks module builds for its routes reads the same rows.
-    secrets: createWebhookSecrets({ store: platform.stores.webhookSecrets, clock: platform.clock, masterKey: config.masterKey }),
-    schedule: config.webhooks.retryScheduleMs,
-    timeoutMs: config.webhooks.timeoutMs,
-    pollMs: config.webhooks.pollMs,
-    log,
-    // `animation.done` asks the `animation` kind for its body.
-    bodies: webhookBodyBuilders(instances.flatMap((i) => i.resources ?? [])),
-  });
-
   return {
     ...platform,
     modules: Object.fromEntries(built) as ModuleInstances,
@@ -104,7 +90,6 @@ export function createServices(config: Config, opts: ServiceOptions = {}, module
     routes: inListOrder(modules, built).flatMap((i) => i.routes ?? []),
     sockets: instances.flatMap((i) => i.sockets ?? []),
     worker,
-    dispatcher,
     async migrateData() {
       const migrations = instances.flatMap((i) => i.dataMigrations ?? []);
       await runDataMigrations(createDataMigrationStore(platform.store), migrations, () => platform.clock.now(), log);
@@ -115,6 +100,9 @@ export function createServices(config: Config, opts: ServiceOptions = {}, module
     async stopModules() {
       for (const i of instances) await i.stop?.();
     },
+    async drainModules() {
+      for (const i of instances) await i.drain?.();
+    },
     async close() {
       await platform.faces.close();
       await platform.backend.close();
@@ -124,8 +112,8 @@ export function createServices(config: Config, opts: ServiceOptions = {}, module
   };
 }
 
-/** What a module may reach of the services created before it: only the keys it declared. */
-function servicesFor(m: AnyModule, provided: ReadonlyMap<AnyServiceKey, unknown>): ModuleServices<AnyServiceKey, AnyServiceKey> {
+/** What a module may reach of the services created before it (only the keys it declared), and every module's resource kinds once all are built. */
+function servicesFor(m: AnyModule, provided: ReadonlyMap<AnyServiceKey, unknown>, resources: readonly WebhookResource[]): ModuleContext<AnyServiceKey, AnyServiceKey> {
   const declared = (keys: readonly AnyServiceKey[] | undefined, key: AnyServiceKey, as: string) => {
     if (!keys?.includes(key)) throw new Error(`the module "${m.name}" asks for the service "${key.name}" without declaring it in its ${as}`);
   };
@@ -138,6 +126,7 @@ function servicesFor(m: AnyModule, provided: ReadonlyMap<AnyServiceKey, unknown>
       declared(m.uses, key, 'uses');
       return provided.get(key) as never;
     },
+    resources: () => resources,
   };
 }
 

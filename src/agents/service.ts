@@ -6,13 +6,12 @@ import { byCreation, toPage, type PageCursor } from '../pagination.ts';
 import { validate } from '../schemas/ajv.ts';
 import type { AgentRuntimeView, AgentSchemas, AgentView, CreateAgentBody } from './schemas.ts';
 import type { PresenterCatalogue } from '../presenters/contract.ts';
-import type { VoiceCatalogue } from '../voices/contract.ts';
+import { defaultVoice, type VoiceCatalogue } from '../voices/contract.ts';
 import { requirePermission, type AuthUser } from '../platform/caller.ts';
 import { InputRejected, inspectImage } from '../media/checks.ts';
 import { storedObject } from '../speaking/inputs.ts';
 import { chooseVoice } from '../speaking/voice.ts';
 import type { SpeakingVoice } from '../speaking/records.ts';
-import { defaultVoice } from '../talks/create.ts';
 import { bad, mergeAgent, normalize, refuseRawCredentials, refuseUnsupported, withoutShownFields } from './body.ts';
 import type { AgentRefusal, AgentRow, AgentStore, AgentValues } from './store.ts';
 
@@ -70,7 +69,7 @@ async function checkPresenter(deps: AgentDeps, user: AuthUser, presenter: Create
   const thumbnail = storedObject(deps, user.id, 'presenter.thumbnail', presenter.thumbnail);
   if (thumbnail) await inspectAs('presenter.thumbnail', 'source', thumbnail, deps);
   if (presenter.stitch === true) requirePermission(user, 'stitch', 'presenter.stitch');
-  return resolveVoice(deps, presenter.voice ?? (await defaultVoice(deps)), undefined);
+  return resolveVoice(deps, presenter.voice ?? (await defaultVoice(deps.voices)), undefined);
 }
 
 /** Credentials travel only over https; api.openai.com needs one. */

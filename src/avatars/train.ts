@@ -4,7 +4,7 @@ import type { Job } from '../jobs/queue.ts';
 import type { JobContext, JobOutcome } from '../jobs/worker.ts';
 import { RenderError } from '../errors.ts';
 import { presenterKeys, scaled } from '../presenters/contract.ts';
-import { PREVIEW_JOB } from '../clips/preview.ts';
+import { PREVIEW_JOB } from '../clips/contract.ts';
 import { progressRecorder } from '../resources/render-output.ts';
 import { CheckFailure, fetchVideo } from '../consents/contract.ts';
 import { checkFootage } from './checks.ts';

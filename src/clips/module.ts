@@ -12,7 +12,8 @@ import { clipRoutes } from './routes.ts';
 import { clipStreamVariant } from './streams.ts';
 import { createPendingVideos } from '../speaking/pending.ts';
 import { deriveKey } from '../keys.ts';
-import { PREVIEW_JOB, presentersWithoutPreview, previewMaker, renderPreview } from './preview.ts';
+import { presentersWithoutPreview, previewMaker, renderPreview } from './preview.ts';
+import { PREVIEW_JOB } from './contract.ts';
 
 /**
  * Clips: POST /clips (a presenter speaking a script), its render job and its webhook. It

@@ -7,6 +7,7 @@ import type { JobContext, JobOutcome } from '../jobs/worker.ts';
 import { renderStep } from '../compute/run.ts';
 import type { PresenterEntry } from '../presenters/contract.ts';
 import { CLIP_JOB } from './deps.ts';
+import { PREVIEW_JOB } from './contract.ts';
 import type { RenderDeps } from './render.ts';
 import { providerOf, speakToWav } from '../speaking/speech.ts';
 
@@ -17,9 +18,9 @@ import { providerOf, speakToWav } from '../speaking/speech.ts';
  * starts, the avatars module one when an avatar's training ends (the job's user is the
  * presenter's owner). The URL is listed from the start: fetching it before the preview is
  * stored waits for the render (`previewMaker`). Removing the stored file (media owner `mimic`,
- * key presenters/<id>/talking-preview.mp4) renders it again at the next start or fetch.
+ * key presenters/<id>/talking-preview.mp4) renders it again at the next start or fetch. The
+ * job's kind, `PREVIEW_JOB`, is in contract.ts.
  */
-export const PREVIEW_JOB = 'presenter.preview';
 
 export const previewSentence = (p: PresenterEntry): string => `Hello, I am ${p.name}. Write me a script, and I will say it for you.`;
 

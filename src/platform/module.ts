@@ -5,17 +5,24 @@
  */
 import type { Handler } from 'hono';
 import type { TSchema } from '@sinclair/typebox';
-import type { AppEnv } from '../http/env.ts';
 import type { ErrorCatalogue, ErrorKind } from '../errors.ts';
-import type { Command } from '../cli/command.ts';
+import type { Command } from './command.ts';
 import type { Platform } from './platform.ts';
 import type { AnyServiceKey, ModuleServices, Provision } from './service-key.ts';
 import type { JobKind } from '../jobs/catalogue.ts';
-import type { Lifecycle } from '../resources/lifecycle.ts';
 import type { AuthUser } from './caller.ts';
 import type { DataMigration } from '../db/data-migrations.ts';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** Hono's typed context for the app's routes: what the edge's middleware puts on `c.var` (src/http/env.ts re-exports it). */
+export interface AppEnv {
+  Variables: {
+    requestId: string;
+    /** Set by the auth middleware on every authenticated route. */
+    user: AuthUser;
+  };
+}
 
 export interface RouteParam {
   name: string;
@@ -102,10 +109,14 @@ export interface SocketRoute<C = SocketCaller> {
 }
 
 /**
- * A resource kind's lifecycle (src/resources/lifecycle.ts): its final states send webhooks,
- * and the dispatcher asks it for the body (for animations, exactly the GET record).
+ * A resource kind, as its lifecycle (src/resources/lifecycle.ts) offers it: its final states
+ * send webhooks (`<kind.name>.<status>`), and the dispatcher asks it for the body (for
+ * animations, exactly the GET record; null when the resource is gone).
  */
-export type WebhookResource = Pick<Lifecycle<unknown>, 'kind' | 'webhookBody'>;
+export interface WebhookResource {
+  readonly kind: { readonly name: string };
+  webhookBody(resourceId: string, userId: string): Promise<object | null>;
+}
 
 /** A module's settings: read from the environment once at start, validated, documented. */
 export interface ConfigSection<S> {
@@ -135,6 +146,20 @@ export interface ModuleInstance {
   /** Started after the server listens, stopped before the store closes. */
   start?(): void;
   stop?(): Promise<void>;
+  /**
+   * Background work that carries the jobs' results out (the webhook deliveries): stopped at
+   * shutdown after the job runner has finished its jobs, so what they queued still goes out.
+   */
+  drain?(): Promise<void>;
+}
+
+/**
+ * What a module is given of the others: the services it declared (`get`, `find`), and every
+ * module's resource kinds (`ModuleInstance.resources`). These are known only once every module
+ * is built: read them when they are used (a webhook is sent), not in `create`.
+ */
+export interface ModuleContext<Needs extends AnyServiceKey = never, Uses extends AnyServiceKey = never> extends ModuleServices<Needs, Uses> {
+  resources(): readonly WebhookResource[];
 }
 
 export interface CapabilityModule<
@@ -160,7 +185,7 @@ export interface CapabilityModule<
    * Builds the module's part of the running service. The modules are created providers first
    * (src/platform/order.ts), whatever their order in src/modules.ts.
    */
-  create(platform: Platform, settings: S, services: ModuleServices<Needs, Uses>): I;
+  create(platform: Platform, settings: S, services: ModuleContext<Needs, Uses>): I;
 }
 
 /** Declares a module with its settings type checked against its config section, and `services` typed by its `needs` and `uses`. */

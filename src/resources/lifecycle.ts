@@ -3,6 +3,7 @@ import { notFound } from '../errors.ts';
 import { byCreation, toPage, type PageCursor } from '../pagination.ts';
 import type { Claim, FollowUpJob, ResourceRow, ResourceStore } from './store.ts';
 import { checkWebhookUrl } from './webhook-url.ts';
+import type { WebhookResource } from '../platform/module.ts';
 
 /**
  * What a kind of asynchronous resource declares (an animation now; a clip, a consent, an
@@ -101,7 +102,7 @@ const isActiveStatus = (kind: ResourceKind<unknown>, status: string): boolean =>
   status === 'created' || status === 'started' || (kind.extraStates?.active?.includes(status) ?? false);
 
 /** The webhook body builders of some resource kinds, keyed by kind name (the event prefix: `animation` for `animation.done`). */
-export function webhookBodyBuilders(lifecycles: readonly Pick<Lifecycle<unknown>, 'kind' | 'webhookBody'>[]): Record<string, (resourceId: string, userId: string) => Promise<object | null>> {
+export function webhookBodyBuilders(lifecycles: readonly WebhookResource[]): Record<string, (resourceId: string, userId: string) => Promise<object | null>> {
   return Object.fromEntries(lifecycles.map((l) => [l.kind.name, (resourceId: string, userId: string) => l.webhookBody(resourceId, userId)]));
 }
 

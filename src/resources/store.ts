@@ -3,7 +3,7 @@ import type { Store } from '../db/client.ts';
 import { olderThan } from '../db/keyset.ts';
 import { resources, users } from '../db/schema.ts';
 import type { PageCursor } from '../pagination.ts';
-import { enqueueWebhook } from '../webhooks/outbox.ts';
+import { enqueueWebhook } from '../db/outbox.ts';
 
 export type ResourceRow = typeof resources.$inferSelect;
 

@@ -7,7 +7,7 @@ import { isoTime } from '../clock.ts';
 import { checkWebhookUrl } from '../resources/webhook-url.ts';
 import { checkOutboundUrls } from '../resources/outbound-urls.ts';
 import { InputRejected, checkResultFormat, inspectImage } from '../media/checks.ts';
-import { closestVoice, EMBEDDED_PROVIDERS } from '../voices/contract.ts';
+import { defaultVoice } from '../voices/contract.ts';
 import { SECONDS_PER_CREDIT, chargedSeconds, creditsForSeconds, spokenText } from '../speaking/credits.ts';
 import { outboundUrls, storedInputs, storedObject } from '../speaking/inputs.ts';
 import { chooseVoice } from '../speaking/voice.ts';
@@ -34,22 +34,9 @@ async function asRequestError<T>(check: () => T | Promise<T>): Promise<T> {
   }
 }
 
-/**
- * A talk has no presenter: a text script without a provider is spoken by the embedded voice
- * closest to American English (Flite's first, before eSpeak's), the one a clip's default
- * presenter speaks with.
- */
-export async function defaultVoice(deps: Pick<TalkDeps, 'voices'>): Promise<{ type: string; voice_id: string }> {
-  const embedded = (deps.voices?.providers ?? []).filter((p) => (EMBEDDED_PROVIDERS as readonly string[]).includes(p.type));
-  const voices = (await Promise.all(embedded.map((p) => p.voices()))).flat();
-  const voice = closestVoice(voices, { locale: 'en-US', gender: undefined });
-  if (!voice) throw new ApiError('ServiceUnavailableError', 'No voice can speak here: text scripts are not available on this server');
-  return { type: voice.provider, voice_id: voice.id };
-}
-
 async function resolveVoice(deps: TalkDeps, body: CreateTalkBody): Promise<SpeakingVoice | null> {
   if (body.script.type !== 'text') return null;
-  return chooseVoice(deps.voices, body.script.provider ?? (await defaultVoice(deps)), undefined);
+  return chooseVoice(deps.voices, body.script.provider ?? (await defaultVoice(deps.voices)), undefined);
 }
 
 /**

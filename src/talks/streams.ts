@@ -6,12 +6,12 @@ import { requirePermission } from '../platform/caller.ts';
 import { ApiError } from '../errors.ts';
 import type { StreamVariant, StreamVoice } from '../streams/contract.ts';
 import type { TalkDeps } from './kind.ts';
-import { defaultVoice } from './create.ts';
+import { defaultVoice } from '../voices/contract.ts';
 
 /** The voice a talk stream speaks with when a script names none (a talk's default); none when no voice is configured (audio scripts still play). */
 export async function talkStreamVoice(deps: Pick<TalkDeps, 'voices'>): Promise<StreamVoice | undefined> {
   try {
-    const v = await defaultVoice(deps);
+    const v = await defaultVoice(deps.voices);
     return { type: v.type, voiceId: v.voice_id };
   } catch (err) {
     if (err instanceof ApiError && err.kind === 'ServiceUnavailableError') return undefined;

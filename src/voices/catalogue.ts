@@ -70,6 +70,19 @@ export function closestVoice(voices: readonly Voice[], want: { locale: string; g
   return best;
 }
 
+/**
+ * The voice that speaks a text nobody chose a voice for (a talk, a photo agent): the embedded
+ * voice closest to American English (Flite's first, before eSpeak's), the one a clip's default
+ * presenter speaks with. 503 when no embedded voice can speak here.
+ */
+export async function defaultVoice(catalogue: Pick<VoiceCatalogue, 'providers'> | undefined): Promise<{ type: string; voice_id: string }> {
+  const embedded = (catalogue?.providers ?? []).filter((p) => (EMBEDDED_PROVIDERS as readonly string[]).includes(p.type));
+  const voices = (await Promise.all(embedded.map((p) => p.voices()))).flat();
+  const voice = closestVoice(voices, { locale: 'en-US', gender: undefined });
+  if (!voice) throw new ApiError('ServiceUnavailableError', 'No voice can speak here: text scripts are not available on this server');
+  return { type: voice.provider, voice_id: voice.id };
+}
+
 export interface VoiceCatalogue {
   /** Every voice that can speak here (`GET /tts/voices`), optionally of one provider or id. */
   list(filter?: { provider?: string; id?: string }): Promise<Voice[]>;

@@ -19,6 +19,7 @@ declare module '../platform/platform.ts' {
 }
 
 // The pure parts of voice choice the speaking capabilities use: the nearest voice for a locale
-// and gender, the embedded providers, and the error a provider throws when it cannot speak.
-export { closestVoice } from './catalogue.ts';
+// and gender, the voice a text nobody chose one for speaks with, the embedded providers, and
+// the error a provider throws when it cannot speak.
+export { closestVoice, defaultVoice } from './catalogue.ts';
 export { EMBEDDED_PROVIDERS, SpeechError } from './interface.ts';

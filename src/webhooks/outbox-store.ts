@@ -1,12 +1,15 @@
 import type Database from 'better-sqlite3';
 import { and, asc, desc, eq, inArray } from 'drizzle-orm';
-import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
 import { randomBytes } from 'node:crypto';
 import { randomId, type IdFactory } from '../clock.ts';
 import { webhookAttempts, webhookMessages, type WebhookAttemptRow, type WebhookMessageRow } from '../db/schema/webhooks.ts';
 import { olderThan } from '../db/keyset.ts';
 import { leaseSql, SQLITE_SKIP_LOCKED } from '../jobs/lease-store.ts';
 import { byCreation, toPage } from '../pagination.ts';
+import { enqueueWebhook, type EnqueueWebhookInput, type WebhookDb } from '../db/outbox.ts';
+
+// The writer that queues a message (inside the transaction of the store that ends a resource) is db/outbox.ts's.
+export { enqueueWebhook, type EnqueueWebhookInput, type WebhookDb };
 
 /**
  * The durable outbox. Messages live in the database, so they survive restarts and any
@@ -14,46 +17,6 @@ import { byCreation, toPage } from '../pagination.ts';
  * one dispatcher (src/jobs/lease-store.ts), and every later write names that lease owner,
  * so two dispatchers never send the same attempt, and one that lost its lease changes nothing.
  */
-
-/**
- * Any synchronous (better-sqlite3) drizzle database whose schema includes the webhook
- * tables: the app's `Db`, or a test database holding only these tables.
- */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type WebhookDb = BaseSQLiteDatabase<'sync', any, any>;
-
-export interface EnqueueWebhookInput {
-  userId: string;
-  event: string;
-  resourceId: string;
-  url: string;
-  now: number;
-  /** Defaults to a fresh `msg_...`. */
-  id?: string;
-}
-
-/**
- * Queues a message for delivery as soon as a dispatcher polls; returns its `webhook-id`.
- * Synchronous on purpose: a store that ends a resource calls it inside its own transaction,
- * so the message commits (or rolls back) with the final state.
- */
-export function enqueueWebhook(db: WebhookDb, input: EnqueueWebhookInput, newId: IdFactory = randomId): string {
-  const id = input.id ?? newId('msg');
-  db.insert(webhookMessages)
-    .values({
-      id,
-      userId: input.userId,
-      event: input.event,
-      resourceId: input.resourceId,
-      url: input.url,
-      status: 'pending',
-      attempts: 0,
-      nextAttemptAt: input.now,
-      createdAt: input.now,
-    })
-    .run();
-  return id;
-}
 
 export type AttemptResult =
   | { outcome: 'delivered'; statusCode: number }

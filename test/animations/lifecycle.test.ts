@@ -170,8 +170,8 @@ describe('animation lifecycle', () => {
       const u = h.user();
       const id = (await h.call('POST', '/animations', { key: u.key, body: { webhook: `${receiver.url}/hook`, user_data: 'ud' } })).body.id;
       await h.services.worker.drain();
-      await h.services.dispatcher.runOnce();
-      await h.services.dispatcher.runOnce();
+      await h.services.modules.webhooks.dispatcher.runOnce();
+      await h.services.modules.webhooks.dispatcher.runOnce();
       expect(receiver.received).toHaveLength(2);
       const [first, second] = receiver.received;
       expect(first!.headers['webhook-id']).toBe(second!.headers['webhook-id']);

@@ -40,7 +40,7 @@ async function refused(variant: FootageVariant) {
   expect(rec.error.kind).toBe('FootageError');
   expect(credits()).toBe(20);
   expect((await h.call('GET', `/consents/${consent}`, { key: user.key })).body.used_by).toBeNull();
-  await h.services.dispatcher.runOnce();
+  await h.services.modules.webhooks.dispatcher.runOnce();
   const hook = receiver.received.find((r) => r.path === `/${variant}`);
   expect(JSON.parse(hook!.body.toString())).toMatchObject({ id: rec.id, status: 'error', error: { kind: 'FootageError' } });
   const last = rec.checks.at(-1);

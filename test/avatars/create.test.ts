@@ -70,7 +70,7 @@ describe('a premium-plus avatar', () => {
     expect((await h.call('POST', '/clips/streams', { key: other.key, body: { presenter_id } })).status).toBe(400);
 
     // The webhook said done, signed.
-    await h.services.dispatcher.runOnce();
+    await h.services.modules.webhooks.dispatcher.runOnce();
     const got = receiver.received.find((r) => r.path === '/avatar')!;
     const { secret } = (await h.call('GET', '/webhooks/secret', { key: u.key })).body;
     expect(new Webhook(secret).verify(got.body.toString(), got.headers as Record<string, string>)).toMatchObject({ id, object: 'avatar', status: 'done', presenter_id });

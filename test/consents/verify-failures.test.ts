@@ -83,7 +83,7 @@ describe('consent verification refuses', () => {
     expect(step.measured.passcode_found).toEqual([true, true, true]);
     expect(rec.error.description).toContain("the name 'Maria Lopez' ");
     expect(rec.error.description).toContain('not heard');
-    await h.services.dispatcher.runOnce();
+    await h.services.modules.webhooks.dispatcher.runOnce();
     expect(receiver.received.filter((r) => r.path === '/name')).toHaveLength(1);
     expect(JSON.parse(receiver.received.find((r) => r.path === '/name')!.body.toString())).toMatchObject({ status: 'error', error: { kind: 'ConsentTextSimilarityError' } });
   }, 300_000);

@@ -36,7 +36,7 @@ describe('consent verification', () => {
     expect(rec.verified_at).toBeDefined();
     for (const url of [rec.video_url, rec.thumbnail_url]) expect((await h.app.request(new URL(url).pathname + new URL(url).search)).status).toBe(200);
 
-    await h.services.dispatcher.runOnce();
+    await h.services.modules.webhooks.dispatcher.runOnce();
     const got = receiver.received.find((r) => r.path === '/consent')!;
     const { secret } = (await h.call('GET', '/webhooks/secret', { key: u.key })).body;
     const body = new Webhook(secret).verify(got.body.toString(), got.headers as Record<string, string>) as Record<string, unknown>;
@@ -58,7 +58,7 @@ describe('consent verification', () => {
     expect(steps.map((s: { check: string }) => s.check)).toEqual(STEPS);
     expect(steps.slice(0, 5).every((s: { passed: boolean }) => s.passed)).toBe(true);
     expect(steps[5]).toMatchObject({ check: 'words', passed: false, measured: { recogniser: null } });
-    await h.services.dispatcher.runOnce();
+    await h.services.modules.webhooks.dispatcher.runOnce();
     expect(receiver.received.filter((r) => r.path === '/de')).toHaveLength(0);
     // Its language list says so too.
     const langs = (await h.call('GET', '/consents/languages', { key: u.key })).body.languages;

@@ -100,7 +100,7 @@ export function harness(env: Record<string, string> = {}, opts: ServiceOptions =
       const audit = services.store.sqlite.prepare('SELECT * FROM audit_events').all();
       const leaks = [...new Set([...seen, ...logs, JSON.stringify(audit)].flatMap(leakedIn))];
       await services.worker.stop(0);
-      await services.dispatcher.stop();
+      await services.drainModules();
       await services.stopModules();
       await services.close();
       // At rest too: the database files hold no credential in clear text.

@@ -151,3 +151,38 @@ describe('route mounting', () => {
     });
   }
 });
+
+describe('what every module contributes', () => {
+  const kind = (name: string) => ({ kind: { name }, webhookBody: async (id: string) => ({ object: name, id }) });
+  const events: string[] = [];
+  // Reads the kinds when it is used (as the webhooks module's dispatcher does), listed before the modules that declare them.
+  const reader = defineModule({
+    name: 'reader',
+    create: (_p, _s, services) => ({
+      kinds: () => services.resources().map((r) => r.kind.name),
+      async stop() {
+        events.push('reader stopped');
+      },
+      async drain() {
+        events.push('reader drained');
+      },
+    }),
+  });
+  const notes = defineModule({ name: 'notes', create: () => ({ resources: [kind('note')] }) });
+  const memos = defineModule({ name: 'memos', create: () => ({ resources: [kind('memo')] }) });
+
+  it('hands every module all resource kinds, those of modules created after it too', async () => {
+    h = harness({}, {}, [reader, notes, memos]);
+    const instance = (h.services.modules as unknown as Record<string, { kinds(): string[] }>).reader!;
+    expect(instance.kinds()).toEqual(['note', 'memo']);
+  });
+
+  it('drains after stopping: drainModules is its own step (the server runs it after the job runner stopped)', async () => {
+    events.length = 0;
+    h = harness({}, {}, [reader]);
+    await h.services.stopModules();
+    expect(events).toEqual(['reader stopped']);
+    await h.services.drainModules();
+    expect(events).toEqual(['reader stopped', 'reader drained']);
+  });
+});

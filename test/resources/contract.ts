@@ -95,7 +95,7 @@ export function resourceContract(kind: ResourceFixture): void {
       const u = user();
       const id = await kind.create(h, u, `${receiver.url}/${kind.name}`);
       await exhaust(id);
-      await h.services.dispatcher.runOnce();
+      await h.services.modules.webhooks.dispatcher.runOnce();
       const sent = receiver.received.filter((r) => r.path === `/${kind.name}`).map((r) => JSON.parse(r.body.toString()));
       const record = (await h.call('GET', `${kind.path}/${id}`, { key: u.key })).body;
       expect(record).toMatchObject({ status: 'error', webhook: `${receiver.url}/${kind.name}` });

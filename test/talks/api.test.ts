@@ -289,7 +289,7 @@ describe('talk lifecycle', () => {
       const u = h.user();
       const id = (await h.call('POST', '/talks', { key: u.key, body: talk(await uploadPhoto(h, u.key), undefined, { webhook: `${receiver.url}/hook`, user_data: 'ud' }) })).body.id;
       await h.services.worker.drain();
-      await h.services.dispatcher.runOnce();
+      await h.services.modules.webhooks.dispatcher.runOnce();
       expect(receiver.received).toHaveLength(1);
       const { secret } = (await h.call('GET', '/webhooks/secret', { key: u.key })).body;
       const got = receiver.received[0]!;
