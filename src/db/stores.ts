@@ -2,27 +2,25 @@ import type { Store } from './client.ts';
 import { systemClock, randomId, type Clock, type IdFactory } from '../clock.ts';
 import { createJobStore, type JobQueue } from '../jobs/store.ts';
 import { createComputeTasks, type ComputeTasks, type ComputeTasksOptions } from '../compute/remote/task-store.ts';
-import { createOutboxStore, type OutboxStore } from '../webhooks/outbox-store.ts';
 import { createWorkerTokenStore, type WorkerTokenStore } from '../compute/remote/token-store.ts';
 import { createSqliteVaultStore, type VaultStore } from '../vault/store.ts';
-import { createSqliteWebhookSecretStore, type WebhookSecretStore } from '../webhooks/secrets-store.ts';
 
 /**
- * Every store of the service, built for one database. Domain code receives these async
- * interfaces and never the SQL handle: a second dialect (PostgreSQL) is a second factory
- * beside `createSqliteStores`, and the contract suite under test/stores/ runs on both.
+ * The infrastructure's stores, built for one database: the job queue, compute tasks, worker
+ * tokens and the vault's keys. The kit builds its resource store and each capability its own
+ * stores from the same handle (a capability is its folder: src/db/ names none). Domain code
+ * receives these async interfaces and never the SQL handle: a second dialect (PostgreSQL) is a
+ * second factory beside each `createSqlite...`, and the contract suite under test/stores/
+ * runs on both.
  */
 export interface Stores {
   /** The SQLite handle, for the store modules that are built from it. */
   readonly handle: Store;
   readonly jobs: JobQueue;
   readonly computeTasks: ComputeTasks;
-  readonly outbox: OutboxStore;
   readonly workerTokens: WorkerTokenStore;
   /** Key-encryption keys, the master key check, and the re-wrap of data keys. */
   readonly vault: VaultStore;
-  /** Per-user webhook signing secrets (sealed). */
-  readonly webhookSecrets: WebhookSecretStore;
 }
 
 export interface StoreOptions {
@@ -39,9 +37,7 @@ export function createSqliteStores(handle: Store, opts: StoreOptions = {}): Stor
     handle,
     jobs,
     computeTasks: createComputeTasks(handle, clock, newId, opts.compute ?? { leaseMs: 30_000, maxAttempts: 3 }),
-    outbox: createOutboxStore(handle, newId),
     workerTokens: createWorkerTokenStore(handle),
     vault: createSqliteVaultStore(handle),
-    webhookSecrets: createSqliteWebhookSecretStore(handle.db),
   };
 }

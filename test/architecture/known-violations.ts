@@ -12,11 +12,7 @@ export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
   'capability-contract': [],
   kit: [],
   kernel: [],
-  infrastructure: [
-    // db/stores.ts builds the webhooks capability's two stores for the dispatcher services.ts builds: webhooks should build them with its dispatcher
-    'db/stores.ts -> webhooks/outbox-store.ts',
-    'db/stores.ts -> webhooks/secrets-store.ts',
-  ],
+  infrastructure: [],
   'root-utility': [],
   'names-no-capability': [],
   'http-edge': [],

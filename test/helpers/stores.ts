@@ -15,6 +15,8 @@ import { createSqliteToolStore, type ToolStore } from '../../src/tools/store.ts'
 import { createSqliteAuditStore, type AuditStore } from '../../src/audit/store.ts';
 import { createSqliteAgentStore, type AgentStore } from '../../src/agents/store.ts';
 import { createSqliteChatStore, type ChatStore } from '../../src/agents/chat/store.ts';
+import { createOutboxStore, type OutboxStore } from '../../src/webhooks/outbox-store.ts';
+import { webhookSecretStoreOn, type WebhookSecretStore } from '../../src/webhooks/secrets-store.ts';
 
 export interface AllStores extends Stores {
   /** The kit's: every asynchronous resource (src/resources/store.ts). */
@@ -29,6 +31,9 @@ export interface AllStores extends Stores {
   /** The agents capability's: agents and the tools each may call, their chats and messages. */
   readonly agents: AgentStore;
   readonly agentChats: ChatStore;
+  /** The webhooks capability's: the outbox's messages and attempts, and the per-user signing secrets (sealed). */
+  readonly outbox: OutboxStore;
+  readonly webhookSecrets: WebhookSecretStore;
 }
 
 export interface AllStoreOptions extends StoreOptions {
@@ -48,5 +53,7 @@ export function createAllStores(handle: Store, opts: AllStoreOptions = {}): AllS
     audit: createSqliteAuditStore(handle),
     agents: createSqliteAgentStore(handle),
     agentChats: createSqliteChatStore(handle),
+    outbox: createOutboxStore(handle, opts.newId),
+    webhookSecrets: webhookSecretStoreOn(handle),
   };
 }
