@@ -8,9 +8,12 @@ import { createSqliteVaultStore, type VaultStore } from '../vault/store.ts';
 import { createSqliteWebhookSecretStore, type WebhookSecretStore } from '../webhooks/secrets-store.ts';
 
 /**
- * Every store of the service, built for one database. Domain code receives these async
+ * The infrastructure's stores, built for one database: the job queue, compute tasks, worker
+ * tokens and the vault's keys (and, until the webhooks module builds them beside its
+ * dispatcher, the webhooks' outbox and signing secrets). The kit builds its resource store and
+ * each capability its own stores from the same handle. Domain code receives these async
  * interfaces and never the SQL handle: a second dialect (PostgreSQL) is a second factory
- * beside `createSqliteStores`, and the contract suite under test/stores/ runs on both.
+ * beside each `createSqlite...`, and the contract suite under test/stores/ runs on both.
  */
 export interface Stores {
   /** The SQLite handle, for the store modules that are built from it. */
