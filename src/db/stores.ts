@@ -8,10 +8,9 @@ import { createSqliteVaultStore, type VaultStore } from '../vault/store.ts';
 /**
  * The infrastructure's stores, built for one database: the job queue, compute tasks, worker
  * tokens and the vault's keys. The kit builds its resource store and each capability its own
- * stores from the same handle (a capability is its folder: src/db/ names none). Domain code
- * receives these async interfaces and never the SQL handle: a second dialect (PostgreSQL) is a
- * second factory beside each `createSqlite...`, and the contract suite under test/stores/
- * runs on both.
+ * stores from the same handle (src/db/ names no capability). Domain code receives these async
+ * interfaces and never the SQL handle: a second dialect (PostgreSQL) is a second factory
+ * beside each `createSqlite...`, and the contract suite under test/stores/ runs on both.
  */
 export interface Stores {
   /** The SQLite handle, for the store modules that are built from it. */
