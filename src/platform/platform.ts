@@ -47,6 +47,7 @@ export interface Platform {
   newId: IdFactory;
   /** The SQL handle: only store modules may use it. */
   store: Store;
+  /** The infrastructure's stores (src/db/stores.ts); the kit and each capability build theirs from `store`. */
   stores: Stores;
   client: GuardedClient;
   backend: ComputeBackend;
