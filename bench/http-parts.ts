@@ -18,6 +18,7 @@ import { loadConfig } from '../src/config.ts';
 import { createServices } from '../src/services.ts';
 import { buildApp } from '../src/server.ts';
 import { issueKey } from '../src/users/accounts.ts';
+import { USERS } from '../src/users/contract.ts';
 import { deriveKey } from '../src/keys.ts';
 import { randomId } from '../src/clock.ts';
 import { createLogger } from '../src/log.ts';
@@ -43,7 +44,7 @@ const config = loadConfig({
 });
 const log = createLogger();
 const services = createServices(config, { log });
-const users = { users: services.stores.users, clock: services.clock, newId: randomId, apiKeyHashKey: deriveKey(config.masterKey, 'api-key-hash') };
+const users = { users: services.find(USERS)!, clock: services.clock, newId: randomId, apiKeyHashKey: deriveKey(config.masterKey, 'api-key-hash') };
 const { row, apiKey } = issueKey(users);
 const userId = randomId('usr');
 await users.users.create({ id: userId, name: null, credits: 10, permissions: [], createdAt: row.createdAt }, row);

@@ -4,7 +4,7 @@
  * order: modules are created providers first, from the service keys each declares it
  * `needs`, `uses` and `provides` (src/platform/order.ts), and routes are mounted by path
  * shape (src/http/route-order.ts). The order only sets the order of commands in `--help`
- * and, among modules that do not depend on each other, of routes in the OpenAPI document.
+ * and of routes in the OpenAPI document.
  */
 import { animationsModule } from './animations/module.ts';
 import { imagesModule } from './images/module.ts';

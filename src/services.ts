@@ -8,6 +8,7 @@ import { jobCatalogue } from './jobs/catalogue.ts';
 import { MODULES } from './modules.ts';
 import { createDataMigrationStore, runDataMigrations } from './db/data-migrations.ts';
 import { declareErrorKinds } from './errors.ts';
+import { KEY_OWNERS, keyVerifier, type AuthUser, type KeyOwners } from './platform/caller.ts';
 
 export type ServiceOptions = PlatformOptions;
 
@@ -18,9 +19,11 @@ export type ModuleInstances = { [M in Modules[number] as M['name']]: ReturnType<
 /** Everything the process runs, wired once: the composition root. It names no capability. */
 export interface Services extends Platform {
   modules: ModuleInstances;
+  /** The caller an API key stands for, from the key owners a module provides (KEY_OWNERS); none: no key verifies. */
+  verifyKey: (apiKey: string) => Promise<AuthUser | null>;
   /** A service a module provides (e.g. a test reads the voice catalogue), or undefined when no listed module provides it. */
   find<T>(key: ServiceKey<T>): T | undefined;
-  /** Every module's routes, in the modules' order (the OpenAPI document's; mounting orders them by path shape). */
+  /** Every module's routes, in the order of the modules' list (the OpenAPI document's; mounting orders them by path shape). */
   routes: Route[];
   /** Every module's WebSocket endpoints (src/http/sockets.ts serves them). */
   sockets: SocketRoute<unknown>[];
@@ -82,8 +85,9 @@ export function createServices(config: Config, opts: ServiceOptions = {}, module
   return {
     ...platform,
     modules: Object.fromEntries(built) as ModuleInstances,
+    verifyKey: keyVerifier(provided.get(KEY_OWNERS) as KeyOwners | undefined, config.masterKey),
     find: <T>(key: ServiceKey<T>) => provided.get(key) as T | undefined,
-    routes: instances.flatMap((i) => i.routes ?? []),
+    routes: inListOrder(modules, built).flatMap((i) => i.routes ?? []),
     sockets: instances.flatMap((i) => i.sockets ?? []),
     worker,
     async migrateData() {
@@ -124,4 +128,10 @@ function servicesFor(m: AnyModule, provided: ReadonlyMap<AnyServiceKey, unknown>
     },
     resources: () => resources,
   };
+}
+
+/** The instances in the order of the modules' list, whatever order they were created in. */
+function inListOrder(modules: readonly AnyModule[], built: readonly [string, ModuleInstance][]): ModuleInstance[] {
+  const created = new Map(built);
+  return modules.map((m) => created.get(m.name)!);
 }

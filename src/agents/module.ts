@@ -4,6 +4,10 @@ import { PRESENTERS } from '../presenters/contract.ts';
 import { VOICES } from '../voices/contract.ts';
 import { STREAMS } from '../streams/contract.ts';
 import { TOOL_CALLS } from '../tools/contract.ts';
+import { SECRET_STORE } from '../secrets/contract.ts';
+import { AUDIT } from '../audit/contract.ts';
+import { createSqliteAgentStore } from './store.ts';
+import { createSqliteChatStore } from './chat/store.ts';
 import { agentRoutes } from './routes.ts';
 import type { AgentDeps } from './service.ts';
 import { chatRoutes } from './chat/routes.ts';
@@ -21,13 +25,14 @@ import { CHAT_MASKINGS, maskStoredChats } from './chat/scrub.ts';
 export const agentsModule = defineModule({
   name: 'agents',
   config: agentSettings,
-  needs: [PRESENTERS],
+  needs: [PRESENTERS, SECRET_STORE, AUDIT],
   uses: [VOICES, TOOL_CALLS, STREAMS],
   create(p, limits, services) {
     const streams = services.find(STREAMS);
+    const agents = createSqliteAgentStore(p.store);
     const deps: AgentDeps = {
       config: p.config,
-      store: p.stores.agents,
+      store: agents,
       clock: p.clock,
       newId: p.newId,
       media: p.media,
@@ -36,11 +41,11 @@ export const agentsModule = defineModule({
       schemas: agentSchemas(p.config.storageScheme),
     };
     const chat: ChatDeps = {
-      agents: p.stores.agents,
-      chats: p.stores.agentChats,
-      secrets: { secretStore: p.stores.secrets, vault: p.vault, clock: p.clock, newId: p.newId },
+      agents,
+      chats: createSqliteChatStore(p.store),
+      secrets: { secretStore: services.get(SECRET_STORE), vault: p.vault, clock: p.clock, newId: p.newId },
       client: p.client,
-      audit: p.stores.audit,
+      audit: services.get(AUDIT),
       toolCalls: services.find(TOOL_CALLS),
       streams,
       notifications: createNotifications(),

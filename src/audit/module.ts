@@ -1,8 +1,15 @@
 import { defineModule } from '../platform/module.ts';
+import { provide } from '../platform/service-key.ts';
+import { AUDIT } from './contract.ts';
 import { auditRoutes } from './routes.ts';
+import { createSqliteAuditStore } from './store.ts';
 
-/** The caller's audit trail of secrets and tools (GET /audit). */
+/** The caller's audit trail of secrets and tools (GET /audit), and its store for the capabilities that write rows (`AUDIT`). */
 export const auditModule = defineModule({
   name: 'audit',
-  create: (p) => ({ routes: auditRoutes(p.stores.audit) }),
+  provides: [AUDIT],
+  create(p) {
+    const audit = createSqliteAuditStore(p.store);
+    return { provides: [provide(AUDIT, audit)], routes: auditRoutes(audit) };
+  },
 });

@@ -1,11 +1,11 @@
 import { reviewCommands } from '../cli/review.ts';
 import { systemClock } from '../clock.ts';
-import type { Stores } from '../db/stores.ts';
+import type { CommandStores } from '../cli/stores.ts';
 import type { MediaAccess } from '../media/index.ts';
 import { avatarLifecycle } from './kind.ts';
 import { decideAvatarReview, pendingAvatarReviews, type AvatarReviewDeps } from './review.ts';
 
-const reviewDeps = (stores: Stores, media: MediaAccess): AvatarReviewDeps => ({
+const reviewDeps = (stores: CommandStores, media: MediaAccess): AvatarReviewDeps => ({
   lifecycle: avatarLifecycle(stores.resources, systemClock, media),
   resources: stores.resources, media, clock: systemClock, maxAttempts: 3,
 });

@@ -1,6 +1,5 @@
 import { UsageError, type Command } from './command.ts';
-import { withStores } from './stores.ts';
-import type { Stores } from '../db/stores.ts';
+import { withStores, type CommandStores } from './stores.ts';
 import type { MediaAccess } from '../media/index.ts';
 
 /** What a review queue offers its commands: the pending items (JSON-able), and a decision on one. */
@@ -16,8 +15,8 @@ export interface ReviewQueue {
   listHelp: string;
   approveHelp: string;
   rejectHelp: string;
-  pending(stores: Stores, media: MediaAccess): Promise<object[]>;
-  decide(stores: Stores, media: MediaAccess, id: string, decision: 'approve' | 'reject', reason: string): Promise<'approved' | 'rejected' | 'not-pending'>;
+  pending(stores: CommandStores, media: MediaAccess): Promise<object[]>;
+  decide(stores: CommandStores, media: MediaAccess, id: string, decision: 'approve' | 'reject', reason: string): Promise<'approved' | 'rejected' | 'not-pending'>;
 }
 
 /** `<group> review`, `<group> approve <id>`, `<group> reject <id> --reason "..."`: an operator's review queue. */

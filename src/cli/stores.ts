@@ -1,20 +1,27 @@
 import type { CommandContext } from './command.ts';
 import { openStore } from '../db/client.ts';
 import { createSqliteStores, type Stores } from '../db/stores.ts';
+import { createSqliteResourceStore, type ResourceStore } from '../resources/store.ts';
 import { createLocalMediaStore, createMediaAccess, type MediaAccess } from '../media/index.ts';
 import { deriveKey } from '../keys.ts';
 import { systemClock } from '../clock.ts';
 import { checkMasterKey } from '../vault/key-check.ts';
+
+/** What an operator command works on: the infrastructure's stores and the kit's resource store. */
+export interface CommandStores extends Stores {
+  readonly resources: ResourceStore;
+}
 
 /**
  * Runs an operator command on the configured database and media store (a review queue's
  * decision, say). Refuses a master key the database was not made with: a record changed
  * with it would sign webhooks and URLs no server could verify.
  */
-export async function withStores(ctx: CommandContext, fn: (stores: Stores, media: MediaAccess) => Promise<number>): Promise<number> {
+export async function withStores(ctx: CommandContext, fn: (stores: CommandStores, media: MediaAccess) => Promise<number>): Promise<number> {
   const handle = openStore(ctx.config.databaseFile);
   try {
-    const stores = createSqliteStores(handle);
+    const infrastructure = createSqliteStores(handle);
+    const stores: CommandStores = { ...infrastructure, resources: createSqliteResourceStore(handle, infrastructure.jobs.enqueue) };
     await checkMasterKey(stores.vault, ctx.config.masterKey);
     const media = createMediaAccess({
       store: createLocalMediaStore(ctx.config.mediaDir),

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { leaseSql, SQLITE_SKIP_LOCKED, type LeaseTable } from './lease-store.ts';
 
 /**
- * A lease lock on one named row (the oauth2 refresh lock on a `secrets` row): the lease
+ * A lease lock on one named row (the secrets module's oauth2 refresh lock, say): the lease
  * module's `take` and `finish` on a table whose rows are not queued work. A process that
  * dies holding it blocks the row for `leaseMs` at most; only the owner releases it.
  */
@@ -24,12 +24,4 @@ export function createLeaseLock(sqlite: SqliteHandle, table: Omit<LeaseTable, 's
     take: async (id, owner, now, leaseMs) => take.run(owner, now + leaseMs, id, now).changes === 1,
     release: async (id, owner) => void release.run(id, owner),
   };
-}
-
-/** The lock on `secrets` rows, one per connection, prepared once. */
-const secretLocks = new WeakMap<SqliteHandle, LeaseLock>();
-export function secretsLock(sqlite: SqliteHandle): LeaseLock {
-  let lock = secretLocks.get(sqlite);
-  if (!lock) secretLocks.set(sqlite, (lock = createLeaseLock(sqlite, { table: 'secrets', id: 'id', owner: 'lock_owner', until: 'lock_until' })));
-  return lock;
 }

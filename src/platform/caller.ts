@@ -6,6 +6,8 @@
  */
 import { createHmac } from 'node:crypto';
 import { ApiError } from '../errors.ts';
+import { defineServiceKey } from './service-key.ts';
+import { deriveKey } from '../keys.ts';
 
 /** The caller an API key stands for, as every authenticated verb receives it. */
 export interface AuthUser {
@@ -82,6 +84,13 @@ export interface KeyOwners {
   keysVersion(): Promise<number>;
 }
 
+/**
+ * The one service the kernel declares: the owners of API keys, which the accounts capability
+ * (users) provides and the composition root reads to build the key verifier. Without a
+ * provider no key verifies.
+ */
+export const KEY_OWNERS = defineServiceKey<KeyOwners>('keyOwners');
+
 /** Verified keys remembered per process; past this many, the memory starts over. */
 const REMEMBERED_KEYS = 10_000;
 
@@ -113,4 +122,9 @@ export function makeKeyVerifier(deps: { users: KeyOwners; apiKeyHashKey: Buffer 
     remembered.set(apiKey, user);
     return user;
   };
+}
+
+/** The key verifier over the key owners a module provides (KEY_OWNERS), keyed from the master key; without them no key verifies. */
+export function keyVerifier(owners: KeyOwners | undefined, masterKey: Buffer): (apiKey: string) => Promise<AuthUser | null> {
+  return owners ? makeKeyVerifier({ users: owners, apiKeyHashKey: deriveKey(masterKey, 'api-key-hash') }) : async () => null;
 }

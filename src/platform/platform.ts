@@ -5,7 +5,6 @@ import { deriveKey } from '../keys.ts';
 import { systemClock, randomId, type Clock, type IdFactory } from '../clock.ts';
 import { createLogger, type Logger } from '../log.ts';
 import type { JobQueue } from '../jobs/store.ts';
-import { makeKeyVerifier, type AuthUser } from './caller.ts';
 import type { ComputeBackend } from '../compute/interface.ts';
 import { createComputeBackend, createStreamRenderer } from '../compute/adapter.ts';
 import type { StreamRenderer } from '../compute/stream.ts';
@@ -48,6 +47,7 @@ export interface Platform {
   newId: IdFactory;
   /** The SQL handle: only store modules may use it. */
   store: Store;
+  /** The infrastructure's stores (src/db/stores.ts); the kit and each capability build theirs from `store`. */
   stores: Stores;
   client: GuardedClient;
   backend: ComputeBackend;
@@ -57,7 +57,6 @@ export interface Platform {
   urlKey: Buffer;
   queue: JobQueue;
   vault: Vault;
-  verifyKey: (apiKey: string) => Promise<AuthUser | null>;
   /** Remote compute: the task table workers claim from, their tokens, the file-URL key. */
   compute: { tasks: ComputeTasks; workers: WorkerTokens; urlKey: Buffer };
   /** What renders live streams (the compute adapter's, or the one PlatformOptions gave); undefined: no live streams here. */
@@ -83,8 +82,7 @@ export function createPlatform(config: Config, opts: PlatformOptions = {}): Plat
     scheme: config.storageScheme,
     clock,
   });
-  // The resource store queues a new resource's job inside its transaction, through `queue` (late-bound: tests replace it).
-  const stores = createSqliteStores(store, { clock, newId, compute: config.compute, enqueueJob: (input) => queue.enqueue(input) });
+  const stores = createSqliteStores(store, { clock, newId, compute: config.compute });
   const computeTasks = stores.computeTasks;
   const computeUrlKey = deriveKey(config.masterKey, 'compute-url');
   // Deleting a resource cancels its remote task at once, so its worker hears of it at its next heartbeat.
@@ -120,7 +118,6 @@ export function createPlatform(config: Config, opts: PlatformOptions = {}): Plat
     urlKey,
     queue,
     vault,
-    verifyKey: makeKeyVerifier({ users: stores.users, apiKeyHashKey: deriveKey(config.masterKey, 'api-key-hash') }),
     compute: {
       tasks: computeTasks,
       workers: createWorkerTokens({ store: stores.workerTokens, clock, newId, hashKey: deriveKey(config.masterKey, 'worker-token-hash') }),

@@ -3,7 +3,8 @@
  * own `contract.ts` (`export const VOICES = defineServiceKey<VoiceCatalogue>('voices')`). A
  * module lists the keys it `needs` (the service must start without it: no), those it `uses`
  * when present, and those it `provides`; the kernel orders the modules from these and hands
- * each one what it asked for. The kernel itself names no service.
+ * each one what it asked for. The kernel names no capability's service; it declares one of its
+ * own, KEY_OWNERS (src/platform/caller.ts), which the users capability fills.
  */
 
 /** A service's name, carrying its type. Two keys are the same service only if they are the same object. */

@@ -1,5 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { Clock } from '../clock.ts';
+import type { Store } from '../db/client.ts';
 import type { JobQueue } from '../jobs/queue.ts';
 import { defaultBackoff, type JobHandler, type JobKind } from '../jobs/catalogue.ts';
 import type { MediaAccess } from '../media/index.ts';
@@ -7,7 +8,7 @@ import type { PageCursor } from '../pagination.ts';
 import type { Route } from '../platform/module.ts';
 import { resourceLifecycle, type CreateInput, type Lifecycle, type ResourceKind } from './lifecycle.ts';
 import { resourceRoutes } from './routes.ts';
-import type { Claim, ResourceRow, ResourceStore } from './store.ts';
+import { createSqliteResourceStore, type Claim, type ResourceRow, type ResourceStore } from './store.ts';
 
 /** The types of a resource kind: the request as accepted, its working fields, what it produced, its record as GET shows it. */
 export interface ResourceTypes {
@@ -64,9 +65,11 @@ export interface ResourceDeclaration {
 
 /** What the platform gives every resource kind (the `Platform` has these fields). */
 export interface ResourceHost {
-  stores: { resources: ResourceStore };
+  /** The database handle: the kit builds the one resource store of the host from it. */
+  store: Store;
   clock: Clock;
-  queue: Pick<JobQueue, 'cancelFor'>;
+  /** Its `enqueue` queues a new resource's job inside the resource store's transaction. */
+  queue: Pick<JobQueue, 'cancelFor' | 'enqueue'>;
   media: Pick<MediaAccess, 'removePrefix'>;
   config: { worker: { maxAttempts: number } };
 }
@@ -117,6 +120,17 @@ export interface ResourceDefinition<T extends ResourceTypes> {
 
 const parse = (text: string): unknown => JSON.parse(text);
 
+const hosted = new WeakMap<ResourceHost, ResourceStore>();
+/**
+ * The host's resource store, built once from its handle for every kind on it. Jobs are queued
+ * through `host.queue.enqueue` at each call (a test may replace it on the running service).
+ */
+function resourceStoreOf(host: ResourceHost): ResourceStore {
+  let store = hosted.get(host);
+  if (!store) hosted.set(host, (store = createSqliteResourceStore(host.store, (input) => host.queue.enqueue(input))));
+  return store;
+}
+
 /**
  * One declaration per resource kind (an animation, a clip, ...): its lifecycle
  * (src/resources/lifecycle.ts), typed row reader, GET/list/DELETE with their routes and
@@ -151,7 +165,7 @@ export function defineResource<T extends ResourceTypes>(declaration: ResourceDec
     );
 
   function on(host: ResourceHost, parts: ResourceParts<T>): Resource<T> {
-    const life = lifecycle(host.stores.resources, host.clock, parts.present, parts.cost);
+    const life = lifecycle(resourceStoreOf(host), host.clock, parts.present, parts.cost);
     const maxAttempts = host.config.worker.maxAttempts;
     const present = (row: ResourceRow) => parts.present(read(row));
     const resource: Resource<T> = {

@@ -1,6 +1,9 @@
 import { defineModule } from '../platform/module.ts';
 import { provide } from '../platform/service-key.ts';
-import { OAUTH2_REFRESHER } from './contract.ts';
+import { AUDIT } from '../audit/contract.ts';
+import { OAUTH2_REFRESHER, SECRET_STORE } from './contract.ts';
+import { createSecretLock } from './lock-store.ts';
+import { createSqliteSecretStore } from './store.ts';
 import type { SecretDeps } from './deps.ts';
 import { createOAuth2Refresher } from './oauth2/index.ts';
 import { auditRefresh, createVaultTokenStore } from './oauth2-tokens.ts';
@@ -11,20 +14,22 @@ import { SECRET_COMMANDS } from './cli.ts';
 export const secretsModule = defineModule({
   name: 'secrets',
   commands: SECRET_COMMANDS,
-  provides: [OAUTH2_REFRESHER],
-  create(p) {
-    const deps: SecretDeps = { secretStore: p.stores.secrets, vault: p.vault, clock: p.clock, newId: p.newId };
+  needs: [AUDIT],
+  provides: [OAUTH2_REFRESHER, SECRET_STORE],
+  create(p, _settings, services) {
+    const deps: SecretDeps = { secretStore: createSqliteSecretStore(p.store), vault: p.vault, clock: p.clock, newId: p.newId };
+    const audit = services.get(AUDIT);
     // One refresher per process: the tool calls use it (OAUTH2_REFRESHER) to send oauth2 secrets.
     const refresher = createOAuth2Refresher({
       tokens: createVaultTokenStore(deps),
-      lock: p.stores.secretLocks,
+      lock: createSecretLock(p.store),
       client: p.client,
       clock: p.clock,
       log: p.log,
       onEvent: (e) => {
-        auditRefresh({ ...deps, audit: p.stores.audit }, e).catch((err: unknown) => p.log.error('oauth2: the refresh audit row was not written', { error: String(err) }));
+        auditRefresh({ ...deps, audit }, e).catch((err: unknown) => p.log.error('oauth2: the refresh audit row was not written', { error: String(err) }));
       },
     });
-    return { deps, provides: [provide(OAUTH2_REFRESHER, refresher)], routes: secretRoutes(deps, p.config.publicUrl) };
+    return { deps, provides: [provide(OAUTH2_REFRESHER, refresher), provide(SECRET_STORE, deps.secretStore)], routes: secretRoutes(deps, p.config.publicUrl) };
   },
 });

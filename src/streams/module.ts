@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { defineModule } from '../platform/module.ts';
 import { provide } from '../platform/service-key.ts';
 import { VOICES } from '../voices/contract.ts';
+import { USERS } from '../users/contract.ts';
 import { STREAMS } from './contract.ts';
 import type { StreamHub } from './interface.ts';
 import { createStreamService } from './hub.ts';
@@ -17,6 +18,7 @@ import { streamSettings } from './settings.ts';
 export const streamsModule = defineModule({
   name: 'streams',
   config: streamSettings,
+  needs: [USERS],
   uses: [VOICES],
   provides: [STREAMS],
   create(p, settings, services) {
@@ -24,7 +26,7 @@ export const streamsModule = defineModule({
       settings,
       renderer: p.streamRenderer,
       voices: services.find(VOICES),
-      users: p.stores.users,
+      users: services.get(USERS),
       input: { client: p.client, media: p.media, config: p.config },
       workRoot: join(p.config.dataDir, 'streams'),
       clock: p.clock,

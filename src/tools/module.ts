@@ -1,7 +1,8 @@
 import { defineModule } from '../platform/module.ts';
 import { provide } from '../platform/service-key.ts';
 import { TOOL_CALLS } from './contract.ts';
-import { OAUTH2_REFRESHER, type SecretDeps } from '../secrets/contract.ts';
+import { OAUTH2_REFRESHER, SECRET_STORE, type SecretDeps } from '../secrets/contract.ts';
+import { createSqliteToolStore } from './store.ts';
 import { callTool, type ToolCallDeps } from './call.ts';
 import { toolRoutes } from './routes.ts';
 import { toolSettings } from './settings.ts';
@@ -10,12 +11,12 @@ import { toolSettings } from './settings.ts';
 export const toolsModule = defineModule({
   name: 'tools',
   config: toolSettings,
-  needs: [OAUTH2_REFRESHER],
+  needs: [OAUTH2_REFRESHER, SECRET_STORE],
   provides: [TOOL_CALLS],
   create(p, limits, services) {
-    const secrets: SecretDeps = { secretStore: p.stores.secrets, vault: p.vault, clock: p.clock, newId: p.newId };
+    const secrets: SecretDeps = { secretStore: services.get(SECRET_STORE), vault: p.vault, clock: p.clock, newId: p.newId };
     const refresher = services.get(OAUTH2_REFRESHER);
-    const deps: ToolCallDeps = { ...secrets, toolStore: p.stores.tools, client: p.client, refresher, log: p.log, limits };
+    const deps: ToolCallDeps = { ...secrets, toolStore: createSqliteToolStore(p.store), client: p.client, refresher, log: p.log, limits };
     const calls = provide(TOOL_CALLS, {
       get: (userId, toolId) => deps.toolStore.get(userId, toolId),
       call: (userId, toolId, raw, via) => callTool(deps, userId, toolId, raw, via),

@@ -1,8 +1,14 @@
 /**
- * What the users capability offers the others: the users store's shape, through which a
+ * What the users capability offers the others: the users store (`USERS`), through which a
  * capability charges and refunds credits (`addCredits`, a conditional update).
  * The caller itself (AuthUser, requirePermission, the key verifier) is the kernel's:
  * src/platform/caller.ts. Other capabilities import this file only, never the users folder's
  * other files.
  */
+import { defineServiceKey } from '../platform/service-key.ts';
+import type { UserStore } from './store.ts';
+
 export type { CreditChange, UserStore } from './store.ts';
+
+/** The users store, provided by the users module (which builds it from the platform's handle). */
+export const USERS = defineServiceKey<UserStore>('users');

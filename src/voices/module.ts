@@ -1,6 +1,8 @@
 import { defineModule } from '../platform/module.ts';
 import { provide } from '../platform/service-key.ts';
 import { VOICES } from './contract.ts';
+import { SECRET_STORE } from '../secrets/contract.ts';
+import { AUDIT } from '../audit/contract.ts';
 import { createVoiceCatalogue } from './catalogue.ts';
 import { createEspeakProvider } from './espeak/index.ts';
 import { createFliteProvider } from './flite/index.ts';
@@ -19,12 +21,14 @@ export const voicesModule = defineModule({
   name: 'voices',
   config: voiceSettings,
   commands: VOICE_COMMANDS,
+  needs: [SECRET_STORE, AUDIT],
   provides: [VOICES],
-  create: (p, s) => {
+  create: (p, s, services) => {
     const double = p.options.voices;
     if (double) return { provides: [provide(VOICES, double)], routes: voiceRoutes(double) };
     const pool = new VoicePool({ size: s.workers });
-    const external = createExternalProviders(s.providers, externalDeps(p, s));
+    const secrets = services.get(SECRET_STORE);
+    const external = createExternalProviders(s.providers, externalDeps(p, s, { secrets, audit: services.get(AUDIT) }));
     const voices = createVoiceCatalogue({
       // Flite first: among equally close voices the catalogue picks the earlier, and Flite's English sounds more natural.
       providers: [createFliteProvider({ pool }), createEspeakProvider({ pool }), ...external],
@@ -37,7 +41,7 @@ export const voicesModule = defineModule({
       start() {
         // The first synthesis after start would otherwise pay the engines' warm-up (1-2 s).
         pool.warm();
-        void providerSecretProblems(s.providers, p.stores.secrets).then(
+        void providerSecretProblems(s.providers, secrets).then(
           (problems) => problems.forEach((problem) => p.log.warn(`voices: ${problem}`)),
           () => {},
         );

@@ -3,6 +3,8 @@ import { webhookBodyBuilders } from '../resources/lifecycle.ts';
 import { createWebhookDispatcher, type WebhookBodies } from './dispatcher.ts';
 import { webhookRoutes } from './routes.ts';
 import { createWebhookSecrets } from './secrets.ts';
+import { createOutboxStore } from './outbox-store.ts';
+import { webhookSecretStoreOn } from './secrets-store.ts';
 
 /**
  * The owner's view of webhooks (the signing secret, its rotation, and the delivery log), and
@@ -14,11 +16,12 @@ export const webhooksModule = defineModule({
   create: (p, _settings, services) => {
     const { config } = p;
     // The signing keys, built from the store (no state: another process's reads the same rows).
-    const secrets = createWebhookSecrets({ store: p.stores.webhookSecrets, clock: p.clock, masterKey: config.masterKey });
+    const outbox = createOutboxStore(p.store, p.newId);
+    const secrets = createWebhookSecrets({ store: webhookSecretStoreOn(p.store), clock: p.clock, masterKey: config.masterKey });
     let bodies: WebhookBodies | undefined;
     const dispatcher = createWebhookDispatcher({
       store: p.store,
-      outbox: p.stores.outbox,
+      outbox,
       client: p.client,
       clock: p.clock,
       secrets,
@@ -33,7 +36,7 @@ export const webhooksModule = defineModule({
       },
     });
     return {
-      routes: webhookRoutes({ outbox: p.stores.outbox, secrets }),
+      routes: webhookRoutes({ outbox, secrets }),
       /** Delivers the outbox's due messages (tests run one poll with `runOnce`). */
       dispatcher,
       start() {

@@ -50,3 +50,6 @@ export function createSqliteWebhookSecretStore(db: WebhookDb): WebhookSecretStor
       }),
   };
 }
+
+/** The store on a database handle: the webhooks module builds it from the platform's. */
+export const webhookSecretStoreOn = (handle: { db: WebhookDb }): WebhookSecretStore => createSqliteWebhookSecretStore(handle.db);

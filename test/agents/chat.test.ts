@@ -6,6 +6,7 @@ import { toneCatalogue } from '../helpers/tone-voice.ts';
 import { CANARY, canaryForms, leakedIn } from '../helpers/canaries.ts';
 import { echo, makeSecret, makeTool, toolBody } from '../helpers/tools.ts';
 import { chunk, writeEvents } from '../llm/model-server.ts';
+import { AUDIT } from '../../src/audit/contract.ts';
 
 /**
  * Agent chat against a loopback model server that streams as OpenAI's chat completions do,
@@ -189,7 +190,7 @@ describe('server tools', () => {
     expect(second!.messages.at(-2)).toMatchObject({ role: 'assistant', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }] });
     expectModelSawNoCredential();
     // The audit trail: the call, with the chat id.
-    const rows = await h.services.stores.audit.list({ userId, toolId: tool, action: 'secret.used' }, 10, null);
+    const rows = await h.services.find(AUDIT)!.list({ userId, toolId: tool, action: 'secret.used' }, 10, null);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ action: 'secret.used', outcome: 'success' });
     expect(JSON.parse(rows[0]!.detail!)).toMatchObject({ chat_id: chat, upstream_status: 200 });
@@ -440,7 +441,7 @@ describe('the model\'s key in the audit trail', () => {
     expect((await ask(agent, chat, [{ role: 'user', content: 'Hi' }])).status).toBe(200);
     model.handle((_req, res) => void res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `bad key ${CANARY.bearer}`, code: 'invalid_api_key' } })));
     expect((await ask(agent, chat, [{ role: 'user', content: 'Hi again' }])).status).toBe(502);
-    const rows = await h.services.stores.audit.list({ userId, secretId: secret, action: 'secret.used' }, 10, null);
+    const rows = await h.services.find(AUDIT)!.list({ userId, secretId: secret, action: 'secret.used' }, 10, null);
     expect(rows.map((r) => r.outcome).sort()).toEqual(['failure', 'success']);
     for (const r of rows) expect(JSON.parse(r.detail!)).toMatchObject({ chat_id: chat, provider: 'openai' });
     expect(JSON.parse(rows.find((r) => r.outcome === 'failure')!.detail!)).toMatchObject({ reason: 'auth' });

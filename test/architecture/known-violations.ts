@@ -12,23 +12,9 @@ export const KNOWN_VIOLATIONS: Record<RuleId, readonly string[]> = {
   'capability-contract': [],
   kit: [],
   kernel: [],
-  infrastructure: [
-    // db/stores.ts builds every store, the kit's and the capabilities': each should build its own from the handle
-    'db/stores.ts -> agents/chat/store.ts',
-    'db/stores.ts -> agents/store.ts',
-    'db/stores.ts -> audit/store.ts',
-    'db/stores.ts -> resources/store.ts',
-    'db/stores.ts -> secrets/store.ts',
-    'db/stores.ts -> tools/store.ts',
-    'db/stores.ts -> users/store.ts',
-    'db/stores.ts -> webhooks/outbox-store.ts',
-    'db/stores.ts -> webhooks/secrets-store.ts',
-  ],
+  infrastructure: [],
   'root-utility': [],
-  'names-no-capability': [
-    // db/stores.ts builds the oauth2 refresh lock on the secrets table: secrets should build it
-    'db/stores.ts -> "secrets"',
-  ],
+  'names-no-capability': [],
   'http-edge': [],
   'store-drizzle': [],
   'store-handle': [],

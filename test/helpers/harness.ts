@@ -5,6 +5,8 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { createServices, type ServiceOptions, type Services } from '../../src/services.ts';
 import { buildApp } from '../../src/server.ts';
 import { issueKey, type UserDeps } from '../../src/users/accounts.ts';
+import { USERS } from '../../src/users/contract.ts';
+import { createSqliteUserStore } from '../../src/users/store.ts';
 import { deriveKey } from '../../src/keys.ts';
 import { randomId } from '../../src/clock.ts';
 import { createLogger } from '../../src/log.ts';
@@ -25,10 +27,14 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** The operator verbs on the users of a running service (tests create users and revoke keys with them). */
+/**
+ * The operator verbs on the users of a running service (tests create users and revoke keys with
+ * them), on the users module's store (its own writes move the key verifier's version at once),
+ * or on one of their own when the service is built without that module.
+ */
 export function userDeps(services: Services): UserDeps {
   return {
-    users: services.stores.users,
+    users: services.find(USERS) ?? createSqliteUserStore(services.store),
     clock: services.clock,
     newId: randomId,
     apiKeyHashKey: deriveKey(services.config.masterKey, 'api-key-hash'),

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore, type Store } from '../../src/db/client.ts';
-import { createSqliteStores } from '../../src/db/stores.ts';
+import { createAllStores } from '../helpers/stores.ts';
 import { resourceLifecycle, webhookBodyBuilders, type Lifecycle, type ResourceKind } from '../../src/resources/lifecycle.ts';
 import type { ResourceRow } from '../../src/resources/store.ts';
 
@@ -36,7 +36,7 @@ beforeEach(() => {
   handle = openStore(join(dir, 'mimic.db'));
   handle.sqlite.prepare(`INSERT INTO users (id, credits, permissions, created_at) VALUES ('usr_1', 5, '[]', 1)`).run();
   jobs.length = 0;
-  const stores = createSqliteStores(handle, { enqueueJob: (j) => jobs.push(j) });
+  const stores = createAllStores(handle, { enqueueJob: (j) => jobs.push(j) });
   consents = resourceLifecycle(consentKind, { resources: stores.resources, clock });
 });
 afterEach(() => {

@@ -7,13 +7,13 @@
 import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openStore } from '../../src/db/client.ts';
-import { createSqliteStores } from '../../src/db/stores.ts';
+import { createAllStores } from '../helpers/stores.ts';
 import { systemClock } from '../../src/clock.ts';
 import { animationLifecycle } from '../../src/animations/kind.ts';
 
 const [file, seedText, countText] = process.argv.slice(2);
 const handle = openStore(file!);
-const life = animationLifecycle(createSqliteStores(handle).resources, systemClock, { signedUrl: () => '' });
+const life = animationLifecycle(createAllStores(handle).resources, systemClock, { signedUrl: () => '' });
 
 let seed = Number(seedText) >>> 0;
 const random = (n: number): number => {

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore } from '../../src/db/client.ts';
-import { createSqliteStores } from '../../src/db/stores.ts';
+import { createAllStores } from '../helpers/stores.ts';
 import { systemClock } from '../../src/clock.ts';
 import { animationLifecycle } from '../../src/animations/kind.ts';
 import { ROOT } from '../helpers/cli.ts';
@@ -50,7 +50,7 @@ it('ends and refunds each record at most once when two processes race over it', 
   const handle = openStore(file);
   const sqlite = handle.sqlite;
   sqlite.prepare(`INSERT INTO users (id, credits, permissions, created_at) VALUES ('usr_race', ?, '[]', 1)`).run(COUNT + EXTRA);
-  const life = animationLifecycle(createSqliteStores(handle).resources, systemClock, { signedUrl: () => '' });
+  const life = animationLifecycle(createAllStores(handle).resources, systemClock, { signedUrl: () => '' });
   for (let i = 0; i < COUNT; i++) {
     const row = await life.create({ id: `anm_race${i}`, userId: 'usr_race', request: {}, details: {}, webhookUrl: 'https://example.com/hook', maxAttempts: 1 });
     expect(row).not.toBeNull();

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore } from '../../src/db/client.ts';
-import { createSqliteStores, type Stores } from '../../src/db/stores.ts';
+import { createAllStores, type AllStores } from '../helpers/stores.ts';
 
 /**
  * A database the store contract suite runs against. A second SQL dialect adds one entry
@@ -15,7 +15,7 @@ export interface Dialect {
 }
 
 export interface OpenStores {
-  stores: Stores;
+  stores: AllStores;
   /** A second, independent connection to the same database (another process's view). */
   reopen(): Promise<OpenStores>;
   close(): Promise<void>;
@@ -24,7 +24,7 @@ export interface OpenStores {
 function sqliteAt(file: string, cleanup?: () => void): OpenStores {
   const handle = openStore(file);
   return {
-    stores: createSqliteStores(handle),
+    stores: createAllStores(handle),
     reopen: async () => sqliteAt(file),
     close: async () => {
       handle.close();

@@ -1,10 +1,10 @@
 import type { Dialect, OpenStores } from './dialects.ts';
-import type { Stores } from '../../src/db/stores.ts';
+import type { AllStores } from '../helpers/stores.ts';
 import type { SecretRow, ToolRow } from '../../src/db/schema.ts';
 import type { AuditRecord } from '../../src/audit/store.ts';
 
 /** A user (and its first key) through the users store, as every contract's owner of rows. */
-export async function seedUser(stores: Stores, id: string, credits = 0): Promise<string> {
+export async function seedUser(stores: AllStores, id: string, credits = 0): Promise<string> {
   await stores.users.create(
     { id, name: id, credits, permissions: [], createdAt: 0 },
     { id: `key_${id}`, hash: `hash_${id}`, prefix: 'mimic_seed', createdAt: 0 },

@@ -13,6 +13,7 @@ import { createLocalBackend } from '../../src/compute/local/index.ts';
 import { createLocalStreamRenderer } from '../../src/compute/local/stream/index.ts';
 import { createLogger } from '../../src/log.ts';
 import type { StreamService } from '../../src/streams/hub.ts';
+import { USERS } from '../../src/users/contract.ts';
 
 const PRESENTER = 'eileen-Nc7kQ2rT5x';
 let live: LiveService | undefined;
@@ -82,7 +83,7 @@ describe('live streams on the real engines', () => {
     await speaksOnce(live, 'VP8');
     // Closed mid-speech: the worker is told to stop, and the time heard comes back and is charged.
     const l = live;
-    const credits = async () => (await l.running.services.stores.users.get(l.userId))!.credits;
+    const credits = async () => (await l.running.services.find(USERS)!.get(l.userId))!.credits;
     const before = await credits();
     const s = await connect(l, '/clips/streams', { presenter_id: PRESENTER }, 'VP8');
     expect((await l.api('POST', s.path, { script: { type: 'text', input: 'This is cut off. Nobody hears this part.' }, session_id: s.sessionId })).status).toBe(200);

@@ -2,6 +2,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { sqlite, type OpenStores } from '../stores/dialects.ts';
 import { generateApiKey, hashApiKey, keyPrefix } from '../../src/users/api-keys.ts';
 import { makeKeyVerifier } from '../../src/users/accounts.ts';
+import { defineModule } from '../../src/platform/module.ts';
+import { harness } from '../helpers/harness.ts';
 
 const hashKey = Buffer.alloc(32, 7);
 let db: OpenStores;
@@ -62,5 +64,24 @@ describe('the API-key verifier', () => {
     expect(await verify(guess)).toBeNull();
     expect(await verify(guess)).toBeNull();
     expect(lookups).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe('the service’s key verifier', () => {
+  it('verifies keys against the users module’s store, and no key at all in a service built without it', async () => {
+    const full = harness();
+    const bare = harness({}, {}, [defineModule({ name: 'bare', create: () => ({}) })]);
+    try {
+      const { key } = full.user();
+      expect((await full.call('GET', '/animations', { key })).status).toBe(200);
+      expect(await bare.services.verifyKey(key)).toBeNull();
+      // The user's row is written (call() waits for it), yet without the users module nothing reads it.
+      const stranger = bare.user();
+      expect((await bare.call('GET', '/openapi.json')).status).toBe(200);
+      expect(await bare.services.verifyKey(stranger.key)).toBeNull();
+    } finally {
+      await bare.close();
+      await full.close();
+    }
   });
 });

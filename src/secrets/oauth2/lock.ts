@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { secretsLock, type SqliteHandle } from '../../jobs/lock-store.ts';
+import type { SqliteHandle } from '../../jobs/lock-store.ts';
+import { secretsLock } from '../lock-store.ts';
 
 export type { SqliteHandle };
 

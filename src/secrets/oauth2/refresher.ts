@@ -37,7 +37,7 @@ export interface OAuth2RefreshEvent {
 
 export interface OAuth2RefresherOptions {
   tokens: TokenStore;
-  /** The lease lock on `secrets` rows (stores.secretLocks), shared by every process on the database. */
+  /** The lease lock on `secrets` rows (src/secrets/lock-store.ts), shared by every process on the database. */
   lock: LeaseLock;
   client: GuardedClient;
   clock: Clock;

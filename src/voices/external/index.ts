@@ -1,4 +1,6 @@
 import type { Platform } from '../../platform/platform.ts';
+import type { SecretStore } from '../../secrets/contract.ts';
+import type { AuditStore } from '../../audit/contract.ts';
 import type { VoiceProvider } from '../interface.ts';
 import type { ExternalProviderConfig, VoiceSettings } from '../settings.ts';
 import { vaultCredentials } from './credentials.ts';
@@ -21,16 +23,16 @@ export { createMicrosoftProvider, createElevenLabsProvider, createOpenAIProvider
 
 /**
  * The providers' dependencies from the platform: its guarded client, the vault-backed secret
- * opener (the tool path's), its log and clock, and the audit trail for `secret.used`.
+ * opener (the tool path's) over the secrets store, its log and clock, and the audit trail for `secret.used`.
  */
-export function externalDeps(p: Platform, settings: Pick<VoiceSettings, 'listTimeoutMs'>): ExternalDeps {
+export function externalDeps(p: Platform, settings: Pick<VoiceSettings, 'listTimeoutMs'>, stores: { secrets: SecretStore; audit: AuditStore }): ExternalDeps {
   return {
     client: p.client,
-    credentials: vaultCredentials({ secretStore: p.stores.secrets, vault: p.vault, clock: p.clock, newId: p.newId }),
+    credentials: vaultCredentials({ secretStore: stores.secrets, vault: p.vault, clock: p.clock, newId: p.newId }),
     log: p.log,
     clock: p.clock,
     listTimeoutMs: settings.listTimeoutMs,
-    audit: { store: p.stores.audit, newId: p.newId },
+    audit: { store: stores.audit, newId: p.newId },
   };
 }
 

@@ -1,4 +1,5 @@
-import { secretsLock, type LeaseLock } from '../../../src/jobs/lock-store.ts';
+import type { LeaseLock } from '../../../src/jobs/lock-store.ts';
+import { secretsLock } from '../../../src/secrets/lock-store.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

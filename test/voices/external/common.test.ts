@@ -5,6 +5,7 @@ import { createVoiceCatalogue } from '../../../src/voices/catalogue.ts';
 import { createExternalProviders, createMicrosoftProvider, providerSecretProblems, VOICE_LIST_RETRY_MS, VOICE_LIST_TTL_MS } from '../../../src/voices/external/index.ts';
 import { parseProviders, type ExternalProviderConfig, type MicrosoftConfig } from '../../../src/voices/settings.ts';
 import { failure, json, sine, vendorWorld, wavOf, type VendorWorld } from './vendor.ts';
+import { SECRET_STORE } from '../../../src/secrets/contract.ts';
 
 /** What all external providers share: the secret check, the guarded client, the cached voice lists. */
 let w: VendorWorld;
@@ -53,7 +54,7 @@ describe('external provider secrets', () => {
   });
 
   it('tells an operator at start what is wrong with the configured secrets, reading rows only', async () => {
-    const store = w.h.services.stores.secrets;
+    const store = w.h.services.find(SECRET_STORE)!;
     const good = configs([
       { type: 'microsoft', region: 'westeurope', secret_id: apiKey },
       { type: 'elevenlabs', secret_id: apiKey },

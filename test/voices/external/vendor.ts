@@ -6,6 +6,8 @@ import { makeSecret } from '../../helpers/tools.ts';
 import type { Clock } from '../../../src/clock.ts';
 import { externalDeps, type ExternalDeps } from '../../../src/voices/external/index.ts';
 import { SpeechError, type Speech } from '../../../src/voices/interface.ts';
+import { SECRET_STORE } from '../../../src/secrets/contract.ts';
+import { AUDIT } from '../../../src/audit/contract.ts';
 
 /**
  * What the external voice tests share: a loopback HTTPS "vendor", the real service over a
@@ -79,7 +81,7 @@ export async function vendorWorld(): Promise<VendorWorld> {
   const { key } = h.user();
   const clock = manualClock();
   // The platform's parts, as the voices module wires them; only the clock is the test's.
-  const deps: ExternalDeps = { ...externalDeps(h.services, { listTimeoutMs: 2000 }), clock };
+  const deps: ExternalDeps = { ...externalDeps(h.services, { listTimeoutMs: 2000 }, { secrets: h.services.find(SECRET_STORE)!, audit: h.services.find(AUDIT)! }), clock };
   return {
     h, vendor, key, clock, deps,
     secret: (body) => makeSecret(h, key, body),

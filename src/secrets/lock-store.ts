@@ -1,0 +1,13 @@
+import type { Store } from '../db/client.ts';
+import { createLeaseLock, type LeaseLock, type SqliteHandle } from '../jobs/lock-store.ts';
+
+/** The oauth2 refresh lock on `secrets` rows (src/jobs/lock-store.ts's lease lock), one per connection, prepared once. */
+const locks = new WeakMap<SqliteHandle, LeaseLock>();
+export function secretsLock(sqlite: SqliteHandle): LeaseLock {
+  let lock = locks.get(sqlite);
+  if (!lock) locks.set(sqlite, (lock = createLeaseLock(sqlite, { table: 'secrets', id: 'id', owner: 'lock_owner', until: 'lock_until' })));
+  return lock;
+}
+
+/** The refresh lock of a database: the secrets module builds it from the platform's handle. */
+export const createSecretLock = (handle: Store): LeaseLock => secretsLock(handle.sqlite);
