@@ -4,6 +4,11 @@
  *
  *   node --import tsx bench/http-bare.ts               the bare app: `GET /` answers a small JSON body
  *   node --import tsx bench/http-bare.ts lean <dir>    the lean app: the floor of mimic's parts
+ *   node --import tsx bench/http-bare.ts lean <dir> file   the same with mimic's storage: a SQLite file
+ *                                                          in WAL mode in <dir>, and a remembered key
+ *                                                          answered only while `PRAGMA data_version`
+ *                                                          stays the same (a key revoked by another
+ *                                                          process stops working at once, as in mimic)
  *
  * The lean app is a plain Hono app built from the same parts as mimic's request path, each
  * used the simplest way: a request id (x-request-id), one pino request line per request to
@@ -24,7 +29,7 @@ import Database from 'better-sqlite3';
 import { pino } from 'pino';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 
-const [mode, dir] = process.argv.slice(2);
+const [mode, dir, storage] = process.argv.slice(2);
 const ready: Record<string, unknown> = {};
 
 function bareApp(): Hono {
@@ -35,11 +40,12 @@ function bareApp(): Hono {
 
 type LeanEnv = { Variables: { requestId: string; userId: string } };
 
-function leanApp(logDir: string): Hono<LeanEnv> {
+function leanApp(logDir: string, onFile: boolean): Hono<LeanEnv> {
   const log = pino({ timestamp: pino.stdTimeFunctions.isoTime }, pino.destination({ dest: join(logDir, 'lean.log'), sync: false, minLength: 4096 }));
   const hashKey = randomBytes(32);
   const hash = (key: string) => createHmac('sha256', hashKey).update(key).digest('base64url');
-  const db = new Database(':memory:');
+  const db = new Database(onFile ? join(logDir, 'lean.db') : ':memory:');
+  if (onFile) db.pragma('journal_mode = WAL');
   db.exec('create table keys (hash text primary key, user_id text not null); create table items (id text primary key, user_id text not null, status text not null, created_at text not null)');
   const apiKey = `mimic_${randomBytes(32).toString('base64url')}`;
   db.prepare('insert into keys values (?, ?)').run(hash(apiKey), 'usr_1');
@@ -48,6 +54,8 @@ function leanApp(logDir: string): Hono<LeanEnv> {
   const selectKey = db.prepare<[string], { user_id: string }>('select user_id from keys where hash = ?');
   const selectItem = db.prepare<[string, string], { id: string; status: string; created_at: string }>('select id, status, created_at from items where id = ? and user_id = ?');
   const remembered = new Map<string, string>();
+  const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
+  let seenVersion = -1;
   const limiter = new RateLimiterMemory({ points: 1e9, duration: 1 });
 
   const app = new Hono<LeanEnv>();
@@ -61,6 +69,13 @@ function leanApp(logDir: string): Hono<LeanEnv> {
   });
   const auth: MiddlewareHandler<LeanEnv> = async (c, next) => {
     const key = c.req.header('authorization')?.replace(/^Basic\s+/i, '') ?? '';
+    if (onFile) {
+      const version = dataVersion.get()!;
+      if (version !== seenVersion) {
+        remembered.clear();
+        seenVersion = version;
+      }
+    }
     let userId = remembered.get(key);
     if (!userId) {
       userId = selectKey.get(hash(key))?.user_id;
@@ -99,7 +114,7 @@ function leanApp(logDir: string): Hono<LeanEnv> {
   return app;
 }
 
-const app = mode === 'lean' ? leanApp(dir ?? '.') : bareApp();
+const app = mode === 'lean' ? leanApp(dir ?? '.', storage === 'file') : bareApp();
 const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => {
   process.stdout.write(JSON.stringify({ port: info.port, ...ready }) + '\n');
 });

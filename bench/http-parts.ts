@@ -8,7 +8,11 @@
  *
  *   node --import tsx bench/http-parts.ts > /dev/null     (the request log goes to stdout; results to stderr)
  *
- * Env: PARTS_N (requests per measurement, default 20000), PARTS_ROUNDS (default 5).
+ * Then each part alone (the key check, the rate limiter, the log line, a signed media URL, an
+ * ApiError...), called N times in a loop: what it costs without the chain around it.
+ *
+ * Env: PARTS_N (requests per measurement, default 20000), PARTS_ROUNDS (default 5), PARTS_ONLY=alone
+ * (only the parts alone).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -22,7 +26,9 @@ import { USERS } from '../src/users/contract.ts';
 import { deriveKey } from '../src/keys.ts';
 import { randomId } from '../src/clock.ts';
 import { createLogger } from '../src/log.ts';
-import { requestContext, bodyLimit } from '../src/http/middleware.ts';
+import { requestContext, bodyLimit, newRequestId } from '../src/http/middleware.ts';
+import { ApiError } from '../src/errors.ts';
+import { signText } from '../src/url-signature.ts';
 import { requireAuth } from '../src/http/auth.ts';
 import { createMemoryRateLimiter, rateLimitPerKey } from '../src/http/rate-limit/index.ts';
 import { errorHandler } from '../src/http/errors.ts';
@@ -124,12 +130,41 @@ const steps: [string, Hono<AppEnv>, Req, number][] = [
 out(`machine: ${cpus()[0]?.model}, ${cpus().length} cores, node ${process.version}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 out(`${N} requests x ${ROUNDS} rounds per line, in process (app.fetch), CPU µs per request (median)\n`);
 let previous = 0;
-for (const [label, app, r, expect] of steps) {
+for (const [label, app, r, expect] of process.env.PARTS_ONLY === 'alone' ? [] : steps) {
   const us = await cost(app, r, expect);
   const delta = label.startsWith('+') ? `  (${us - previous >= 0 ? '+' : ''}${(us - previous).toFixed(1)})` : '';
   out(`  ${label.padEnd(36)}${us.toFixed(1).padStart(8)}${delta}`);
   previous = us;
 }
+
+// Each part alone: N calls in a loop, CPU µs per call (median of ROUNDS).
+async function alone(f: () => unknown): Promise<number> {
+  const us: number[] = [];
+  for (let round = 0; round <= ROUNDS; round++) {
+    const before = process.cpuUsage();
+    for (let i = 0; i < N; i++) await f();
+    const used = process.cpuUsage(before);
+    if (round > 0) us.push((used.user + used.system) / N); // round 0 warms up
+  }
+  return median(us);
+}
+const rateLimiter = createMemoryRateLimiter(config.rateLimit!);
+const record = await (await buildApp(services).request(getReq.path, { headers: auth })).json();
+const line = { request_id: newRequestId(), method: 'GET', path: getReq.path, status: 200, duration_ms: 1.23, user_id: userId };
+const parts: [string, () => unknown][] = [
+  ['request id (newRequestId)', () => newRequestId()],
+  ['request log line (log.info)', () => log.info('request', line)],
+  ['API key check, remembered (verifyKey)', () => services.verifyKey(apiKey)],
+  ['  of which PRAGMA data_version (keysVersion)', () => services.stores.users.keysVersion()],
+  ['rate limit (limiter.take)', () => rateLimiter.take(row.id)],
+  ['media URL, same second (signedUrl)', () => services.media.signedUrl(userId, 'samples/logo.png')],
+  ['media URL signed afresh (an HMAC)', () => signText(services.urlKey, `${userId}/samples/logo.png\n${Date.now()}`)],
+  ['new ApiError, declared 4xx (no stack)', () => new ApiError('ValidationError', 'Invalid request body')],
+  ['new ApiError, 5xx (with stack)', () => new ApiError('InternalServerError', 'boom')],
+  ['JSON.stringify of the GET record', () => JSON.stringify(record)],
+];
+out(`\neach part alone, ${N} calls x ${ROUNDS} rounds, CPU µs per call (median)\n`);
+for (const [label, f] of parts) out(`  ${label.padEnd(46)}${(await alone(f)).toFixed(2).padStart(8)}`);
 out(`load average at the end: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 
 await services.worker.stop(0);

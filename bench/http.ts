@@ -24,12 +24,17 @@
  *
  * Env: BENCH_SECONDS (default 4), BENCH_ROUNDS (default 5), BENCH_ONLY=health,get,bad,lean-health,lean-get,lean-bad
  * (targets to run; the bare app always runs), BENCH_PROFILE_DIR=/dir (the service
- * runs with --cpu-prof and leaves its .cpuprofile there; see bench/profile-summary.ts).
+ * runs with --cpu-prof and leaves its .cpuprofile there; see bench/profile-summary.ts),
+ * BENCH_BASELINE=<another checkout of mimic, with its node_modules> (a fifth process: that
+ * checkout's service, answering the same three requests as targets base-health, base-get
+ * and base-bad in the same rounds: a before/after measured side by side), BENCH_LEAN_DB=file
+ * (the lean app reads a SQLite file in WAL mode and checks `PRAGMA data_version` before a
+ * remembered key, as mimic does, instead of reading an in-memory database).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, openSync, closeSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Pool } from 'undici';
 import { median, percentile } from './stats.ts';
 import { NODE_ARGS, closedLoop, cpuSeconds, firstLine, freePort, killChildrenOnExit, root, runBench, serviceEnv, startChild, startService, waitForHealth } from './procs.ts';
@@ -39,12 +44,16 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const WARMUP_SECONDS = 2;
 const CONNECTIONS = 50;
 const GOALS: Record<string, number> = { health: 0.7, get: 0.5, bad: 0.5 };
+/** Another checkout of mimic (node_modules in place) to serve the same targets beside this one: a before/after in one run. */
+const BASELINE = process.env.BENCH_BASELINE;
+/** The lean app on a SQLite file in WAL mode with mimic's revocation check (`http-bare.ts lean <dir> file`), not in memory. */
+const LEAN_ON_FILE = process.env.BENCH_LEAN_DB === 'file';
 
 const dir = mkdtempSync(join(tmpdir(), 'mimic-bench-http-'));
 killChildrenOnExit(() => rmSync(dir, { recursive: true, force: true }));
 
 interface Target {
-  key: 'bare' | 'health' | 'get' | 'bad' | 'lean-health' | 'lean-get' | 'lean-bad';
+  key: 'bare' | 'health' | 'get' | 'bad' | 'base-health' | 'base-get' | 'base-bad' | 'lean-health' | 'lean-get' | 'lean-bad';
   label: string;
   pool: Pool;
   pid: number | undefined;
@@ -85,6 +94,38 @@ async function run(t: Target, seconds: number): Promise<Run> {
   };
 }
 
+interface Mimic {
+  base: string;
+  pid: number | undefined;
+  headers: Record<string, string>;
+  animationId: string;
+  logFile: string;
+}
+
+/**
+ * A service of the checkout in `cwd` on its own data dir, logging every request to a file as
+ * it would to a log collector, with a user and API key (through its CLI) and one animation
+ * record (through its API).
+ */
+async function startMimic(cwd: string, name: string): Promise<Mimic> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const env = serviceEnv(join(dir, name), port, { MIMIC_LOG_REQUESTS: 'true', MIMIC_WORKER: 'false' });
+  const logFile = join(dir, `${name}.log`);
+  const logFd = openSync(logFile, 'w');
+  const service = startService(env, ['ignore', logFd, 'inherit'], cwd);
+  closeSync(logFd);
+  await waitForHealth(base, service);
+  const user = JSON.parse(
+    execFileSync(process.execPath, [...NODE_ARGS, 'src/main.ts', 'users', 'create', '--name', 'bench'], { cwd, env, encoding: 'utf8' }).trim(),
+  ) as { api_key: string };
+  const headers = { authorization: `Basic ${user.api_key}`, 'content-type': 'application/json' };
+  const created = await fetch(`${base}/animations`, { method: 'POST', headers, body: '{}' });
+  const animation = (await created.json()) as { id: string };
+  if (created.status !== 201) throw new Error(`${name}: POST /animations answered ${created.status}: ${JSON.stringify(animation)}`);
+  return { base, pid: service.pid, headers, animationId: animation.id, logFile };
+}
+
 async function main(): Promise<void> {
   const cpu = cpus();
   console.log(`machine: ${cpu[0]?.model ?? 'unknown cpu'}, ${cpu.length} cores, node ${process.version}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
@@ -96,54 +137,30 @@ async function main(): Promise<void> {
   const { port: barePort } = JSON.parse(await firstLine(bare, 'the bare app')) as { port: number };
 
   // The lean app, logging to a file too.
-  const lean = startChild('bench/http-bare.ts', ['lean', dir], process.env);
+  const lean = startChild('bench/http-bare.ts', ['lean', dir, ...(LEAN_ON_FILE ? ['file'] : [])], process.env);
   const leanReady = JSON.parse(await firstLine(lean, 'the lean app')) as { port: number; apiKey: string; id: string };
 
-  // 2. The service, logging every request to a file as it would to a log collector.
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const env = serviceEnv(dir, port, { MIMIC_LOG_REQUESTS: 'true', MIMIC_WORKER: 'false' });
-  const logFile = join(dir, 'service.log');
-  const logFd = openSync(logFile, 'w');
-  const service = startService(env, ['ignore', logFd, 'inherit']);
-  closeSync(logFd);
-  await waitForHealth(base, service);
-
-  // 3. A user and API key (through the CLI), and one animation record (through the API).
-  const user = JSON.parse(
-    execFileSync(process.execPath, [...NODE_ARGS, 'src/main.ts', 'users', 'create', '--name', 'bench'], { cwd: root, env, encoding: 'utf8' }).trim(),
-  ) as { api_key: string };
-  const headers = { authorization: `Basic ${user.api_key}`, 'content-type': 'application/json' };
-  const created = await fetch(`${base}/animations`, { method: 'POST', headers, body: '{}' });
-  const animation = (await created.json()) as { id: string };
-  if (created.status !== 201) throw new Error(`POST /animations answered ${created.status}: ${JSON.stringify(animation)}`);
+  // 2. The service, and the baseline's when asked for.
+  const mimic = await startMimic(root, 'service');
+  const baseline = BASELINE ? await startMimic(resolve(BASELINE), 'baseline') : undefined;
 
   const only = process.env.BENCH_ONLY?.split(',');
   const leanBase = `http://127.0.0.1:${leanReady.port}`;
   const leanHeaders = { authorization: `Basic ${leanReady.apiKey}`, 'content-type': 'application/json' };
   const pool = (origin: string) => new Pool(origin, { connections: CONNECTIONS, pipelining: 1 });
+  const badBody = JSON.stringify({ source_url: 'ftp://example.com/a.png', config: { mute: 'yes' } });
+  const mimicTargets = (m: Mimic, who: string, prefix: '' | 'base-'): Target[] => [
+    { key: `${prefix}health`, label: `${who} GET /health`, pool: pool(m.base), pid: m.pid, expect: 200, request: { path: '/health', method: 'GET' } },
+    { key: `${prefix}get`, label: `${who} GET /animations/{id}`, pool: pool(m.base), pid: m.pid, expect: 200, request: { path: `/animations/${m.animationId}`, method: 'GET', headers: m.headers } },
+    { key: `${prefix}bad`, label: `${who} POST /animations 400`, pool: pool(m.base), pid: m.pid, expect: 400, request: { path: '/animations', method: 'POST', headers: m.headers, body: badBody } },
+  ];
   const targets: Target[] = [
     { key: 'bare' as const, label: 'bare Hono GET /', pool: pool(`http://127.0.0.1:${barePort}`), pid: bare.pid, expect: 200, request: { path: '/', method: 'GET' as const } },
-    { key: 'health' as const, label: 'mimic GET /health', pool: pool(base), pid: service.pid, expect: 200, request: { path: '/health', method: 'GET' as const } },
-    { key: 'get' as const, label: 'mimic GET /animations/{id}', pool: pool(base), pid: service.pid, expect: 200, request: { path: `/animations/${animation.id}`, method: 'GET' as const, headers } },
-    {
-      key: 'bad' as const,
-      label: 'mimic POST /animations 400',
-      pool: pool(base),
-      pid: service.pid,
-      expect: 400,
-      request: { path: '/animations', method: 'POST' as const, headers, body: JSON.stringify({ source_url: 'ftp://example.com/a.png', config: { mute: 'yes' } }) },
-    },
+    ...mimicTargets(mimic, 'mimic', ''),
+    ...(baseline ? mimicTargets(baseline, 'baseline', 'base-') : []),
     { key: 'lean-health' as const, label: 'lean GET /health', pool: pool(leanBase), pid: lean.pid, expect: 200, request: { path: '/health', method: 'GET' as const } },
     { key: 'lean-get' as const, label: 'lean GET /items/{id}', pool: pool(leanBase), pid: lean.pid, expect: 200, request: { path: `/items/${leanReady.id}`, method: 'GET' as const, headers: leanHeaders } },
-    {
-      key: 'lean-bad' as const,
-      label: 'lean POST /items 400',
-      pool: pool(leanBase),
-      pid: lean.pid,
-      expect: 400,
-      request: { path: '/items', method: 'POST' as const, headers: leanHeaders, body: JSON.stringify({ source_url: 'ftp://example.com/a.png', config: { mute: 'yes' } }) },
-    },
+    { key: 'lean-bad' as const, label: 'lean POST /items 400', pool: pool(leanBase), pid: lean.pid, expect: 400, request: { path: '/items', method: 'POST' as const, headers: leanHeaders, body: badBody } },
   ].filter((t) => t.key === 'bare' || !only || only.includes(t.key));
 
   try {
@@ -184,13 +201,14 @@ async function main(): Promise<void> {
       .map((t) => {
         const r = median(ratios.get(t.key)!);
         const floor = ratios.get(`lean-${t.key}` as Target['key']);
-        const leanSays = floor ? `; lean app ${median(floor).toFixed(2)}x` : '';
+        const before = ratios.get(`base-${t.key}` as Target['key']);
+        const leanSays = (floor ? `; lean app ${median(floor).toFixed(2)}x` : '') + (before ? `; baseline ${median(before).toFixed(2)}x` : '');
         return `${t.key} ${r.toFixed(2)}x (goal ≥ ${GOALS[t.key]}x: ${r >= GOALS[t.key]! ? 'meets' : 'misses'}${leanSays})`;
       });
     console.log(`  goals: ${goals.join('; ')}`);
     console.log(`  load average at the end: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-    const lines = readFileSync(logFile, 'utf8').split('\n').filter((l) => l.includes('"request"')).length;
-    console.log(`  request log lines written by the service: ${lines}`);
+    const lines = (m: Mimic) => readFileSync(m.logFile, 'utf8').split('\n').filter((l) => l.includes('"request"')).length;
+    console.log(`  request log lines written by the service: ${lines(mimic)}${baseline ? `, by the baseline: ${lines(baseline)}` : ''}`);
   } finally {
     await Promise.all(targets.map((t) => t.pool.close()));
   }

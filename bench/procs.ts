@@ -18,8 +18,8 @@ export const sleep = (t: number) => new Promise((r) => setTimeout(r, t));
 const children: ChildProcess[] = [];
 
 /** `node --import tsx <script> ...args`; stdout piped unless `stdio` says otherwise. */
-export function startChild(script: string, args: string[], env: NodeJS.ProcessEnv, nodeFlags: string[] = [], stdio: StdioOptions = ['ignore', 'pipe', 'inherit']): ChildProcess {
-  const child = spawn(process.execPath, [...nodeFlags, ...NODE_ARGS, script, ...args], { cwd: root, env, stdio });
+export function startChild(script: string, args: string[], env: NodeJS.ProcessEnv, nodeFlags: string[] = [], stdio: StdioOptions = ['ignore', 'pipe', 'inherit'], cwd = root): ChildProcess {
+  const child = spawn(process.execPath, [...nodeFlags, ...NODE_ARGS, script, ...args], { cwd, env, stdio });
   children.push(child);
   return child;
 }
@@ -165,8 +165,8 @@ export function serviceEnv(dir: string, port: number, extra: NodeJS.ProcessEnv):
   };
 }
 
-/** `serve` with that env; BENCH_PROFILE_DIR=/dir adds --cpu-prof, the profile left there on exit. */
-export function startService(env: NodeJS.ProcessEnv, stdio?: StdioOptions): ChildProcess {
+/** `serve` with that env (of the checkout in `cwd`); BENCH_PROFILE_DIR=/dir adds --cpu-prof, the profile left there on exit. */
+export function startService(env: NodeJS.ProcessEnv, stdio?: StdioOptions, cwd = root): ChildProcess {
   const profileDir = process.env.BENCH_PROFILE_DIR;
-  return startChild('src/main.ts', ['serve'], env, profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [], stdio);
+  return startChild('src/main.ts', ['serve'], env, profileDir && cwd === root ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [], stdio, cwd);
 }

@@ -102,13 +102,27 @@ export const RENDER_ERROR_KINDS = [
 ] as const;
 export type RenderErrorKind = (typeof RENDER_ERROR_KINDS)[number];
 
+/**
+ * `description`, after turning stack capture off for an error of a declared client kind
+ * (status below 500): an expected answer such as a 400 needs no stack, and capturing one is
+ * most of what building the error costs. ApiError's constructor turns it back on at once.
+ */
+function withoutStackIfExpected(kind: string, description: string): string {
+  const status = errorStatus(kind);
+  if (status !== undefined && status < 500) Error.stackTraceLimit = 0;
+  return description;
+}
+
 export class ApiError extends Error {
   constructor(
     readonly kind: ErrorKind,
     readonly description: string,
     readonly details?: unknown,
   ) {
-    super(description);
+    // An undeclared kind (a defect, logged with its stack) and a 5xx keep their full stack.
+    const stackLimit = Error.stackTraceLimit;
+    super(withoutStackIfExpected(kind, description));
+    Error.stackTraceLimit = stackLimit;
     this.name = 'ApiError';
   }
 

@@ -21,11 +21,39 @@ const canonical = (owner: string, objectKey: string, expires: number): string =>
 export const encodeMediaPath = (owner: string, objectKey: string): string =>
   [owner, ...objectKey.split('/')].map(encodeURIComponent).join('/');
 
-export function signMediaUrl(input: SignMediaUrlInput): string {
-  const expires = expiresAt(input.now, input.ttlSeconds);
+function buildMediaUrl(input: SignMediaUrlInput, expires: number): string {
   const signature = signText(input.key, canonical(input.owner, input.objectKey, expires));
   const base = input.publicUrl.replace(/\/+$/, '');
   return `${base}/media/${encodeMediaPath(input.owner, input.objectKey)}?expires=${expires}&signature=${signature}`;
+}
+
+/** URLs remembered per expiry second and signing key; past this many in one second, the memory starts over. */
+const REMEMBERED_URLS = 1000;
+
+/**
+ * The URLs signed in the current expiry second, per signing key: a URL is a function of the
+ * key, the public URL, the owner, the object key and the expiry second, so a record read again
+ * within the same second (a client polling it) gets the same URL without another HMAC. The
+ * memory holds one second's URLs: a new second starts it over.
+ */
+const signedThisSecond = new WeakMap<Buffer, { expires: number; publicUrl: string; urls: Map<string, string> }>();
+
+export function signMediaUrl(input: SignMediaUrlInput): string {
+  const expires = expiresAt(input.now, input.ttlSeconds);
+  let memory = signedThisSecond.get(input.key);
+  if (!memory || memory.expires !== expires || memory.publicUrl !== input.publicUrl) {
+    memory = { expires, publicUrl: input.publicUrl, urls: new Map() };
+    signedThisSecond.set(input.key, memory);
+  }
+  // The owner's length makes the pair unambiguous (an owner or key may hold any character).
+  const id = `${input.owner.length}:${input.owner}${input.objectKey}`;
+  let url = memory.urls.get(id);
+  if (url === undefined) {
+    url = buildMediaUrl(input, expires);
+    if (memory.urls.size >= REMEMBERED_URLS) memory.urls.clear();
+    memory.urls.set(id, url);
+  }
+  return url;
 }
 
 export type MediaSignatureCheck = SignatureCheck;
