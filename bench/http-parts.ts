@@ -155,7 +155,7 @@ const parts: [string, () => unknown][] = [
   ['request id (newRequestId)', () => newRequestId()],
   ['request log line (log.info)', () => log.info('request', line)],
   ['API key check, remembered (verifyKey)', () => services.verifyKey(apiKey)],
-  ['  of which PRAGMA data_version (keysVersion)', () => services.stores.users.keysVersion()],
+  ['  of which PRAGMA data_version (keysVersion)', () => services.find(USERS)!.keysVersion()],
   ['rate limit (limiter.take)', () => rateLimiter.take(row.id)],
   ['media URL, same second (signedUrl)', () => services.media.signedUrl(userId, 'samples/logo.png')],
   ['media URL signed afresh (an HMAC)', () => signText(services.urlKey, `${userId}/samples/logo.png\n${Date.now()}`)],
