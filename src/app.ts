@@ -9,7 +9,7 @@ import { frontDoorRoutes } from './http/front-door/index.ts';
 import { mountRoutes } from './http/mount.ts';
 import { byPathShape } from './http/route-order.ts';
 import { GroupedRouter } from './http/router.ts';
-import { bodyLimit, requestContext } from './http/middleware.ts';
+import { bodyLimit, closeIfBodyLeft, requestContext } from './http/middleware.ts';
 import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
 import type { Route } from './platform/module.ts';
@@ -102,7 +102,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     } catch (err) {
       return onError(err as Error, c);
     }
-    return notFoundHandler(c);
+    const res = notFoundHandler(c);
+    closeIfBodyLeft(c, res.status);
+    return res;
   });
   return app;
 }
