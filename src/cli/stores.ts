@@ -1,6 +1,6 @@
 import type { CommandContext } from './command.ts';
 import { openStore } from '../db/client.ts';
-import { createSqliteStores, type Stores } from '../db/stores.ts';
+import { createSqliteStores, type Stores } from '../platform/stores.ts';
 import { createSqliteResourceStore, type ResourceStore } from '../resources/store.ts';
 import { createLocalMediaStore, createMediaAccess, type MediaAccess } from '../media/index.ts';
 import { deriveKey } from '../keys.ts';

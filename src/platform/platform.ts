@@ -1,6 +1,6 @@
 import type { Config } from '../config.ts';
 import { openStore, type Store } from '../db/client.ts';
-import { createSqliteStores, type Stores } from '../db/stores.ts';
+import { createSqliteStores, type Stores } from './stores.ts';
 import { deriveKey } from '../keys.ts';
 import { systemClock, randomId, type Clock, type IdFactory } from '../clock.ts';
 import { createLogger, type Logger } from '../log.ts';
@@ -47,7 +47,7 @@ export interface Platform {
   newId: IdFactory;
   /** The SQL handle: only store modules may use it. */
   store: Store;
-  /** The infrastructure's stores (src/db/stores.ts); the kit and each capability build theirs from `store`. */
+  /** The infrastructure's stores (src/platform/stores.ts); the kit and each capability build theirs from `store`. */
   stores: Stores;
   client: GuardedClient;
   backend: ComputeBackend;

@@ -48,9 +48,9 @@ export const SECRET_COMMANDS: Record<string, Command> = {
         expiresIn: Number(expires),
         ...(typeof v.secret === 'string' ? { secretId: v.secret } : {}),
       };
-      return withVault(ctx, async (vault, stores) => {
+      return withVault(ctx, async (vault, handle) => {
         try {
-          const secret = await importOAuth2Grant({ secretStore: createSqliteSecretStore(stores.handle), vault, clock: systemClock, newId: randomId }, input);
+          const secret = await importOAuth2Grant({ secretStore: createSqliteSecretStore(handle), vault, clock: systemClock, newId: randomId }, input);
           ctx.out(JSON.stringify(secret));
           return 0;
         } catch (e) {

@@ -1,10 +1,10 @@
 import type { Config } from '../config.ts';
-import { openStore } from '../db/client.ts';
-import { createSqliteStores, type Stores } from '../db/stores.ts';
+import { openStore, type Store } from '../db/client.ts';
 import { systemClock, randomId } from '../clock.ts';
 import { createLogger } from '../log.ts';
 import { createKeyProvider } from './providers/index.ts';
 import { createVault, type Vault } from './vault.ts';
+import { createSqliteVaultStore } from './store.ts';
 import { VaultKeyError } from './errors.ts';
 
 /** What opening the vault for an operator command needs of the command's context (src/cli/command.ts). */
@@ -19,12 +19,11 @@ export interface VaultCommandContext {
  * uses it: `vault ...`, `secrets ...`). A key the vault refuses is reported as the operator
  * message, exit code 1.
  */
-export async function withVault(ctx: VaultCommandContext, fn: (vault: Vault, stores: Stores) => Promise<number>): Promise<number> {
+export async function withVault(ctx: VaultCommandContext, fn: (vault: Vault, handle: Store) => Promise<number>): Promise<number> {
   const handle = openStore(ctx.config.databaseFile);
   try {
-    const stores = createSqliteStores(handle);
     const vault = createVault({
-      store: stores.vault,
+      store: createSqliteVaultStore(handle),
       provider: createKeyProvider(ctx.config.keyProvider, ctx.config.masterKey),
       masterKey: ctx.config.masterKey,
       clock: systemClock,
@@ -32,7 +31,7 @@ export async function withVault(ctx: VaultCommandContext, fn: (vault: Vault, sto
       log: createLogger(ctx.err), // stdout carries only the command's JSON result
     });
     await vault.ready();
-    return await fn(vault, stores);
+    return await fn(vault, handle);
   } catch (e) {
     if (!(e instanceof VaultKeyError)) throw e;
     ctx.err(e.message);

@@ -249,7 +249,7 @@ export const RULES = {
   kernel: 'the kernel (platform/) imports infrastructure and root utilities only',
   infrastructure: 'infrastructure imports only infrastructure and root utilities',
   'root-utility': 'root utilities (config.ts, errors.ts, ...) import only root utilities',
-  'names-no-capability': 'compute/ and db/stores.ts write no capability name or resource kind string',
+  'names-no-capability': 'compute/ and platform/stores.ts write no capability name or resource kind string',
   'http-edge': 'nothing outside the HTTP edge imports src/http/ or hono',
   'store-drizzle': 'only store modules import drizzle-orm or better-sqlite3',
   'store-handle': 'only store modules touch the SQL handle (store.sqlite, store.db)',
@@ -314,7 +314,7 @@ export function checkLayers(files: readonly SourceFile[], spec: LayerSpec): Viol
       if (file.path.startsWith('llm/') && there.layer === 'capability') report('llm', file.path, imp.target);
     }
 
-    if (here?.layer === 'kit' || file.path.startsWith('compute/') || file.path === 'db/stores.ts') {
+    if (here?.layer === 'kit' || file.path.startsWith('compute/') || file.path === 'platform/stores.ts') {
       const rule: RuleId = here?.layer === 'kit' ? 'kit' : 'names-no-capability';
       for (const s of file.strings) if (names.has(s)) report(rule, file.path, `"${s}"`);
     }

@@ -193,9 +193,9 @@ describe('each rule fails on a violation planted in a copy of src/', () => {
     expect(plant({ 'errors.ts': append("import type { ClipView } from './clips/kind.ts';") })).toEqual([violation('root-utility', 'errors.ts', 'clips/kind.ts')]);
   });
 
-  it('names-no-capability: compute writing a kind string, db/stores.ts naming a capability', () => {
+  it('names-no-capability: compute writing a kind string, platform/stores.ts naming a capability', () => {
     expect(plant({ 'compute/planted.ts': write("export const owner = 'avatar';") })).toEqual([violation('names-no-capability', 'compute/planted.ts', '"avatar"')]);
-    expect(plant({ 'db/stores.ts': append("export const table = 'clips';") })).toEqual([violation('names-no-capability', 'db/stores.ts', '"clips"')]);
+    expect(plant({ 'platform/stores.ts': append("export const table = 'clips';") })).toEqual([violation('names-no-capability', 'platform/stores.ts', '"clips"')]);
   });
 
   it('http-edge: infrastructure importing hono for a type, a capability service importing src/http/', () => {

@@ -1,11 +1,11 @@
 /**
  * Every store of the service on one database handle, composed for tests. The service builds
- * them where they belong: src/db/stores.ts the infrastructure's, the kit its resource store,
+ * them where they belong: src/platform/stores.ts the infrastructure's, the kit its resource store,
  * each capability its own in its module; a test that reads or seeds rows directly takes them
  * all from here.
  */
 import type { Store } from '../../src/db/client.ts';
-import { createSqliteStores, type StoreOptions, type Stores } from '../../src/db/stores.ts';
+import { createSqliteStores, type StoreOptions, type Stores } from '../../src/platform/stores.ts';
 import type { LeaseLock } from '../../src/jobs/lock-store.ts';
 import { createSqliteResourceStore, type EnqueueJob, type ResourceStore } from '../../src/resources/store.ts';
 import { createSqliteUserStore, type UserStore } from '../../src/users/store.ts';

@@ -1,4 +1,4 @@
-import type { Store } from './client.ts';
+import type { Store } from '../db/client.ts';
 import { systemClock, randomId, type Clock, type IdFactory } from '../clock.ts';
 import { createJobStore, type JobQueue } from '../jobs/store.ts';
 import { createComputeTasks, type ComputeTasks, type ComputeTasksOptions } from '../compute/remote/task-store.ts';
@@ -6,9 +6,11 @@ import { createWorkerTokenStore, type WorkerTokenStore } from '../compute/remote
 import { createSqliteVaultStore, type VaultStore } from '../vault/store.ts';
 
 /**
- * The infrastructure's stores, built for one database: the job queue, compute tasks, worker
- * tokens and the vault's keys. The kit builds its resource store and each capability its own
- * stores from the same handle (src/db/ names no capability). Domain code receives these async
+ * The infrastructure's stores, built by the kernel for one database: the job queue, compute
+ * tasks, worker tokens and the vault's keys. The kit builds its resource store and each
+ * capability its own stores from the same handle. Here, not in src/db/: db/ is what those
+ * stores stand on, and building them there made db/ import jobs/, compute/ and vault/,
+ * which import db/ (a folder cycle). Domain code receives these async
  * interfaces and never the SQL handle: a second dialect (PostgreSQL) is a second factory
  * beside each `createSqlite...`, and the contract suite under test/stores/ runs on both.
  */
