@@ -1,6 +1,6 @@
-import { reviewCommands } from '../cli/review.ts';
+import { reviewCommands } from '../resources/review-commands.ts';
 import { systemClock } from '../clock.ts';
-import type { CommandStores } from '../cli/stores.ts';
+import type { CommandStores } from '../resources/command-stores.ts';
 import type { MediaAccess } from '../media/index.ts';
 import { avatarLifecycle } from './kind.ts';
 import { decideAvatarReview, pendingAvatarReviews, type AvatarReviewDeps } from './review.ts';

@@ -1,4 +1,4 @@
-import { reviewCommands } from '../cli/review.ts';
+import { reviewCommands } from '../resources/review-commands.ts';
 import { systemClock } from '../clock.ts';
 import { consentLifecycle } from './kind.ts';
 import { decideReview, pendingReviews } from './review.ts';

@@ -2,7 +2,7 @@ import type { Config, DataSettings } from '../config.ts';
 
 /**
  * The shape of an operator command, as the module contract declares it (`commands`):
- * src/cli/ parses, helps and runs them (src/cli/command.ts re-exports these types).
+ * src/cli/ parses, helps and runs them (src/cli/command.ts re-exports them); UsageError and valueOf are shared by every module's commands.
  */
 
 /**
@@ -46,4 +46,17 @@ export interface CommandContext {
   settings: DataSettings;
   out: (line: string) => void;
   err: (line: string) => void;
+}
+
+/** A command line the command cannot take: its message is printed with the command's usage (exit 2). */
+export class UsageError extends Error {}
+
+/** A required string option. A credential flag may name an environment variable (`env:NAME`) so the value stays out of `ps` and shell history. */
+export function valueOf(v: Record<string, string | boolean | undefined>, flag: string, env: Record<string, string | undefined>): string {
+  const raw = v[flag];
+  if (typeof raw !== 'string' || raw === '') throw new UsageError(`--${flag} is required`);
+  if (!raw.startsWith('env:')) return raw;
+  const fromEnv = env[raw.slice(4)];
+  if (fromEnv === undefined || fromEnv === '') throw new UsageError(`--${flag} names the environment variable ${raw.slice(4)}, which is not set`);
+  return fromEnv;
 }

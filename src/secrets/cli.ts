@@ -1,6 +1,4 @@
-import type { Command, OptionSpec } from '../cli/command.ts';
-import { UsageError } from '../cli/command.ts';
-import { valueOf } from '../cli/values.ts';
+import { UsageError, valueOf, type Command, type OptionSpec } from '../platform/command.ts';
 import { systemClock, randomId } from '../clock.ts';
 import { withVault } from '../vault/cli.ts';
 import { importOAuth2Grant, ImportError } from './oauth2-import.ts';

@@ -1,4 +1,4 @@
-import { UsageError, type Command, type CommandContext } from '../cli/command.ts';
+import { UsageError, type Command, type CommandContext } from '../platform/command.ts';
 import { openStore } from '../db/client.ts';
 import { deriveKey } from '../keys.ts';
 import { systemClock, randomId } from '../clock.ts';

@@ -1,4 +1,4 @@
-import type { Command } from '../cli/command.ts';
+import type { Command } from '../platform/command.ts';
 import { withVault } from '../vault/cli.ts';
 
 export const VAULT_COMMANDS: Record<string, Command> = {

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import type { Command } from '../cli/command.ts';
+import type { Command } from '../platform/command.ts';
 import { ConfigurationError } from '../config.ts';
 import { openStoreToRead } from '../db/client.ts';
 import { createSqliteSecretStore } from '../secrets/contract.ts';

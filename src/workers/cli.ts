@@ -1,10 +1,9 @@
-import { UsageError, type Command, type CommandContext } from '../cli/command.ts';
+import { UsageError, valueOf, type Command, type CommandContext } from '../platform/command.ts';
 import { openStore } from '../db/client.ts';
 import { deriveKey } from '../keys.ts';
 import { systemClock, randomId } from '../clock.ts';
 import { createLogger } from '../log.ts';
 import { checkMasterKey } from '../vault/key-check.ts';
-import { valueOf } from '../cli/values.ts';
 import { createSqliteVaultStore } from '../vault/store.ts';
 import { createLocalBackend } from '../compute/local/index.ts';
 import { createLocalStreamRenderer } from '../compute/local/stream/index.ts';

@@ -1,7 +1,7 @@
-import type { CommandContext } from './command.ts';
+import type { CommandContext } from '../platform/command.ts';
 import { openStore } from '../db/client.ts';
 import { createSqliteStores, type Stores } from '../platform/stores.ts';
-import { createSqliteResourceStore, type ResourceStore } from '../resources/store.ts';
+import { createSqliteResourceStore, type ResourceStore } from './store.ts';
 import { createLocalMediaStore, createMediaAccess, type MediaAccess } from '../media/index.ts';
 import { deriveKey } from '../keys.ts';
 import { systemClock } from '../clock.ts';

@@ -1,5 +1,5 @@
-import { UsageError, type Command } from './command.ts';
-import { withStores, type CommandStores } from './stores.ts';
+import { UsageError, type Command } from '../platform/command.ts';
+import { withStores, type CommandStores } from './command-stores.ts';
 import type { MediaAccess } from '../media/index.ts';
 
 /** What a review queue offers its commands: the pending items (JSON-able), and a decision on one. */
