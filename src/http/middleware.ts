@@ -120,7 +120,8 @@ export function bodyLimit(maxSize: number): MiddlewareHandler<AppEnv> {
  * Says `Connection: close` on an answer given before the request body was read to its end,
  * when what is left of it cannot be skipped safely on a kept-alive connection: after a 413
  * (the rest may be of any size, and @hono/node-server skips at most 64 MiB or 500 ms of an
- * unread body before it cuts the connection), and after a body read part of the way (a
+ * unread body before it cuts the connection), before a large body was read at all (an
+ * unknown path: largeUnreadBody), and after a body read part of the way (a
  * counted limit, a capped upload: the adapter's skip stalls on a body that was read from,
  * and cuts the connection 500 ms later). Without it, a keep-alive client sends its next
  * request on a connection about to be cut, and that request is lost unanswered; with it,
@@ -131,7 +132,8 @@ export function closeIfBodyLeft(c: Context, status: number): void {
   const node = nodeBindings(c);
   if (!node) return;
   const { incoming, outgoing } = node;
-  if (status !== 413 && !(!incoming.readableEnded && (incoming.readableDidRead || largeUnreadBody(incoming)))) return;
+  const bodyLeft = !incoming.readableEnded && (incoming.readableDidRead || largeUnreadBody(incoming));
+  if (status !== 413 && !bodyLeft) return;
   outgoing.setHeader('connection', 'close');
   lingerOnClose(incoming);
 }
@@ -145,7 +147,7 @@ const SKIPPABLE_BYTES = 64 * 1024;
  * SKIPPABLE_BYTES. (A path of `..` segments that the client normalised to no route with 4 MiB
  * chunked after it lost the next request on its connection: found by the hostile-input suite.)
  */
-function largeUnreadBody(incoming: { headers: Record<string, string | string[] | undefined> }): boolean {
+function largeUnreadBody(incoming: IncomingMessage): boolean {
   const te = incoming.headers['transfer-encoding'];
   if (typeof te === 'string' && te.toLowerCase().includes('chunked')) return true;
   const length = incoming.headers['content-length'];
