@@ -129,12 +129,18 @@ describe('local stream renderer', () => {
       expect([r.video.length, r.audio.length]).toEqual(seen);
       // A script brings media back; its first frame is a keyframe (a fresh encoder), so the client can show it at once.
       const before = r.video.length, soundBefore = r.audio.length;
+      const framesBefore = (await renderer.stats()).frames!;
       s.speak(speech('v1', 'one two three'));
       await r.until(() => r.kinds().includes('done:v1'), 'the script to end');
       expect(vp8Frames(r.video.slice(before))[0]!.key).toBe(true);
       expect(r.video[before]!.timestamp).toBeGreaterThan(r.video[before - 1]!.timestamp + 3600);
-      // The script's first frame is not lost to the encoder change: it has the time of the script's first sound.
-      expect(Math.abs(r.video[before]!.timestamp / 90_000 - r.audio[soundBefore]!.timestamp / 48_000)).toBeLessThan(0.05);
+      // The script's first frame is not lost to the encoder change: it has the time of the script's
+      // first sound, or, on a loaded machine, a late timer dropped that frame unrendered (counted);
+      // none is rendered and then refused by an encoder.
+      const framesAfter = (await renderer.stats()).frames!;
+      expect(framesAfter.discarded).toBe(framesBefore.discarded);
+      const firstFrameLag = Math.abs(r.video[before]!.timestamp / 90_000 - r.audio[soundBefore]!.timestamp / 48_000);
+      if (framesAfter.dropped === framesBefore.dropped) expect(firstFrameLag).toBeLessThan(0.05);
     });
   });
 
