@@ -29,6 +29,20 @@ export function serveSockets(server: ServerType, services: Services, opts: { hea
   });
 }
 
+/**
+ * How long an idle keep-alive connection stays open: longer than the idle timeouts of the
+ * clients and proxies in front (undici 4 s, nginx 60 s upstream, cloud load balancers 60 s),
+ * so that the client, not the server, closes it. With Node's 5 s default, a client whose
+ * event loop was busy past its own 4 s timer could send a request on a connection the server
+ * had just closed (ECONNRESET, seen on a loaded machine).
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
+function keepIdleConnections(server: ServerType): void {
+  const http = server as { keepAliveTimeout?: number };
+  http.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+}
+
 /** The server could not listen: one line that says where and why, for the operator. */
 export class ListenError extends Error {}
 
@@ -57,6 +71,7 @@ export async function startServer(config: Config, opts: ServiceOptions = {}): Pr
   try {
     server = await new Promise<ServerType>((resolve, reject) => {
       const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
+      keepIdleConnections(s);
       s.once('error', reject);
     });
   } catch (err) {

@@ -172,3 +172,16 @@ describe('a huge body is refused without holding the service', () => {
     }
   });
 });
+
+describe('an idle keep-alive connection', () => {
+  it('is kept open for 65 s and the server says so, so that clients and proxies in front close it first', async () => {
+    const client = new Client(live.base);
+    try {
+      const res = await client.request({ path: '/health', method: 'GET' });
+      await res.body.dump();
+      expect(res.headers['keep-alive']).toBe('timeout=65');
+    } finally {
+      await client.close();
+    }
+  });
+});
