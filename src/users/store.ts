@@ -24,8 +24,9 @@ export interface UserStore {
   ownerOfKey(hash: string): Promise<KeyOwner | undefined>;
   /**
    * A number that differs from the one returned before whenever what `ownerOfKey` answers
-   * may have changed since, through this store or any other connection or process (a key
-   * revoked by the CLI, say). Whoever remembers verified keys drops them when it changes.
+   * may have changed since: at once for a change through this store, and from
+   * KEYS_RECHECK_MS after it committed for one through any other connection or process (a
+   * key revoked by the CLI, say). Whoever remembers verified keys drops them when it changes.
    */
   keysVersion(): Promise<number>;
   /**
@@ -99,6 +100,13 @@ const record = (r: UserRow): UserRecord => ({
   createdAt: r.created_at,
 });
 
+/**
+ * How long after another connection or process commits a key change (a revocation by the
+ * CLI) this process may still answer from what it remembered: it looks for such commits at
+ * most once per this many milliseconds. Its own changes count at once.
+ */
+export const KEYS_RECHECK_MS = 1;
+
 export function createSqliteUserStore({ sqlite }: Store): UserStore {
   const insertUser = sqlite.prepare<[string, string | null, number, string, number]>(
     'INSERT INTO users (id, name, credits, permissions, created_at) VALUES (?, ?, ?, ?, ?)',
@@ -126,9 +134,13 @@ export function createSqliteUserStore({ sqlite }: Store): UserStore {
   const selectBalance = sqlite.prepare<[string], { credits: number }>('SELECT credits FROM users WHERE id = ?');
 
   // SQLite's data_version changes when another connection commits; this connection's own
-  // writes (create, addKey, revokeKey) bump `changes`. Either one moves the version.
+  // writes (create, addKey, revokeKey) bump `changes`. Either one moves the version. Another
+  // connection's commit is looked for at most once per KEYS_RECHECK_MS: the look is a read
+  // transaction (a lock and an unlock of the -shm file), which cost 2 to 11 µs per request
+  // under load, the largest single item of an authenticated request (docs/performance.md).
   const dataVersion = sqlite.prepare<[], number>('PRAGMA data_version').pluck();
   let seenDataVersion = -1;
+  let lookedAt = -Infinity;
   let version = 0;
   const changed = () => void version++;
 
@@ -174,6 +186,9 @@ export function createSqliteUserStore({ sqlite }: Store): UserStore {
       return row && { keyId: row.key_id, userId: row.user_id, name: row.name, permissions: JSON.parse(row.permissions) as string[] };
     },
     async keysVersion() {
+      const now = performance.now();
+      if (now - lookedAt < KEYS_RECHECK_MS) return version;
+      lookedAt = now;
       const seen = dataVersion.get()!;
       if (seen !== seenDataVersion) {
         seenDataVersion = seen;
