@@ -139,12 +139,21 @@ export function createSqliteResourceStore(handle: Store, enqueueJob: EnqueueJob)
       modifiedAt: p('now'),
     })
     .prepare();
-  // The two reads on the request path are plain better-sqlite3 statements that name each
-  // column as the row's field (from the schema, so they cannot drift): drizzle's prepared
-  // select maps every row and parameter by hand, which cost more than the read itself.
-  const fields = Object.entries(getTableColumns(r)).map(([field, column]) => `"${column.name}" AS "${field}"`).join(', ');
-  const owned = sqlite.prepare<[string, string, string], ResourceRow>(`SELECT ${fields} FROM resources WHERE id = ? AND user_id = ? AND kind = ?`);
-  const byId = sqlite.prepare<[string], ResourceRow>(`SELECT ${fields} FROM resources WHERE id = ?`);
+  // The two reads on the request path are plain better-sqlite3 statements in raw mode (each
+  // row an array), made into the row object here, field by field in the schema's order (so
+  // they cannot drift). drizzle's prepared select maps every row and parameter by hand, and
+  // better-sqlite3's own row objects cost 1.3 µs more per read than the arrays (17 columns).
+  const columns = Object.entries(getTableColumns(r));
+  const names = columns.map(([field]) => field);
+  const selected = columns.map(([, column]) => `"${column.name}"`).join(', ');
+  const asRow = (values: unknown[] | undefined): ResourceRow | undefined => {
+    if (!values) return undefined;
+    const row: Record<string, unknown> = {};
+    for (let i = 0; i < names.length; i++) row[names[i]!] = values[i];
+    return row as ResourceRow;
+  };
+  const owned = sqlite.prepare<[string, string, string], unknown[]>(`SELECT ${selected} FROM resources WHERE id = ? AND user_id = ? AND kind = ?`).raw(true);
+  const byId = sqlite.prepare<[string], unknown[]>(`SELECT ${selected} FROM resources WHERE id = ?`).raw(true);
   const page = (after: boolean) =>
     db
       .select()
@@ -256,8 +265,8 @@ export function createSqliteResourceStore(handle: Store, enqueueJob: EnqueueJob)
     },
     advance: async (id, step) => advanceTx.immediate(id, step),
     amendResult: async (userId, kind, id, result, now) => amend.get({ id, userId, kind, result, now }),
-    get: async (userId, kind, id) => owned.get(id, userId, kind),
-    getById: async (id) => byId.get(id),
+    get: async (userId, kind, id) => asRow(owned.get(id, userId, kind)),
+    getById: async (id) => asRow(byId.get(id)),
     list: async (userId, kind, limit, cursor) =>
       cursor ? nextPage.all({ userId, kind, limit, at: cursor.createdAt, after: cursor.id }) : firstPage.all({ userId, kind, limit }),
     listInState: async (kind, status, limit) => inState.all({ kind, status, limit }),
