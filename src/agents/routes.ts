@@ -29,7 +29,7 @@ export function agentRoutes(deps: AgentDeps): Route[] {
       method: 'post', path: '/agents', summary: 'Create an agent: a presenter, a language model and the tools it may call', tag: 'Agents', body: CreateAgent,
       ok: { status: 201, schema: Agent, description: 'the agent' },
       errors: ['BadRequestError', 'ValidationError', 'AuthorizationError', 'PermissionError', 'PayloadTooLargeError', 'ServiceUnavailableError'],
-      handler: async (c) => c.json(await createAgent(deps, c.var.user, await jsonBody(c)), 201),
+      handler: async (c) => c.json(await createAgent(deps, c.get('user'), await jsonBody(c)), 201),
     },
     {
       // Before /agents/{id}: "me" is a list, not an id.
@@ -39,29 +39,29 @@ export function agentRoutes(deps: AgentDeps): Route[] {
         const query = c.req.query();
         checkSort(query);
         const { limit, cursor } = parsePage(query, MAX_PAGE_SIZE);
-        return c.json(await pageAgents(deps, c.var.user.id, limit, cursor));
+        return c.json(await pageAgents(deps, c.get('user').id, limit, cursor));
       },
     },
     {
       method: 'get', path: '/agents/{id}', summary: 'Get an agent', tag: 'Agents', params: [id],
       ok: { status: 200, schema: Agent, description: 'the agent' }, errors: ['AuthorizationError', 'NotFoundError'],
-      handler: async (c) => c.json(await fetchAgent(deps, c.var.user.id, c.req.param('id')!)),
+      handler: async (c) => c.json(await fetchAgent(deps, c.get('user').id, c.req.param('id')!)),
     },
     {
       method: 'get', path: '/agents/{id}/runtime', summary: 'What the agents SDK reads before it connects: name, presenter type and voice, greetings', tag: 'Agents', params: [id],
       ok: { status: 200, schema: AgentRuntime, description: 'the agent as the SDK reads it' }, errors: ['AuthorizationError', 'NotFoundError'],
-      handler: async (c) => c.json(await agentRuntime(deps, c.var.user.id, c.req.param('id')!)),
+      handler: async (c) => c.json(await agentRuntime(deps, c.get('user').id, c.req.param('id')!)),
     },
     {
       method: 'patch', path: '/agents/{id}', summary: 'Change an agent: a JSON merge patch, then the whole agent is checked again', tag: 'Agents', params: [id], body: UpdateAgent,
       ok: { status: 200, schema: Agent, description: 'the agent' },
       errors: ['BadRequestError', 'ValidationError', 'AuthorizationError', 'PermissionError', 'NotFoundError', 'ConflictError', 'PayloadTooLargeError', 'ServiceUnavailableError'],
-      handler: async (c) => c.json(await updateAgent(deps, c.var.user, c.req.param('id')!, await jsonBody(c))),
+      handler: async (c) => c.json(await updateAgent(deps, c.get('user'), c.req.param('id')!, await jsonBody(c))),
     },
     {
       method: 'delete', path: '/agents/{id}', summary: 'Delete an agent', tag: 'Agents', params: [id],
       ok: { status: 200, schema: Agent, description: 'the deleted agent' }, errors: ['AuthorizationError', 'NotFoundError'],
-      handler: async (c) => c.json(await deleteAgent(deps, c.var.user.id, c.req.param('id')!)),
+      handler: async (c) => c.json(await deleteAgent(deps, c.get('user').id, c.req.param('id')!)),
     },
   ];
 }

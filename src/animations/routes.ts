@@ -25,7 +25,7 @@ export function animationRoutes(deps: AnimationDeps): Route[] {
       body: deps.schemas.CreateAnimation,
       ok: { status: 201, schema: CreateAnimationResponse, description: 'accepted; the animation is queued' },
       errors: ['BadRequestError', 'AuthorizationError', 'InsufficientCreditsError', 'PermissionError', 'PayloadTooLargeError'],
-      handler: async (c) => c.json(await createAnimation(deps, c.var.user, await jsonBody(c)), 201),
+      handler: async (c) => c.json(await createAnimation(deps, c.get('user'), await jsonBody(c)), 201),
     },
     {
       method: 'get', path: '/animations/drivers', summary: 'The driver bank', tag: 'Animations',

@@ -11,13 +11,13 @@ export function audioRoutes(deps: AudioUploadDeps): Route[] {
       rawBody: { contentType: 'multipart/form-data', description: 'a form with one file field named "audio"' },
       ok: { status: 201, description: '{id, url, duration}' },
       errors: ['BadRequestError', 'InvalidFileSizeError', 'InvalidAudioDurationError', 'AuthorizationError', 'PayloadTooLargeError'],
-      handler: async (c) => c.json(await uploadAudio(deps, c.var.user.id, await formFile(c, 'audio', 'audio')), 201),
+      handler: async (c) => c.json(await uploadAudio(deps, c.get('user').id, await formFile(c, 'audio', 'audio')), 201),
     },
     {
       method: 'delete', path: '/audios/{id}', tag: 'Media', summary: 'Delete an uploaded audio',
       params: [{ name: 'id', in: 'path', description: 'the id POST /audios answered', required: true }],
       ok: { status: 200, description: '{id, deleted: true}' }, errors: ['AuthorizationError', 'NotFoundError'],
-      handler: async (c) => c.json(await deleteAudio(deps, c.var.user.id, c.req.param('id')!)),
+      handler: async (c) => c.json(await deleteAudio(deps, c.get('user').id, c.req.param('id')!)),
     },
   ];
 }

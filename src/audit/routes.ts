@@ -20,7 +20,7 @@ export function auditRoutes(audit: AuditStore): Route[] {
       handler: async (c) => {
         const { limit, cursor } = parsePage(c.req.query());
         const q = c.req.query();
-        const filter = { userId: c.var.user.id, ...(q.secret_id ? { secretId: q.secret_id } : {}), ...(q.tool_id ? { toolId: q.tool_id } : {}), ...(q.action ? { action: q.action } : {}) };
+        const filter = { userId: c.get('user').id, ...(q.secret_id ? { secretId: q.secret_id } : {}), ...(q.tool_id ? { toolId: q.tool_id } : {}), ...(q.action ? { action: q.action } : {}) };
         const page = toPage(await audit.list(filter, limit + 1, cursor), limit, (e) => ({ createdAt: e.at, id: e.id }));
         return c.json({ events: page.items.map(presentAuditEvent), ...(page.token ? { token: page.token } : {}) });
       },

@@ -11,6 +11,6 @@ export function avatarRoutes(deps: AvatarDeps): Route[] {
     body: deps.schemas.CreateAvatar,
     ok: { status: 201, schema: Avatar, description: 'accepted: its footage is checked, then it is trained' },
     errors: ['BadRequestError', 'ValidationError', 'ConsentError', 'AuthorizationError', 'InsufficientCreditsError', 'NotFoundError'],
-    handler: async (c) => c.json(await createAvatar(deps, c.var.user, await jsonBody(c)), 201),
+    handler: async (c) => c.json(await createAvatar(deps, c.get('user'), await jsonBody(c)), 201),
   });
 }

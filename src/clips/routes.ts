@@ -12,7 +12,7 @@ export function clipRoutes(deps: ClipDeps): Route[] {
       body: deps.schemas.CreateClip,
       ok: { status: 201, schema: CreateClipResponse, description: 'accepted; the clip is queued' },
       errors: ['BadRequestError', 'ValidationError', 'InvalidFileSizeError', 'InvalidAudioDurationError', 'InvalidImageResolutionError', 'AuthorizationError', 'InsufficientCreditsError', 'PayloadTooLargeError', 'ServiceUnavailableError'],
-      handler: async (c) => c.json(await createClip(deps, c.var.user, await jsonBody(c)), 201),
+      handler: async (c) => c.json(await createClip(deps, c.get('user'), await jsonBody(c)), 201),
     },
     pendingRoute('Clips', deps.pending),
   );

@@ -14,7 +14,7 @@ export function consentRoutes(deps: ConsentDeps): Route[] {
       body: deps.schemas.CreateConsent,
       ok: { status: 201, schema: CreateConsentResponse, description: 'the statement to read; [user name] is where the person says their name' },
       errors: ['BadRequestError', 'ValidationError', 'AuthorizationError'],
-      handler: async (c) => c.json(await createConsent(deps, c.var.user, await jsonBody(c)), 201),
+      handler: async (c) => c.json(await createConsent(deps, c.get('user'), await jsonBody(c)), 201),
     },
     {
       method: 'get', path: '/consents/languages', summary: 'The languages a consent may be read in', tag: TAG,
@@ -26,7 +26,7 @@ export function consentRoutes(deps: ConsentDeps): Route[] {
       body: deps.schemas.UploadConsent,
       ok: { status: 200, schema: Consent, description: 'the consent, now validating' },
       errors: ['BadRequestError', 'ValidationError', 'ConsentExpiredError', 'AuthorizationError', 'NotFoundError', 'ConflictError'],
-      handler: async (c) => c.json(await uploadConsent(deps, c.var.user, c.req.param('id')!, await jsonBody(c))),
+      handler: async (c) => c.json(await uploadConsent(deps, c.get('user'), c.req.param('id')!, await jsonBody(c))),
     },
   );
 }

@@ -64,7 +64,7 @@ export function newRequestId(): string {
 }
 
 /**
- * Gives the request an id (on `c.var.requestId` and the `x-request-id` response header)
+ * Gives the request an id (on `c.get('requestId')` and the `x-request-id` response header)
  * and, when `logRequests`, writes one log line when it is answered.
  */
 export function requestContext(log: Logger, logRequests: boolean): MiddlewareHandler<AppEnv> {

@@ -10,7 +10,7 @@ export function imageRoutes(deps: UploadDeps): Route[] {
       bodyLimit: deps.maxBytes + 64 * 1024,
       rawBody: { contentType: 'multipart/form-data', description: 'a form with one file field named "image"' },
       ok: { status: 201, description: '{id, url}' }, errors: ['BadRequestError', 'InvalidFileSizeError', 'AuthorizationError', 'PayloadTooLargeError'],
-      handler: async (c) => c.json(await uploadImage(deps, c.var.user.id, { bytes: await formFile(c, 'image', 'image') }), 201),
+      handler: async (c) => c.json(await uploadImage(deps, c.get('user').id, { bytes: await formFile(c, 'image', 'image') }), 201),
     },
   ];
 }

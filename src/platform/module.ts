@@ -15,7 +15,11 @@ import type { DataMigration } from '../db/data-migrations.ts';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
-/** Hono's typed context for the app's routes: what the edge's middleware puts on `c.var` (src/http/env.ts re-exports it). */
+/**
+ * Hono's typed context for the app's routes: what the edge's middleware sets (src/http/env.ts
+ * re-exports it). Read one with `c.get('user')`: `c.var` builds an object of every variable
+ * on each read.
+ */
 export interface AppEnv {
   Variables: {
     requestId: string;

@@ -38,20 +38,20 @@ export function resourceRoutes(r: ReadRoutes, verbs: ReadVerbs, create: Route, o
       ok: { status: 200, schema: r.list, description: `a page of ${r.many}` }, errors: ['BadRequestError', 'AuthorizationError'],
       handler: async (c) => {
         const { limit, cursor } = parsePage(c.req.query());
-        return c.json(await verbs.list(c.var.user.id, limit, cursor));
+        return c.json(await verbs.list(c.get('user').id, limit, cursor));
       },
     },
     ...own.filter((route) => !underId(route)),
     {
       method: 'get', path: `${r.path}/{id}`, summary: r.getSummary ?? `Get ${a}`, tag: r.tag, params: [id],
       ok: { status: 200, schema: r.record, description: `the ${r.name} record` }, errors: ['AuthorizationError', 'NotFoundError'],
-      handler: async (c) => c.json(await verbs.get(c.var.user.id, c.req.param('id')!)),
+      handler: async (c) => c.json(await verbs.get(c.get('user').id, c.req.param('id')!)),
     },
     ...own.filter(underId),
     {
       method: 'delete', path: `${r.path}/{id}`, summary: `Delete ${a} and ${r.removes}`, tag: r.tag, params: [id],
       ok: { status: 200, schema: r.record, description: 'the deleted record' }, errors: ['AuthorizationError', 'NotFoundError'],
-      handler: async (c) => c.json(await verbs.delete(c.var.user.id, c.req.param('id')!)),
+      handler: async (c) => c.json(await verbs.delete(c.get('user').id, c.req.param('id')!)),
     },
   ];
 }

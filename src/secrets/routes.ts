@@ -18,7 +18,7 @@ export function secretRoutes(deps: SecretDeps, publicUrl: string): Route[] {
       method: 'post', path: '/secrets', summary: 'Store a credential (bearer, api_key or basic); oauth2 is connected in the studio', tag: 'Secrets',
       body: CreateSecret, ok: { status: 201, schema: Secret, description: 'the secret, with sanitized_secret only' },
       errors: ['BadRequestError', 'AuthorizationError', 'PayloadTooLargeError'],
-      handler: async (c) => c.json(await createSecret(deps, c.var.user.id, await jsonBody(c)), 201),
+      handler: async (c) => c.json(await createSecret(deps, c.get('user').id, await jsonBody(c)), 201),
     },
     {
       method: 'get', path: '/secrets', summary: 'List your secrets, newest first (next page: X-Next-Token / Link headers)', tag: 'Secrets', params: pageParams,
@@ -27,7 +27,7 @@ export function secretRoutes(deps: SecretDeps, publicUrl: string): Route[] {
         // A bare array, as the hosted service answers: the largest page by default, so clients
         // written for it (which do not page) see up to 100 secrets.
         const { limit, cursor } = parsePage(c.req.query(), MAX_PAGE_SIZE);
-        const page = await pageSecrets(deps, c.var.user.id, limit, cursor);
+        const page = await pageSecrets(deps, c.get('user').id, limit, cursor);
         if (page.token) {
           c.header('X-Next-Token', page.token);
           c.header('Link', `<${publicUrl}/secrets?limit=${limit}&token=${page.token}>; rel="next"`);
@@ -38,17 +38,17 @@ export function secretRoutes(deps: SecretDeps, publicUrl: string): Route[] {
     {
       method: 'get', path: '/secrets/{id}', summary: 'Get a secret (never its value)', tag: 'Secrets', params: [id],
       ok: { status: 200, schema: Secret, description: 'the secret' }, errors: ['AuthorizationError', 'NotFoundError'],
-      handler: async (c) => c.json(await fetchSecret(deps, c.var.user.id, c.req.param('id')!)),
+      handler: async (c) => c.json(await fetchSecret(deps, c.get('user').id, c.req.param('id')!)),
     },
     {
       method: 'put', path: '/secrets/{id}', summary: 'Replace the stored credential; the next tool call uses it', tag: 'Secrets', params: [id],
       body: UpdateSecret, ok: { status: 200, schema: Secret, description: 'the secret' }, errors: ['BadRequestError', 'AuthorizationError', 'NotFoundError'],
-      handler: async (c) => c.json(await updateSecret(deps, c.var.user.id, c.req.param('id')!, await jsonBody(c))),
+      handler: async (c) => c.json(await updateSecret(deps, c.get('user').id, c.req.param('id')!, await jsonBody(c))),
     },
     {
       method: 'delete', path: '/secrets/{id}', summary: 'Delete a secret (409 while a tool refers to it)', tag: 'Secrets', params: [id],
       ok: { status: 200, schema: Secret, description: 'the deleted secret' }, errors: ['AuthorizationError', 'NotFoundError', 'ConflictError'],
-      handler: async (c) => c.json(await deleteSecret(deps, c.var.user.id, c.req.param('id')!)),
+      handler: async (c) => c.json(await deleteSecret(deps, c.get('user').id, c.req.param('id')!)),
     },
   ];
 }

@@ -40,8 +40,8 @@ export function streamRoutes(service: StreamService, variant: StreamVariant): Ro
           timeoutS: body.session_timeout ?? DEFAULT_SESSION_TIMEOUT_S,
           compatibility: body.compatibility_mode ?? 'auto',
         };
-        const req = { user: c.var.user, params: params(c) };
-        return c.json(await service.create(c.var.user.id, () => variant.source(req, body), opts), 201);
+        const req = { user: c.get('user'), params: params(c) };
+        return c.json(await service.create(c.get('user').id, () => variant.source(req, body), opts), 201);
       },
     },
     {
@@ -50,9 +50,9 @@ export function streamRoutes(service: StreamService, variant: StreamVariant): Ro
       errors: [...sessionErrors, 'ConflictError'],
       handler: async (c) => {
         const raw = await jsonBody(c);
-        service.authorize(c.var.user.id, sid(c), raw.session_id, agentOf(c));
+        service.authorize(c.get('user').id, sid(c), raw.session_id, agentOf(c));
         const body = validate(StreamAnswer, raw);
-        return c.json(await service.answer(c.var.user.id, sid(c), body.session_id, body.answer.sdp, agentOf(c)));
+        return c.json(await service.answer(c.get('user').id, sid(c), body.session_id, body.answer.sdp, agentOf(c)));
       },
     },
     {
@@ -61,10 +61,10 @@ export function streamRoutes(service: StreamService, variant: StreamVariant): Ro
       errors: sessionErrors,
       handler: async (c) => {
         const raw = await jsonBody(c);
-        service.authorize(c.var.user.id, sid(c), raw.session_id, agentOf(c));
+        service.authorize(c.get('user').id, sid(c), raw.session_id, agentOf(c));
         const body = validate(StreamIce, raw);
         const candidate = typeof body.candidate === 'string' && body.candidate !== '' ? { candidate: body.candidate, sdpMid: body.sdpMid ?? null, sdpMLineIndex: body.sdpMLineIndex ?? null } : null;
-        return c.json(await service.ice(c.var.user.id, sid(c), body.session_id, candidate, agentOf(c)));
+        return c.json(await service.ice(c.get('user').id, sid(c), body.session_id, candidate, agentOf(c)));
       },
     },
     {
@@ -73,9 +73,9 @@ export function streamRoutes(service: StreamService, variant: StreamVariant): Ro
       errors: [...sessionErrors, 'ConflictError', 'InsufficientCreditsError', 'InvalidFileSizeError', 'ServiceUnavailableError'],
       handler: async (c) => {
         const raw = await jsonBody(c);
-        service.authorize(c.var.user.id, sid(c), raw.session_id, agentOf(c));
+        service.authorize(c.get('user').id, sid(c), raw.session_id, agentOf(c));
         const body = validate(StreamSpeak, raw);
-        return c.json(await service.speak(c.var.user.id, sid(c), body.session_id, body.script, agentOf(c)));
+        return c.json(await service.speak(c.get('user').id, sid(c), body.session_id, body.script, agentOf(c)));
       },
     },
     {
@@ -84,7 +84,7 @@ export function streamRoutes(service: StreamService, variant: StreamVariant): Ro
       errors: sessionErrors,
       handler: async (c) => {
         const raw = await lenientBody(c);
-        return c.json(service.interrupt(c.var.user.id, sid(c), raw.session_id, agentOf(c)));
+        return c.json(service.interrupt(c.get('user').id, sid(c), raw.session_id, agentOf(c)));
       },
     },
     {
@@ -93,7 +93,7 @@ export function streamRoutes(service: StreamService, variant: StreamVariant): Ro
       errors: sessionErrors,
       handler: async (c) => {
         const raw = await lenientBody(c);
-        return c.json(await service.remove(c.var.user.id, sid(c), raw.session_id, agentOf(c)));
+        return c.json(await service.remove(c.get('user').id, sid(c), raw.session_id, agentOf(c)));
       },
     },
   ];

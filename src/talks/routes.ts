@@ -12,7 +12,7 @@ export function talkRoutes(deps: TalkDeps): Route[] {
       body: deps.schemas.CreateTalk,
       ok: { status: 201, schema: CreateTalkResponse, description: 'accepted; the talk is queued' },
       errors: ['BadRequestError', 'ValidationError', 'InvalidFileSizeError', 'InvalidAudioDurationError', 'InvalidImageResolutionError', 'AuthorizationError', 'PermissionError', 'InsufficientCreditsError', 'PayloadTooLargeError', 'ServiceUnavailableError'],
-      handler: async (c) => c.json(await createTalk(deps, c.var.user, await jsonBody(c)), 201),
+      handler: async (c) => c.json(await createTalk(deps, c.get('user'), await jsonBody(c)), 201),
     },
     pendingRoute('Talks', deps.pending),
   );

@@ -13,36 +13,36 @@ export function toolRoutes(deps: ToolCallDeps): Route[] {
     {
       method: 'post', path: '/tools', summary: 'Define a server or client tool', tag: 'Tools', body: ToolBody,
       ok: { status: 201, schema: Tool, description: 'the tool' }, errors: ['BadRequestError', 'AuthorizationError', 'NotFoundError', 'PayloadTooLargeError'],
-      handler: async (c) => c.json(await createTool(deps, c.var.user.id, await jsonBody(c)), 201),
+      handler: async (c) => c.json(await createTool(deps, c.get('user').id, await jsonBody(c)), 201),
     },
     {
       method: 'get', path: '/tools', summary: 'List your tools, newest first', tag: 'Tools', params: pageParams,
       ok: { status: 200, schema: ToolList, description: 'a page of tools' }, errors: ['BadRequestError', 'AuthorizationError'],
       handler: async (c) => {
         const { limit, cursor } = parsePage(c.req.query());
-        return c.json(await pageTools(deps, c.var.user.id, limit, cursor));
+        return c.json(await pageTools(deps, c.get('user').id, limit, cursor));
       },
     },
     {
       method: 'get', path: '/tools/{id}', summary: 'Get a tool', tag: 'Tools', params: [id],
       ok: { status: 200, schema: Tool, description: 'the tool' }, errors: ['AuthorizationError', 'NotFoundError'],
-      handler: async (c) => c.json(await fetchTool(deps, c.var.user.id, c.req.param('id')!)),
+      handler: async (c) => c.json(await fetchTool(deps, c.get('user').id, c.req.param('id')!)),
     },
     {
       method: 'put', path: '/tools/{id}', summary: 'Replace a tool (a new auth.secret_id swaps the secret)', tag: 'Tools', params: [id], body: ToolBody,
       ok: { status: 200, schema: Tool, description: 'the tool' }, errors: ['BadRequestError', 'AuthorizationError', 'NotFoundError'],
-      handler: async (c) => c.json(await replaceTool(deps, c.var.user.id, c.req.param('id')!, await jsonBody(c))),
+      handler: async (c) => c.json(await replaceTool(deps, c.get('user').id, c.req.param('id')!, await jsonBody(c))),
     },
     {
       method: 'delete', path: '/tools/{id}', summary: 'Delete a tool', tag: 'Tools', params: [id],
       ok: { status: 200, schema: Tool, description: 'the deleted tool' }, errors: ['AuthorizationError', 'NotFoundError'],
-      handler: async (c) => c.json(await deleteTool(deps, c.var.user.id, c.req.param('id')!)),
+      handler: async (c) => c.json(await deleteTool(deps, c.get('user').id, c.req.param('id')!)),
     },
     {
       method: 'post', path: '/tools/{id}/calls', summary: 'Call a server tool with input checked against its parameters', tag: 'Tools', params: [id],
       body: ToolCallBody, ok: { status: 200, schema: ToolCallResult, description: 'the upstream answer, credentials masked' },
       errors: ['BadRequestError', 'ValidationError', 'AuthorizationError', 'NotFoundError', 'ConflictError', 'BadGatewayError', 'GatewayTimeoutError'],
-      handler: async (c) => c.json(await callTool(deps, c.var.user.id, c.req.param('id')!, await jsonBody(c))),
+      handler: async (c) => c.json(await callTool(deps, c.get('user').id, c.req.param('id')!, await jsonBody(c))),
     },
   ];
 }

@@ -26,12 +26,12 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
     {
       method: 'get', path: '/webhooks/secret', summary: 'Your webhook signing secret (Standard Webhooks)', tag: 'Webhooks',
       ok: { status: 200, description: '{secret, created_at}' }, errors: ['AuthorizationError'],
-      handler: async (c) => c.json(view(await secrets.getOrCreateSigningSecret(c.var.user.id))),
+      handler: async (c) => c.json(view(await secrets.getOrCreateSigningSecret(c.get('user').id))),
     },
     {
       method: 'post', path: '/webhooks/secret/rotate', summary: 'Rotate the signing secret (the old one signs alongside for 24 h)', tag: 'Webhooks',
       ok: { status: 200, description: '{secret, created_at, previous_expires_at}' }, errors: ['AuthorizationError'],
-      handler: async (c) => c.json(view(await secrets.rotateSigningSecret(c.var.user.id))),
+      handler: async (c) => c.json(view(await secrets.rotateSigningSecret(c.get('user').id))),
     },
     {
       method: 'get', path: '/webhooks/messages', summary: 'Webhook deliveries and their attempts', tag: 'Webhooks',
@@ -41,7 +41,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
         const { limit, cursor } = parsePage(c.req.query());
         const resourceId = c.req.query('resource_id');
         const page = await outbox.listMessages({
-          userId: c.var.user.id,
+          userId: c.get('user').id,
           limit,
           ...(resourceId ? { resourceId } : {}),
           ...(cursor ? { after: cursor } : {}),

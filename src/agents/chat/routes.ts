@@ -54,7 +54,7 @@ export function chatRoutes(deps: ChatDeps): Route[] {
       method: 'post', path: '/agents/{agentId}/chat', summary: 'Start a chat with an agent', tag: 'Agents', params: [agentId], body: CreateChat, bodyOptional: true,
       ok: { status: 201, schema: Chat, description: 'the chat: post messages to /agents/{agentId}/chat/{id}' },
       errors: ['BadRequestError', 'AuthorizationError', 'NotFoundError'],
-      handler: async (c) => c.json(await createChat(deps, c.var.user.id, c.req.param('agentId')!, await optionalBody(c)), 201),
+      handler: async (c) => c.json(await createChat(deps, c.get('user').id, c.req.param('agentId')!, await optionalBody(c)), 201),
     },
     {
       method: 'post', path: '/agents/{agentId}/chat/{chatId}', summary: 'Ask the agent: the whole conversation in, the answer out (its server tools run on the way)', tag: 'Agents',
@@ -63,7 +63,7 @@ export function chatRoutes(deps: ChatDeps): Route[] {
       errors: ['BadRequestError', 'SessionError', 'AuthorizationError', 'NotFoundError', 'ConflictError', 'ConfigError', 'PayloadTooLargeError', 'BadGatewayError', 'ServiceUnavailableError', 'GatewayTimeoutError'],
       handler: async (c) => {
         const connectionId = connectionIdFromAuthorization(requestHeader(c, 'authorization'));
-        const prepared = await prepareAnswer(deps, c.var.user.id, c.req.param('agentId')!, c.req.param('chatId')!, await jsonBody(c), connectionId ? { connectionId } : {});
+        const prepared = await prepareAnswer(deps, c.get('user').id, c.req.param('agentId')!, c.req.param('chatId')!, await jsonBody(c), connectionId ? { connectionId } : {});
         return wantsStream(c) ? streamAnswer(c, deps, prepared) : c.json(await prepared.run({ signal: c.req.raw.signal }));
       },
     },
@@ -72,13 +72,13 @@ export function chatRoutes(deps: ChatDeps): Route[] {
       ok: { status: 200, schema: ChatList, description: 'a page of chats; token continues it' }, errors: ['BadRequestError', 'AuthorizationError', 'NotFoundError'],
       handler: async (c) => {
         const { limit, cursor } = parsePage(c.req.query(), DEFAULT_PAGE_SIZE);
-        return c.json(await pageChats(deps, c.var.user.id, c.req.param('agentId')!, limit, cursor));
+        return c.json(await pageChats(deps, c.get('user').id, c.req.param('agentId')!, limit, cursor));
       },
     },
     {
       method: 'get', path: '/agents/{agentId}/chat/{chatId}', summary: 'Get a chat with its stored messages (tool results as the model read them, masked)', tag: 'Agents', params: [agentId, chatId],
       ok: { status: 200, schema: ChatWithMessages, description: 'the chat and its messages, oldest first' }, errors: ['AuthorizationError', 'NotFoundError'],
-      handler: async (c) => c.json(await fetchChat(deps, c.var.user.id, c.req.param('agentId')!, c.req.param('chatId')!)),
+      handler: async (c) => c.json(await fetchChat(deps, c.get('user').id, c.req.param('agentId')!, c.req.param('chatId')!)),
     },
   ];
 }
