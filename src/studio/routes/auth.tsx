@@ -1,12 +1,10 @@
 /** @jsxRuntime automatic @jsxImportSource hono/jsx */
 import type { Context, Hono } from 'hono';
-import type { SignIn } from '../../accounts/contract.ts';
+import { EMAIL_MAX_LENGTH, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, type SignIn } from '../../accounts/contract.ts';
 import { Layout } from './layout.tsx';
 import type { StudioDeps, StudioEnv } from './env.ts';
 import { ApiError } from '../../errors.ts';
 import { clientAddress } from '../../http/client-address.ts';
-import { EMAIL_MAX_LENGTH } from '../../accounts/email.ts';
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../accounts/passwords.ts';
 import { clearSessionCookie, requireSession, safeNext, setSessionCookie } from './session.ts';
 import { requireCsrf, requireSameOrigin } from './csrf.ts';
 
