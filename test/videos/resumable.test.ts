@@ -5,7 +5,8 @@
  * DELETE, and expiry with the sweep.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { harness, type Harness } from '../helpers/harness.ts';
@@ -180,7 +181,7 @@ describe('PATCH, HEAD, GET and DELETE /videos/uploads/{id}', () => {
     expect(h.services.mediaStore.find(u.id, 'videos')).toBeNull();
   });
 
-  it('expires: refused once past Upload-Expires, and the sweep removes it (not a live one)', async () => {
+  it('expires: refused once past Upload-Expires, and the sweep removes it (not one still valid)', async () => {
     let now = Date.parse('2026-01-01T00:00:00Z');
     h = harness({ MIMIC_VIDEO_UPLOAD_EXPIRY_HOURS: '1', MIMIC_VIDEO_UPLOADS_PER_USER: '2' }, { clock: { now: () => now } });
     const u = h.user();
@@ -203,6 +204,45 @@ describe('PATCH, HEAD, GET and DELETE /videos/uploads/{id}', () => {
     // Only the young one counts against the cap of 2.
     expect((await c.create(100)).status).toBe(201);
     expect((await c.create(100)).status).toBe(429);
+  });
+});
+
+describe('one writer per upload', () => {
+  it('a PATCH or DELETE while another PATCH is writing is a 409; a lock left by a dead process is taken over, one held by a live process is not', async () => {
+    h = harness();
+    const u = h.user();
+    const c = client(h, u.key);
+    const id = (await c.create(100)).body!.id as string;
+    let push!: ReadableStreamDefaultController<Uint8Array>;
+    const body = new ReadableStream<Uint8Array>({ start: (controller) => void (push = controller) });
+    const first = h.app.request(`/videos/uploads/${id}`, {
+      method: 'PATCH', body, duplex: 'half',
+      headers: { authorization: `Basic ${u.key}`, ...TUS, 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' },
+    } as RequestInit);
+    push.enqueue(Buffer.alloc(10, 1));
+    const deadline = performance.now() + 30_000;
+    while ((await c.head(id)).headers.get('upload-offset') !== '10') {
+      expect(performance.now()).toBeLessThan(deadline);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const second = await c.patch(id, 10, Buffer.alloc(10));
+    expect([second.status, second.body!.kind]).toEqual([409, 'ConflictError']);
+    expect(second.body!.description).toMatch(/Another request is writing/);
+    expect((await c.del(id)).status).toBe(409);
+    push.enqueue(Buffer.alloc(5, 2));
+    push.close();
+    expect((await first).status).toBe(204);
+    expect((await c.head(id)).headers.get('upload-offset')).toBe('15');
+
+    const lock = join(h.config.dataDir, 'uploads', u.id, id, 'lock');
+    const dead = spawnSync(process.execPath, ['-e', '']).pid;
+    writeFileSync(lock, JSON.stringify({ pid: dead, token: 'another process', at: 0 }));
+    expect((await c.patch(id, 15, Buffer.alloc(5))).status).toBe(204);
+    expect(existsSync(lock)).toBe(false);
+    writeFileSync(lock, JSON.stringify({ pid: process.ppid, token: 'another process', at: 0 }));
+    expect((await c.patch(id, 20, Buffer.alloc(5))).status).toBe(409);
+    rmSync(lock);
+    expect((await c.patch(id, 20, Buffer.alloc(5))).headers.get('upload-offset')).toBe('25');
   });
 });
 
