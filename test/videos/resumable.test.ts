@@ -12,6 +12,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { harness, type Harness } from '../helpers/harness.ts';
 import { consentVideo } from '../helpers/avatar-videos.ts';
 import { avatarBody, verifiedConsent } from '../avatars/helpers.ts';
+import { uploadSweeper } from '../../src/videos/resumable/sweep.ts';
+import { createLogger } from '../../src/log.ts';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -243,6 +245,40 @@ describe('one writer per upload', () => {
     expect((await c.patch(id, 20, Buffer.alloc(5))).status).toBe(409);
     rmSync(lock);
     expect((await c.patch(id, 20, Buffer.alloc(5))).headers.get('upload-offset')).toBe('25');
+  });
+});
+
+describe('the sweeper', () => {
+  it('sweeps when started, logs what it removed and a failure, and stop() waits for a sweep under way', async () => {
+    const lines: string[] = [];
+    let release!: () => void;
+    const calls: string[] = [];
+    const uploads = {
+      sweep: async () => {
+        calls.push('sweep');
+        if (calls.length === 1) {
+          await new Promise<void>((r) => (release = r));
+          return ['upl_a', 'upl_b'];
+        }
+        throw new Error('disk gone');
+      },
+    };
+    const sweeper = uploadSweeper(uploads, createLogger((l) => lines.push(l)), 1_000_000);
+    sweeper.start();
+    sweeper.start();
+    await new Promise((r) => setImmediate(r));
+    expect(calls).toEqual(['sweep']);
+    let stopped = false;
+    const stopping = sweeper.stop().then(() => (stopped = true));
+    await new Promise((r) => setImmediate(r));
+    expect(stopped).toBe(false);
+    release();
+    await stopping;
+    expect(lines.join('\n')).toMatch(/expired video uploads removed.*"count":2/);
+    const again = uploadSweeper(uploads, createLogger((l) => lines.push(l)), 1_000_000);
+    again.start();
+    await again.stop();
+    expect(lines.join('\n')).toMatch(/video upload sweep failed.*disk gone/);
   });
 });
 
