@@ -183,6 +183,19 @@ describe('PATCH, HEAD, GET and DELETE /videos/uploads/{id}', () => {
     expect(h.services.mediaStore.find(u.id, 'videos')).toBeNull();
   });
 
+  it('all bytes in but not stored (a crash at the last byte): status finishing, and a PATCH of no bytes at the end stores it', async () => {
+    h = harness();
+    const u = h.user();
+    const c = client(h, u.key);
+    const bytes = await videoBytes();
+    const id = (await c.create(bytes.length)).body!.id as string;
+    writeFileSync(join(h.config.dataDir, 'uploads', u.id, id, 'data'), bytes);
+    expect((await c.get(id)).body).toMatchObject({ status: 'finishing', offset: bytes.length });
+    const again = await c.patch(id, bytes.length, new Uint8Array());
+    expect(again.status, JSON.stringify(again.body)).toBe(204);
+    expect((await c.get(id)).body).toMatchObject({ status: 'done', video: { size: bytes.length } });
+  }, 120_000);
+
   it('expires: refused once past Upload-Expires, and the sweep removes it (not one still valid)', async () => {
     let now = Date.parse('2026-01-01T00:00:00Z');
     h = harness({ MIMIC_VIDEO_UPLOAD_EXPIRY_HOURS: '1', MIMIC_VIDEO_UPLOADS_PER_USER: '2' }, { clock: { now: () => now } });

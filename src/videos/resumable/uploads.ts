@@ -226,9 +226,11 @@ export function createResumableUploads(deps: ResumableDeps) {
    * as POST /videos does.
    */
   async function append(userId: string, id: string, offset: number, body: ReadableStream<Uint8Array> | null, declaredLength: number | undefined): Promise<UploadState> {
-    const { dir, info } = await load(userId, id);
-    if (info.outcome) throw new ApiError('ConflictError', `The upload is finished (${info.outcome.status}): GET it for the result`);
+    const { dir } = await load(userId, id);
     return exclusively(userId, id, dir, async () => {
+      // Read again under the lock: the request that held it before may have finished the upload.
+      const { info } = await load(userId, id);
+      if (info.outcome) throw new ApiError('ConflictError', `The upload is finished (${info.outcome.status}): GET it for the result`);
       const start = await sizeOf(dir);
       if (offset !== start) {
         throw new ApiError('ConflictError', `Upload-Offset is ${offset}, but ${start} bytes were received: resume from ${start}`, [{ field: 'Upload-Offset', message: `must be ${start}` }]);
