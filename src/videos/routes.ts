@@ -21,7 +21,13 @@ const tusHeader = (required: boolean): RouteParam => ({
 /** Tus-Resumable on every answer, errors included (set before the handler can throw). */
 function tus(c: Context<AppEnv>, required: boolean): void {
   c.header('Tus-Resumable', TUS_VERSION);
-  checkTusVersion(c.req.header('tus-resumable'), required);
+  try {
+    checkTusVersion(c.req.header('tus-resumable'), required);
+  } catch (err) {
+    // The 412 names the versions this server speaks, as tus asks.
+    c.header('Tus-Version', TUS_VERSION);
+    throw err;
+  }
 }
 
 function offsetHeaders(c: Context<AppEnv>, state: UploadState): void {

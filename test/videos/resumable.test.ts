@@ -84,6 +84,8 @@ describe('POST /videos/uploads', () => {
       expect([JSON.stringify(headers), res.status, res.body?.kind]).toEqual([JSON.stringify(headers), status, kind]);
       expect(typeof res.body?.description).toBe('string');
     }
+    const wrongVersion = await c.send('POST', '/videos/uploads', { 'tus-resumable': '2.0.0', 'upload-length': '10' });
+    expect([wrongVersion.status, wrongVersion.headers.get('tus-version'), wrongVersion.headers.get('tus-resumable')]).toEqual([412, '1.0.0', '1.0.0']);
     expect((await c.send('POST', '/videos/uploads', { ...TUS, 'upload-length': '10' })).status).toBe(201);
     expect((await h.app.request('/videos/uploads', { method: 'POST', headers: { ...TUS, 'upload-length': '10' } })).status).toBe(401);
   });

@@ -6,7 +6,6 @@
 import { ApiError } from '../../errors.ts';
 
 export const TUS_VERSION = '1.0.0';
-export const TUS_EXTENSIONS = 'creation,expiration,termination';
 /** The content type of a PATCH body (tus core). */
 export const OFFSET_OCTET_STREAM = 'application/offset+octet-stream';
 
