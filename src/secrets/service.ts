@@ -57,7 +57,7 @@ export async function createSecret(deps: SecretDeps, userId: string, body: Recor
   const row: SecretRow = {
     id, userId, provider: body.provider as string, type,
     headerName: type === 'api_key' ? ((body.header_name as string | undefined) ?? DEFAULT_API_KEY_HEADER) : null,
-    tokenUrl: null, clientId: null, expiresAt: null, status: 'active', version: 1,
+    tokenUrl: null, clientId: null, clientAuthMethod: null, expiresAt: null, status: 'active', version: 1,
     createdAt: now, updatedAt: now, lastUsedAt: null, refreshedAt: null, lockOwner: null, lockUntil: null,
   };
   await deps.secretStore.create(row, sealed, auditRecord(deps.newId, now, { userId, action: 'secret.created', outcome: 'success', secretId: id, detail: { type, provider: row.provider } }));
