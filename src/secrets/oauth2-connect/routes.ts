@@ -62,13 +62,21 @@ function pageOf(outcome: CallbackOutcome): { status: 200 | 400 | 403 | 502; titl
   }
 }
 
+function renderPage(title: string, text: string[]): string {
+  const paragraphs = text.map((t) => `<p>${escapeHtml(t)}</p>`).join('\n');
+  return `<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<meta name="viewport" content="width=device-width, initial-scale=1">\n<title>${escapeHtml(title)} · mimic</title>\n</head>\n<body>\n<main>\n<h1>${escapeHtml(title)}</h1>\n${paragraphs}\n</main>\n</body>\n</html>\n`;
+}
+
 export function renderCallbackPage(outcome: CallbackOutcome): { status: 200 | 400 | 403 | 502; html: string } {
   const page = pageOf(outcome);
-  const paragraphs = page.text.map((t) => `<p>${escapeHtml(t)}</p>`).join('\n');
-  const ref = outcome.connectionId ? `\n<p>Connection ${escapeHtml(outcome.connectionId)}</p>` : '';
-  const html = `<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<meta name="viewport" content="width=device-width, initial-scale=1">\n<title>${escapeHtml(page.title)} · mimic</title>\n</head>\n<body>\n<main>\n<h1>${escapeHtml(page.title)}</h1>\n${paragraphs}${ref}\n</main>\n</body>\n</html>\n`;
-  return { status: page.status, html };
+  return { status: page.status, html: renderPage(page.title, [...page.text, ...(outcome.connectionId ? [`Connection ${outcome.connectionId}`] : [])]) };
 }
+
+/** A bare GET (someone looking at the redirect URI): what it is for. */
+const ABOUT_PAGE = renderPage('The OAuth redirect URI of mimic', [
+  'Providers send people back here after they allowed access to an account; the connection attempt then finishes by itself.',
+  'Register this exact address as the redirect URI of your OAuth client, and start a connection with POST /secrets/oauth2/connections.',
+]);
 
 const id = idParam('the connection id (oac_...)');
 
@@ -105,6 +113,7 @@ export function connectRoutes(deps: ConnectDeps): Route[] {
       ok: { status: 200, description: 'an HTML page: connected, or why nothing was stored (then 400, 403 or 502)', contentType: 'text/html' },
       handler: async (c) => {
         const q = c.req.query();
+        if (q.state === undefined && q.code === undefined && q.error === undefined) return c.body(ABOUT_PAGE, 200, PAGE_HEADERS);
         const outcome = await completeConnection(deps, { state: q.state, code: q.code, error: q.error, iss: q.iss });
         const page = renderCallbackPage(outcome);
         return c.body(page.html, page.status, PAGE_HEADERS);

@@ -144,6 +144,10 @@ describe('connecting an account by API', () => {
     const bare = await h.call('GET', '/secrets/oauth2/callback?code=abc');
     expect(bare.status).toBe(400);
     expect(bare.body).toContain('Unknown connection attempt');
+    // With no parameter at all it is someone looking at the redirect URI: what it is for.
+    const about = await h.call('GET', '/secrets/oauth2/callback');
+    expect(about.status).toBe(200);
+    expect(about.body).toContain('redirect URI');
     expect(as.tokenRequests()).toHaveLength(1);
     expect(await secrets()).toHaveLength(1);
     await h.call('DELETE', `/secrets/${stored[0]!.id}`, { key: user.key });
