@@ -124,6 +124,8 @@ export async function startConnection(deps: ConnectDeps, userId: string, raw: Re
     code_challenge: await calculatePKCECodeChallenge(codeVerifier),
     code_challenge_method: 'S256',
     ...(nonce ? { nonce } : {}),
+    // OpenID Connect Core 11: a request for offline access must ask for consent, or the provider drops the scope (and issues no refresh token).
+    ...(body.scopes.includes('offline_access') ? { prompt: 'consent' } : {}),
   });
 
   const id = deps.newId('oac');

@@ -72,7 +72,7 @@ describe('connecting an account by API', () => {
     const url = new URL(started.body.authorization_url);
     expect(`${url.origin}${url.pathname}`).toBe(`${as.issuer}/authorize`);
     const q = Object.fromEntries(url.searchParams);
-    expect(q).toMatchObject({ client_id: CLIENT_ID, redirect_uri: REDIRECT, response_type: 'code', code_challenge_method: 'S256', scope: 'openid offline_access calendar' });
+    expect(q).toMatchObject({ client_id: CLIENT_ID, redirect_uri: REDIRECT, response_type: 'code', code_challenge_method: 'S256', scope: 'openid offline_access calendar', prompt: 'consent' });
     expect(q.state).toMatch(/^[A-Za-z0-9_-]{40,}$/);
     expect(q.nonce).toMatch(/^[A-Za-z0-9_-]{40,}$/);
     expect(q.client_secret).toBeUndefined();
