@@ -24,6 +24,10 @@ export interface OAuthServer {
   tokenFailure?: { status: number; body: object };
   /** Issue no refresh token. */
   omitRefresh: boolean;
+  /** A public client: the token endpoint expects client_id alone (PKCE is its only proof). */
+  publicClient: boolean;
+  /** code_challenge_methods_supported in the metadata. */
+  pkceMethods: string[];
   /** Put this nonce in the ID token instead of the one asked for (a replayed or injected ID token). */
   forgeNonce?: string;
   /** The tokens the next code exchange issues. */
@@ -64,6 +68,8 @@ export async function startOAuthServer(opts: { clientId: string; clientSecret: s
     ...opts,
     consent: 'allow',
     omitRefresh: false,
+    publicClient: false,
+    pkceMethods: ['S256'],
     nextAccess: 'at-1',
     nextRefresh: 'rt-1',
     tokenRequests: () => server.received.filter((r) => r.path === '/token'),
@@ -109,7 +115,7 @@ export async function startOAuthServer(opts: { clientId: string; clientSecret: s
   async function tokenEndpoint(req: ReceivedRequest, res: ServerResponse): Promise<void> {
     const form = new URLSearchParams(req.body.toString('utf8'));
     const [id, secret] = clientOf(req, form);
-    if (id !== as.clientId || secret !== as.clientSecret) return json(res, 401, { error: 'invalid_client' });
+    if (id !== as.clientId || secret !== (as.publicClient ? null : as.clientSecret)) return json(res, 401, { error: 'invalid_client' });
     if (form.get('grant_type') === 'refresh_token') {
       if (!as.refresh || form.get('refresh_token') !== as.refresh) return json(res, 400, { error: 'invalid_grant' });
       as.access = `${as.access}-r`;
@@ -145,7 +151,7 @@ export async function startOAuthServer(opts: { clientId: string; clientSecret: s
         return json(res, 200, {
           issuer: as.issuer, authorization_endpoint: `${as.issuer}/authorize`, token_endpoint: `${as.issuer}/token`, jwks_uri: `${as.issuer}/jwks`,
           response_types_supported: ['code'], subject_types_supported: ['public'], id_token_signing_alg_values_supported: ['ES256'],
-          code_challenge_methods_supported: ['S256'], token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic'],
+          code_challenge_methods_supported: as.pkceMethods, token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic'],
           grant_types_supported: ['authorization_code', 'refresh_token'], scopes_supported: ['openid', 'offline_access', 'calendar'],
           authorization_response_iss_parameter_supported: true,
         });

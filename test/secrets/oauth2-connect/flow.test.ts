@@ -32,7 +32,7 @@ beforeEach(() => {
   user = h.user();
   offset = 0;
   as.server.received.length = 0;
-  Object.assign(as, { consent: 'allow', omitRefresh: false, forgeNonce: undefined, tokenFailure: undefined, nextAccess: CANARY.accessToken, nextRefresh: CANARY.refreshToken, access: undefined, refresh: undefined });
+  Object.assign(as, { consent: 'allow', omitRefresh: false, forgeNonce: undefined, publicClient: false, pkceMethods: ['S256'], tokenFailure: undefined, nextAccess: CANARY.accessToken, nextRefresh: CANARY.refreshToken, access: undefined, refresh: undefined });
 });
 
 const start = (body: Record<string, unknown> = {}, key = user.key) =>
@@ -256,6 +256,30 @@ describe('connecting an account by API', () => {
     expect(as.tokenRequests()[1]!.headers.authorization).toMatch(/^Basic /);
     await h.call('DELETE', `/tools/${tool}`, { key: user.key });
     await h.call('DELETE', `/secrets/${secretId}`, { key: user.key });
+  });
+
+  it('a public client (no client secret): PKCE alone at the code exchange and at every refresh', async () => {
+    as.publicClient = true;
+    const { id, callback } = await consent({ client_secret: undefined });
+    expect((await h.call('GET', callback)).status).toBe(200);
+    expect(form().get('client_id')).toBe(CLIENT_ID);
+    expect(form().get('client_secret')).toBeNull();
+    expect(as.tokenRequests()[0]!.headers.authorization).toBeUndefined();
+    const secretId = (await connection(id)).body.secret_id as string;
+    offset = 2 * 3600_000;
+    const tool = await makeTool(h, user.key, toolBody(`${as.issuer}/events`, { secretId }));
+    const call = await h.call('POST', `/tools/${tool}/calls`, { key: user.key, body: { input: { city: 'Oslo' } } });
+    expect(call.body.output?.status, JSON.stringify(call.body)).toBe(200);
+    expect(form(1).get('grant_type')).toBe('refresh_token');
+    expect(form(1).get('client_secret')).toBeNull();
+  });
+
+  it('refuses an issuer that does not offer PKCE with S256', async () => {
+    as.pkceMethods = ['plain'];
+    const res = await start();
+    expect(res.status).toBe(400);
+    expect(res.body.description).toMatch(/does not support PKCE with S256/);
+    expect(await secrets()).toEqual([]);
   });
 
   it('refuses bad requests with a clear error and stores nothing', async () => {
