@@ -231,6 +231,19 @@ export async function completeConnection(deps: ConnectDeps, query: Record<string
   return { ok: true, connectionId: row.id, secretId, provider: row.provider, reconnected: row.targetSecretId !== null };
 }
 
+/** An exchange takes seconds (10 s deadlines); one still running an hour after its attempt expired lost its process. */
+const STUCK_MS = 3600_000;
+/** Ended attempts are kept this long for GET .../connections/{id}, then deleted. */
+export const KEEP_ENDED_MS = 7 * 24 * 3600_000;
+export const SWEEP_EVERY_MS = 10 * 60_000;
+
+/** Ends the attempts nobody came back to (their sealed values emptied) and deletes old ended ones. */
+export async function sweepConnections(deps: ConnectDeps): Promise<void> {
+  const now = deps.clock.now();
+  const { ended, deleted } = await deps.connections.sweep(now, STUCK_MS, now - KEEP_ENDED_MS);
+  if (ended || deleted) deps.log.info('oauth2 connect attempts swept', { ended, deleted });
+}
+
 /** A state that claimed nothing: unknown, already used, or pending past its expiry (then it ends as expired). */
 async function unclaimed(deps: ConnectDeps, stateHash: string, now: number): Promise<CallbackOutcome> {
   const row = await deps.connections.byState(stateHash);

@@ -41,8 +41,8 @@ export const ConnectionStatus = Type.Union(
 );
 
 export const ConnectionError = Type.Union(
-  ['denied', 'provider_error', 'invalid_response', 'no_refresh_token', 'expired', 'secret_gone'].map((s) => Type.Literal(s)),
-  { description: 'why nothing was stored: the person refused consent, the provider answered an error or something unusable, it issued no refresh token, the attempt expired, the secret to reconnect was deleted meanwhile' },
+  ['denied', 'provider_error', 'invalid_response', 'no_refresh_token', 'expired', 'secret_gone', 'interrupted'].map((s) => Type.Literal(s)),
+  { description: 'why nothing was stored: the person refused consent, the provider answered an error or something unusable, it issued no refresh token, the attempt expired, the secret to reconnect was deleted meanwhile, the service stopped during the exchange' },
 );
 
 export const Connection = named(

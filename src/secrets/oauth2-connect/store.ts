@@ -22,6 +22,12 @@ export interface ConnectionStore {
   finishConnected(id: string, secretId: string, now: number, audit: AuditRecord): Promise<boolean>;
   /** pending|exchanging -> a failed status; false when the attempt had already ended. */
   finishFailed(id: string, status: FailedStatus, errorCode: string, now: number, audit: AuditRecord): Promise<boolean>;
+  /**
+   * Housekeeping: pending attempts past `expires_at` end `expired`, attempts still exchanging
+   * `stuckMs` after it (their process died) end `failed`/`interrupted`, both with sealed values
+   * emptied; attempts ended before `deleteBefore` are deleted.
+   */
+  sweep(now: number, stuckMs: number, deleteBefore: number): Promise<{ ended: number; deleted: number }>;
 }
 
 type Raw = {
@@ -73,6 +79,17 @@ export function createSqliteConnectionStore(handle: Store): ConnectionStore {
   const failed = sqlite.prepare<[FailedStatus, string, number, string]>(
     `UPDATE oauth_connections SET status = ?, error_code = ?, finished_at = ?, sealed = '[]' WHERE id = ? AND status IN ('pending', 'exchanging')`,
   );
+  const expirePending = sqlite.prepare<[number, number]>(
+    `UPDATE oauth_connections SET status = 'expired', error_code = 'expired', finished_at = ?, sealed = '[]' WHERE status = 'pending' AND expires_at <= ?`,
+  );
+  const failStuck = sqlite.prepare<[number, number]>(
+    `UPDATE oauth_connections SET status = 'failed', error_code = 'interrupted', finished_at = ?, sealed = '[]' WHERE status = 'exchanging' AND expires_at <= ?`,
+  );
+  const deleteEnded = sqlite.prepare<[number]>('DELETE FROM oauth_connections WHERE finished_at IS NOT NULL AND finished_at < ?');
+  const sweep = sqlite.transaction((now: number, stuckMs: number, deleteBefore: number) => {
+    const ended = expirePending.run(now, now).changes + failStuck.run(now, now - stuckMs).changes;
+    return { ended, deleted: deleteEnded.run(deleteBefore).changes };
+  });
   const finishConnected = sqlite.transaction((id: string, secretId: string, now: number, record: AuditRecord) => {
     if (connected.run(secretId, now, id).changes === 0) return false;
     audit(record);
@@ -95,5 +112,6 @@ export function createSqliteConnectionStore(handle: Store): ConnectionStore {
     byState: async (stateHash) => maybe(byState.get(stateHash)),
     finishConnected: async (id, secretId, now, record) => finishConnected(id, secretId, now, record),
     finishFailed: async (id, status, code, now, record) => finishFailed(id, status, code, now, record),
+    sweep: async (now, stuckMs, deleteBefore) => sweep(now, stuckMs, deleteBefore),
   };
 }

@@ -63,4 +63,27 @@ export function contract(dialect: Dialect): void {
       expect(rows.map((r) => [r.action, r.outcome, r.at])).toEqual([['secret.connect', 'failure', 5000], ['secret.connect', 'success', 3000]]);
     });
   });
+
+  it('sweeps: ends expired pending attempts and stuck exchanges (sealed values emptied), deletes old ended ones, leaves the rest', async () => {
+    await withDatabase(dialect, async ({ stores }) => {
+      const u = await seedUser(stores, 'usr_a');
+      const c = stores.oauthConnections;
+      const expires = 1000 + 600_000;
+      await c.create(attempt(u, 'oac_live', { expiresAt: 10_000_000 }));
+      await c.create(attempt(u, 'oac_lapsed'));
+      await c.create(attempt(u, 'oac_stuck'));
+      await c.create(attempt(u, 'oac_busy', { expiresAt: expires + 5000 }));
+      await c.create(attempt(u, 'oac_old', { status: 'denied', sealed: '[]', errorCode: 'denied', finishedAt: 500 }));
+      await c.claim('hash-oac_stuck', 2000);
+      await c.claim('hash-oac_busy', 2000);
+      const now = expires + 3600_000;
+      expect(await c.sweep(now, 3600_000, 1000)).toEqual({ ended: 2, deleted: 1 });
+      expect(await c.get(u, 'oac_lapsed')).toMatchObject({ status: 'expired', errorCode: 'expired', finishedAt: now, sealed: '[]' });
+      expect(await c.get(u, 'oac_stuck')).toMatchObject({ status: 'failed', errorCode: 'interrupted', finishedAt: now, sealed: '[]' });
+      expect(await c.get(u, 'oac_busy')).toMatchObject({ status: 'exchanging', finishedAt: null });
+      expect(await c.get(u, 'oac_live')).toMatchObject({ status: 'pending', sealed: '[{"field":"code_verifier"}]' });
+      expect(await c.get(u, 'oac_old')).toBeUndefined();
+      expect(await c.sweep(now, 3600_000, 1000)).toEqual({ ended: 0, deleted: 0 });
+    });
+  });
 }
