@@ -311,5 +311,8 @@ describe('connecting an account by API', () => {
     const other = h.user();
     expect((await connection(id, other.key)).status).toBe(404);
     expect((await connection(id)).status).toBe(200);
+    // Starting and reading attempts need an API key; only the callback is public.
+    expect((await h.call('POST', '/secrets/oauth2/connections', { body: {} })).status).toBe(401);
+    expect((await h.call('GET', `/secrets/oauth2/connections/${id}`)).status).toBe(401);
   });
 });
