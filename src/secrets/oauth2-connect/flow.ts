@@ -37,7 +37,7 @@ export interface ConnectDeps extends SecretDeps {
 type AuthMethod = OAuthConnectionRow['authMethod'];
 
 /** Why a callback stored nothing: each has its own page. */
-export type CallbackFailure = 'bad_state' | 'used_state' | 'expired' | 'denied' | 'provider_error' | 'invalid_response' | 'no_refresh_token' | 'secret_gone';
+export type CallbackFailure = 'bad_state' | 'used_state' | 'expired' | 'denied' | 'provider_error' | 'invalid_response' | 'no_refresh_token' | 'secret_gone' | 'interrupted';
 export type CallbackOutcome =
   | { ok: true; connectionId: string; secretId: string; provider: string; reconnected: boolean }
   | { ok: false; reason: CallbackFailure; provider?: string; connectionId?: string; providerError?: string };
@@ -180,7 +180,19 @@ export async function completeConnection(deps: ConnectDeps, query: Record<string
     await deps.connections.finishFailed(row.id, status, reason, deps.clock.now(), connectAudit(deps, row, 'failure', reason, row.targetSecretId));
     return { ok: false, reason, provider: row.provider, connectionId: row.id, ...(providerError ? { providerError } : {}) };
   };
+  try {
+    return await redeem(deps, row, query, fail);
+  } catch (err) {
+    // A fault of ours (the vault, the database): the attempt ends rather than stay claimed, and the error goes on to the 500.
+    await fail('failed', 'interrupted', 'internal').catch(() => undefined);
+    throw err;
+  }
+}
 
+type Fail = (status: FailedStatus, reason: CallbackFailure, detail: string, providerError?: string) => Promise<CallbackOutcome>;
+
+/** The claimed attempt: the provider's answer checked, the code redeemed, the grant stored. */
+async function redeem(deps: ConnectDeps, row: OAuthConnectionRow, query: Record<string, string | undefined>, fail: Fail): Promise<CallbackOutcome> {
   if (query.error !== undefined) {
     const code = errorCode(query.error);
     return code === 'access_denied' ? fail('denied', 'denied', 'access_denied') : fail('failed', 'provider_error', code ?? 'malformed_error', code);
@@ -201,12 +213,13 @@ export async function completeConnection(deps: ConnectDeps, query: Record<string
   try {
     tokens = await authorizationCodeGrant(config, current, {
       pkceCodeVerifier: values.code_verifier!,
-      expectedState: state,
+      expectedState: query.state!,
       ...(values.nonce ? { expectedNonce: values.nonce } : {}),
     });
   } catch (err) {
+    // invalid_response: the answer failed openid-client's checks (an ID token's nonce, iss or aud; a malformed body).
     const reason = failureReason(err);
-    return fail('failed', 'provider_error', reason, errorCode(reason));
+    return reason === 'invalid_response' ? fail('failed', 'invalid_response', reason) : fail('failed', 'provider_error', reason, errorCode(reason));
   }
   if (!tokens.refresh_token) return fail('failed', 'no_refresh_token', 'no_refresh_token');
 

@@ -22,7 +22,7 @@ const escapeHtml = (s: string): string =>
 
 const START_AGAIN = 'Nothing was stored. Start the connection again from the studio or with POST /secrets/oauth2/connections.';
 
-function pageOf(outcome: CallbackOutcome): { status: 200 | 400 | 403 | 502; title: string; text: string[] } {
+function pageOf(outcome: CallbackOutcome): { status: 200 | 400 | 403 | 500 | 502; title: string; text: string[] } {
   const at = outcome.provider ? ` at ${outcome.provider}` : '';
   if (outcome.ok) {
     return {
@@ -58,7 +58,9 @@ function pageOf(outcome: CallbackOutcome): { status: 200 | 400 | 403 | 502; titl
     case 'secret_gone':
       return { status: 400, title: 'The secret was deleted', text: ['The secret this attempt was to reconnect was deleted meanwhile.', START_AGAIN] };
     case 'invalid_response':
-      return { status: 502, title: 'Unusable answer', text: [`The provider${at} sent something unusable.`, START_AGAIN] };
+      return { status: 502, title: 'Unusable answer', text: [`The provider${at} sent an answer that failed the checks (its ID token, issuer or tokens).`, START_AGAIN] };
+    case 'interrupted':
+      return { status: 500, title: 'Not finished', text: ['The connection could not be finished here.', START_AGAIN] };
   }
 }
 
@@ -67,7 +69,7 @@ function renderPage(title: string, text: string[]): string {
   return `<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<meta name="viewport" content="width=device-width, initial-scale=1">\n<title>${escapeHtml(title)} · mimic</title>\n</head>\n<body>\n<main>\n<h1>${escapeHtml(title)}</h1>\n${paragraphs}\n</main>\n</body>\n</html>\n`;
 }
 
-export function renderCallbackPage(outcome: CallbackOutcome): { status: 200 | 400 | 403 | 502; html: string } {
+export function renderCallbackPage(outcome: CallbackOutcome): { status: 200 | 400 | 403 | 500 | 502; html: string } {
   const page = pageOf(outcome);
   return { status: page.status, html: renderPage(page.title, [...page.text, ...(outcome.connectionId ? [`Connection ${outcome.connectionId}`] : [])]) };
 }

@@ -197,8 +197,9 @@ describe('connecting an account by API', () => {
     const { id, callback } = await consent();
     const page = await h.call('GET', callback);
     expect(page.status).toBe(502);
+    expect(page.body).toContain('Unusable answer');
     expect(as.tokenRequests()).toHaveLength(1);
-    await expectNothingStored(id, 'failed', 'provider_error');
+    await expectNothingStored(id, 'failed', 'invalid_response');
   });
 
   it('no refresh token issued: a page saying so, nothing stored', async () => {
