@@ -2,11 +2,14 @@ import { ApiError, notFound } from '../errors.ts';
 import type { AuthUser } from '../platform/caller.ts';
 import type { Passwords } from './passwords.ts';
 import type { AccountStore } from './store.ts';
+import type { Throttle } from './throttle.ts';
 
 /** The signed-in person's own account: who they are, their sessions, their password. Verbs the API routes call. */
 export interface AccountDeps {
   store: AccountStore;
   passwords: Passwords;
+  /** Wrong current passwords count against the account's sign-in limit: a stolen token cannot guess the password. */
+  throttle: Throttle;
   clock: { now(): number };
 }
 
@@ -47,9 +50,14 @@ export async function revokeOwnSession(deps: AccountDeps, user: AuthUser, sessio
 export async function changePassword(deps: AccountDeps, user: AuthUser, body: { current_password: string; new_password: string }): Promise<{ revoked_sessions: number }> {
   const account = await deps.store.byUser(user.id);
   if (!account) throw notFound('studio account');
-  const ok = account.passwordHash !== null && (await deps.passwords.verify(account.passwordHash, body.current_password));
-  if (!ok) throw new ApiError('PermissionError', 'The current password is not right');
   const now = deps.clock.now();
+  const wait = await deps.throttle.accountWait(account.email, now);
+  if (wait > 0) throw new ApiError('TooManyRequestsError', `Too many wrong passwords: try again in ${wait} seconds`, { retry_after_seconds: wait });
+  const ok = account.passwordHash !== null && (await deps.passwords.verify(account.passwordHash, body.current_password));
+  if (!ok) {
+    await deps.throttle.accountFail(account.email, now);
+    throw new ApiError('PermissionError', 'The current password is not right');
+  }
   await deps.store.setPassword(user.id, await deps.passwords.hash(body.new_password), now);
   return { revoked_sessions: await deps.store.revokeOtherSessions(user.id, user.sessionId ?? null, now) };
 }

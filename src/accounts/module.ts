@@ -47,7 +47,7 @@ export const accountsModule = defineModule({
       passwords,
       tokens,
       ring,
-      routes: accountRoutes({ ring, tokens, clock, account: { store, passwords, clock } }),
+      routes: accountRoutes({ ring, tokens, clock, account: { store, passwords, throttle, clock } }),
       provides: [provide(ACCOUNTS, accounts), provide(BEARER_TOKENS, tokens)],
     };
   },

@@ -82,7 +82,7 @@ export function accountRoutes(deps: { ring: KeyRing; tokens: TokenService; clock
     {
       method: 'put', path: '/account/password', tag: 'Accounts', summary: 'Change your studio password (your other sessions are signed out)',
       body: ChangePasswordSchema,
-      ok: { status: 200, description: '{revoked_sessions}' }, errors: ['BadRequestError', 'AuthorizationError', 'PermissionError', 'NotFoundError'],
+      ok: { status: 200, description: '{revoked_sessions}' }, errors: ['BadRequestError', 'AuthorizationError', 'PermissionError', 'NotFoundError', 'TooManyRequestsError'],
       handler: async (c) => c.json(await changePassword(deps.account, c.get('user'), validate(ChangePasswordSchema, await jsonBody(c)))),
     },
     {

@@ -13,6 +13,9 @@ export interface Throttle {
   wait(email: string, address: string, now: number): Promise<number>;
   fail(email: string, address: string, now: number): Promise<void>;
   succeed(email: string): Promise<void>;
+  /** The account's bucket alone (a password checked by API, where the caller is already authenticated). */
+  accountWait(email: string, now: number): Promise<number>;
+  accountFail(email: string, now: number): Promise<void>;
 }
 
 export const accountBucket = (email: string): string => `acct:${createHash('sha256').update(email).digest('base64url')}`;
@@ -47,6 +50,13 @@ export function createThrottle(store: AccountStore, limits: { perAccount: number
     },
     async succeed(email) {
       await store.clearFailures(accountBucket(email));
+    },
+    async accountWait(email, now) {
+      const account = await store.failures(accountBucket(email), now, windowMs);
+      return account.failures >= limits.perAccount ? left(account.windowStartedAt, now) : 0;
+    },
+    async accountFail(email, now) {
+      await store.addFailure(accountBucket(email), now, windowMs);
     },
   };
 }

@@ -70,4 +70,21 @@ describe('the account API', () => {
     await expect(signIn(h, EMAIL, PASSWORD)).rejects.toThrow(/answered 200/);
     await signIn(h, EMAIL, 'a new password');
   });
+
+  it('wrong current passwords count against the account: a stolen token cannot guess the password', async () => {
+    h = harness({ MIMIC_SIGN_IN_PER_ACCOUNT: '2' });
+    await person(h, { email: EMAIL, password: PASSWORD });
+    const token = await tokenOf(await signIn(h, EMAIL, PASSWORD));
+    for (let i = 0; i < 2; i++) expect((await h.call('PUT', '/account/password', { token, body: { current_password: `guess ${i}`, new_password: 'a new password' } })).status).toBe(403);
+    const limited = await h.call('PUT', '/account/password', { token, body: { current_password: PASSWORD, new_password: 'a new password' } });
+    expect(limited.status).toBe(429);
+    expect(limited.body.kind).toBe('TooManyRequestsError');
+  });
+
+  it('the studio cookie does not authenticate the API', async () => {
+    h = harness();
+    await person(h, { email: EMAIL, password: PASSWORD });
+    const client = await signIn(h, EMAIL, PASSWORD);
+    expect((await h.call('GET', '/account', { headers: { cookie: client.cookie! } })).status).toBe(401);
+  });
 });
