@@ -19,6 +19,8 @@ export interface AppDeps {
   /** Every capability's routes (src/modules.ts); each declares its own access and body limit. */
   routes: readonly Route[];
   verifyKey: (apiKey: string) => Promise<AuthUser | null>;
+  /** Bearer tokens (JWT), tried when a request carries no API key; absent: none verifies. */
+  verifyToken?: (jws: string) => Promise<AuthUser | null>;
   log: Logger;
   isReady: () => boolean;
 }
@@ -84,7 +86,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     return m;
   };
   // Every API-key route counts against the key that authenticated it.
-  const auth = requireAuth(deps.verifyKey);
+  const auth = requireAuth(deps.verifyKey, deps.verifyToken);
   const rateLimit = rateLimitPerKey(config.rateLimit && createMemoryRateLimiter(config.rateLimit));
   // Every method that can carry a body gets the route's limit, DELETE included (a stream's
   // DELETE reads {session_id}); GET has none (Hono answers HEAD with the GET route).

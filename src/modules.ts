@@ -27,5 +27,7 @@ import { streamsModule } from './streams/module.ts';
 import { videosModule } from './videos/module.ts';
 import { consentsModule } from './consents/module.ts';
 import { avatarsModule } from './avatars/module.ts';
+import { accountsModule } from './accounts/module.ts';
+import { studioModule } from './studio/module.ts';
 
-export const MODULES = [usersModule, vaultModule, animationsModule, imagesModule, audiosModule, videosModule, voicesModule, consentsModule, avatarsModule, presentersModule, streamsModule, clipsModule, talksModule, mediaModule, webhooksModule, secretsModule, toolsModule, agentsModule, auditModule, workersModule, examplesModule] as const;
+export const MODULES = [usersModule, accountsModule, vaultModule, animationsModule, imagesModule, audiosModule, videosModule, voicesModule, consentsModule, avatarsModule, presentersModule, streamsModule, clipsModule, talksModule, mediaModule, webhooksModule, secretsModule, toolsModule, agentsModule, auditModule, workersModule, examplesModule, studioModule] as const;

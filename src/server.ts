@@ -13,7 +13,7 @@ export interface RunningServer {
 }
 
 export function buildApp(services: Services, isReady: () => boolean = () => true) {
-  return createApp({ config: services.config, routes: services.routes, verifyKey: services.verifyKey, log: services.log, isReady });
+  return createApp({ config: services.config, routes: services.routes, verifyKey: services.verifyKey, verifyToken: services.verifyToken, log: services.log, isReady });
 }
 
 /** The modules' WebSocket endpoints on the HTTP server (src/http/sockets.ts). */
@@ -22,6 +22,7 @@ export function serveSockets(server: ServerType, services: Services, opts: { hea
   return attachSockets(server as unknown as UpgradeSource, {
     routes: services.sockets,
     verifyKey: services.verifyKey,
+    verifyToken: services.verifyToken,
     corsOrigins: config.corsOrigins,
     publicUrl: config.publicUrl,
     log: services.log,

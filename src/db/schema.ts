@@ -3,3 +3,4 @@ export * from './schema/webhooks.ts';
 export * from './schema/vault.ts';
 export * from './schema/compute.ts';
 export * from './schema/agents.ts';
+export * from './schema/accounts.ts';

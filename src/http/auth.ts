@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { ApiError } from '../errors.ts';
 import type { AppEnv, AuthUser } from './env.ts';
-import { keysFromAuthorization } from '../platform/caller.ts';
+import { bearerTokenFromAuthorization, keysFromAuthorization } from '../platform/caller.ts';
 import { requestHeader, responseHeader } from './middleware.ts';
 
 /** Authorization headers whose key candidates are remembered; past this many, the memory starts over. */
@@ -10,12 +10,17 @@ const REMEMBERED_HEADERS = 10_000;
 const REMEMBERED_LENGTH = 256;
 
 /**
- * Authenticates `Authorization: Basic <API_KEY>` (and its RFC 7617 and Bearer forms). A client
- * sends the same header on every request, so what it carries (parsed by keysFromAuthorization:
- * two regular expressions, and a base64 decode for the RFC 7617 form) is remembered per header
- * value; whether a key is valid is asked of `verify` every time.
+ * Authenticates `Authorization: Basic <API_KEY>` (and its RFC 7617 and Bearer forms), then a
+ * bearer token (JWT). A client sends the same header on every request, so what it carries
+ * (parsed by keysFromAuthorization: two regular expressions, and a base64 decode for the RFC
+ * 7617 form) is remembered per header value; whether a key is valid is asked of `verify` every
+ * time. The API-key path is the hot one and stays as it was: a token is looked at only when
+ * the header carries no key candidate at all.
  */
-export function requireAuth(verify: (apiKey: string) => Promise<AuthUser | null>): MiddlewareHandler<AppEnv> {
+export function requireAuth(
+  verify: (apiKey: string) => Promise<AuthUser | null>,
+  verifyToken?: (jws: string) => Promise<AuthUser | null>,
+): MiddlewareHandler<AppEnv> {
   const parsed = new Map<string, readonly string[]>();
   const keysOf = (header: string | undefined): readonly string[] => {
     if (!header) return [];
@@ -29,18 +34,35 @@ export function requireAuth(verify: (apiKey: string) => Promise<AuthUser | null>
     return keys;
   };
   return async (c, next) => {
-    for (const key of keysOf(requestHeader(c, 'authorization'))) {
+    const header = requestHeader(c, 'authorization');
+    const keys = keysOf(header);
+    for (const key of keys) {
       const user = await verify(key);
       if (user) {
         c.set('user', user);
         return next();
       }
     }
-    // A page's own fetch (Sec-Fetch-Mode other than navigate) gets no challenge: a browser would
-    // answer it with its login dialog over the page (and, headless, hang) instead of letting the
-    // page read the 401.
-    const mode = requestHeader(c, 'sec-fetch-mode');
-    if (mode === undefined || mode === 'navigate') responseHeader(c, 'WWW-Authenticate', 'Basic realm="mimic"');
-    throw new ApiError('AuthorizationError', 'Missing or invalid credentials: send Authorization: Basic <API_KEY>');
+    const jws = keys.length === 0 && verifyToken ? bearerTokenFromAuthorization(header) : undefined;
+    if (jws !== undefined) {
+      const user = await verifyToken!(jws);
+      if (user) {
+        c.set('user', user);
+        return next();
+      }
+    }
+    // A bad token says so (RFC 6750): no browser shows a dialog for a Bearer challenge.
+    if (jws !== undefined) responseHeader(c, 'WWW-Authenticate', 'Bearer error="invalid_token"');
+    // A page's own fetch (Sec-Fetch-Mode other than navigate) gets no Basic challenge: a browser
+    // would answer it with its login dialog over the page (and, headless, hang) instead of
+    // letting the page read the 401.
+    else {
+      const mode = requestHeader(c, 'sec-fetch-mode');
+      if (mode === undefined || mode === 'navigate') responseHeader(c, 'WWW-Authenticate', 'Basic realm="mimic"');
+    }
+    throw new ApiError(
+      'AuthorizationError',
+      jws !== undefined ? 'The bearer token is invalid, expired or revoked: get a new one' : 'Missing or invalid credentials: send Authorization: Basic <API_KEY>',
+    );
   };
 }

@@ -38,6 +38,8 @@ const TAGS: readonly { name: string; description: string }[] = [
   { name: 'Webhooks', description: 'The signing secret of webhooks and the record of their deliveries.' },
   { name: 'Compute workers', description: 'Render workers on other machines (MIMIC_COMPUTE_BACKEND=remote). docs/compute-protocol.md' },
   { name: 'Audit', description: 'What was done with your account, by whom.' },
+  { name: 'Accounts', description: 'Bearer tokens (JWT) for the API, and the keys that verify them. docs/accounts.md' },
+  { name: 'Studio', description: 'The web app for people at /studio: HTML pages, not an API. docs/studio.md' },
   { name: 'Service', description: 'Readiness, this document, the reference page, the landing page and the example page.' },
 ];
 
@@ -102,12 +104,19 @@ export function buildOpenApi(routes: readonly Route[], publicUrl: string) {
       return [...known, ...[...used].filter((t) => !TAGS.some((k) => k.name === t)).map((name) => ({ name }))];
     })(),
     servers: [{ url: publicUrl }],
-    security: [{ basic: [] }],
+    security: [{ basic: [] }, { bearer: [] }],
     paths,
     components: {
       schemas: components,
       securitySchemes: {
         basic: { type: 'http', scheme: 'basic', description: 'Authorization: Basic <API_KEY>' },
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'A short-lived token: POST /auth/token exchanges an API key for one; the studio mints them for a signed-in person',
+        },
+        studioSession: { type: 'apiKey', in: 'cookie', name: 'mimic_studio', description: 'The studio\'s session cookie (`__Host-mimic_studio` over https)' },
         workerToken: { type: 'http', scheme: 'bearer', description: 'A compute worker token (npm run -s mimic -- workers add)' },
       },
     },

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { ClientSocket, SocketCaller, SocketRoute } from '../platform/module.ts';
-import { connectionIdFromAuthorization, keysFromAuthorization, type AuthUser } from '../platform/caller.ts';
+import { bearerTokenFromAuthorization, connectionIdFromAuthorization, keysFromAuthorization, type AuthUser } from '../platform/caller.ts';
 import type { Logger } from '../log.ts';
 
 /**
@@ -16,6 +16,8 @@ import type { Logger } from '../log.ts';
 export interface SocketServerDeps {
   routes: readonly SocketRoute<unknown>[];
   verifyKey: (apiKey: string) => Promise<AuthUser | null>;
+  /** Bearer tokens (JWT), tried when the header carries no API key; absent: none verifies. */
+  verifyToken?: (jws: string) => Promise<AuthUser | null>;
   /** MIMIC_CORS_ORIGINS: the browser origins allowed; the public URL's own origin always is. */
   corsOrigins: readonly string[];
   publicUrl: string;
@@ -59,15 +61,17 @@ function originAllowed(origin: string | undefined, deps: SocketServerDeps): bool
   return origin === new URL(deps.publicUrl).origin;
 }
 
-async function authenticate(header: string | undefined, verify: SocketServerDeps['verifyKey']): Promise<SocketCaller | null> {
-  for (const key of keysFromAuthorization(header)) {
-    const user = await verify(key);
-    if (user) {
-      const connectionId = connectionIdFromAuthorization(header);
-      return { user, ...(connectionId ? { connectionId } : {}) };
-    }
+async function authenticate(header: string | undefined, deps: SocketServerDeps): Promise<SocketCaller | null> {
+  const keys = keysFromAuthorization(header);
+  let user: AuthUser | null = null;
+  for (const key of keys) if ((user = await deps.verifyKey(key))) break;
+  if (!user && keys.length === 0 && deps.verifyToken) {
+    const jws = bearerTokenFromAuthorization(header);
+    if (jws !== undefined) user = await deps.verifyToken(jws);
   }
-  return null;
+  if (!user) return null;
+  const connectionId = connectionIdFromAuthorization(header);
+  return { user, ...(connectionId ? { connectionId } : {}) };
 }
 
 function clientSocket(ws: WebSocket): ClientSocket {
@@ -133,10 +137,10 @@ export function attachSockets(server: UpgradeSource, deps: SocketServerDeps): So
     if (!originAllowed(origin, deps)) return refuse(socket, 403, 'PermissionError', 'This origin may not open sockets (MIMIC_CORS_ORIGINS)');
     const header = req.headers.authorization ?? url.searchParams.get('authorization') ?? undefined;
     const route = endpoint.route;
-    (route.authorize ? route.authorize(url) : authenticate(header, deps.verifyKey)).then(
+    (route.authorize ? route.authorize(url) : authenticate(header, deps)).then(
       (caller) => {
         if (!caller) {
-          const how = route.authorize ? 'this URL is not (or no longer) valid' : 'send Authorization: Basic <API_KEY>, or ?authorization=<that header, URL-encoded>';
+          const how = route.authorize ? 'this URL is not (or no longer) valid' : 'send Authorization: Basic <API_KEY> (or Bearer <token>), or ?authorization=<that header, URL-encoded>';
           return refuse(socket, 401, 'AuthorizationError', `Missing or invalid credentials: ${how}`);
         }
         if (closing) return refuse(socket, 503, 'ServiceUnavailableError', 'The server is shutting down');

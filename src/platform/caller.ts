@@ -9,16 +9,60 @@ import { ApiError } from '../errors.ts';
 import { defineServiceKey } from './service-key.ts';
 import { deriveKey } from '../keys.ts';
 
-/** The caller an API key stands for, as every authenticated verb receives it. */
+/** How the caller authenticated: an API key, a bearer token (JWT), or (later) a browser's client key. */
+export type CallerVia = 'api-key' | 'token' | 'client-key';
+
+/** The caller an API key (or a token) stands for, as every authenticated verb receives it. */
 export interface AuthUser {
   id: string;
   name: string | null;
   permissions: readonly string[];
   /**
-   * The id (never the key) of the API key that authenticated the request; rate limits apply
-   * per key. Absent only where a caller is built without a key (tests that set a user).
+   * The rate-limit bucket, never a credential: the id of the API key that authenticated the
+   * request, of the key a token was exchanged for, of the studio session a token was minted
+   * for, or `${clientKeyId}:${externalId}`. Absent only where a caller is built without a key
+   * (tests that set a user).
    */
   keyId?: string;
+  /** Absent: 'api-key' (callers built before tokens existed). */
+  via?: CallerVia;
+  /** The studio session a token was minted for. */
+  sessionId?: string;
+  /** A client key's scope (via 'client-key' only). */
+  client?: ClientScope;
+}
+
+/** What a browser's client key may reach: one agent, for one end user, from its allowed origins. */
+export interface ClientScope {
+  clientKeyId: string;
+  agentId: string;
+  externalId: string;
+  connectionId?: string;
+  origins: readonly string[];
+}
+
+/** Bearer tokens (JWS): the caller one stands for, or null when it is not valid (bad signature, expired, revoked). */
+export interface BearerTokens {
+  verify(jws: string): Promise<AuthUser | null>;
+}
+
+/** Provided by the accounts capability; without a provider no bearer token verifies. */
+export const BEARER_TOKENS = defineServiceKey<BearerTokens>('bearerTokens');
+
+/** A compact JWS: three base64url parts. */
+const JWS_PATTERN = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+/** `Bearer <h.p.s>` (optionally `~<connection id>`, as the SDK sends): the JWS, else undefined. */
+export function bearerTokenFromAuthorization(header: string | undefined): string | undefined {
+  const m = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+  if (!m) return undefined;
+  const token = connectionSplit(m[1]!).credential;
+  return JWS_PATTERN.test(token) ? token : undefined;
+}
+
+/** The token verifier over the tokens a module provides (BEARER_TOKENS); none: no token verifies. */
+export function tokenVerifier(tokens: BearerTokens | undefined): (jws: string) => Promise<AuthUser | null> {
+  return tokens ? (jws) => tokens.verify(jws) : async () => null;
 }
 
 /** Throws a PermissionError unless the caller holds `permission` (needed for `feature`). */

@@ -46,7 +46,8 @@ export interface SourceFile {
   strings: string[];
 }
 
-const SOURCE = /\.(ts|mts|cts|js|mjs|cjs)$/;
+/** Pages are Hono JSX (`.tsx`): they are source files like any other, checked by the same rules. */
+const SOURCE = /\.(ts|tsx|mts|cts|js|mjs|cjs)$/;
 
 function sourcePaths(root: string, dir = root): string[] {
   return readdirSync(dir)
@@ -79,7 +80,7 @@ function resolveSpecifier(from: string, specifier: string, known: ReadonlySet<st
 
 /** Parses one file (no type checking) and lists its imports in every form they can take. */
 export function parseSource(path: string, text: string, known: ReadonlySet<string>): SourceFile {
-  const sf = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true, path.endsWith('.ts') ? ts.ScriptKind.TS : ts.ScriptKind.JS);
+  const sf = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true, path.endsWith('.tsx') ? ts.ScriptKind.TSX : path.endsWith('.ts') ? ts.ScriptKind.TS : ts.ScriptKind.JS);
   const imports: Import[] = [];
   const strings: string[] = [];
   const add = (node: ts.Node, specifier: string, form: ImportForm, typeOnly: boolean, mustExist = false): void => {
@@ -270,7 +271,7 @@ export const keyOf = (v: Pick<Violation, 'from' | 'to'>): string => `${v.from} -
 
 /** The HTTP edge of today's rule: the app, the server, the entry, src/http/, and each module's routes and module description. */
 const isHttpEdge = (f: string): boolean =>
-  /^(app|server|main|modules)\.ts$/.test(f) || f.startsWith('http/') || /(^|\/)(routes|module)\.ts$/.test(f) || f.includes('/routes/');
+  /^(app|server|main|modules)\.ts$/.test(f) || f.startsWith('http/') || /(^|\/)(routes|module)\.tsx?$/.test(f) || f.includes('/routes/');
 /** Store modules: the only places that speak SQL. */
 const isStore = (f: string): boolean => f.startsWith('db/') || /(^|\/)store(\.ts$|\/)/.test(f) || /(^|\/)stores?\.ts$/.test(f) || /-store\.ts$/.test(f);
 const isHttpPackage = (s: string): boolean => s === 'hono' || s.startsWith('hono/') || s.startsWith('@hono/');

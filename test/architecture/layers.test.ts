@@ -77,6 +77,27 @@ describe('reading imports', () => {
     ]);
   });
 
+  it('reads a page (.tsx) with its JSX, and every import of a page names a file of src/', () => {
+    const text = ["import type { Child } from 'hono/jsx';", "import { Layout } from './layout.tsx';", 'export const P = (p: { c: Child }) => <Layout title="x">{p.c}</Layout>;'].join('\n');
+    const parsed = parseSource('studio/routes/p.tsx', text, new Set(['studio/routes/layout.tsx'])).imports.map((i) => [i.target, i.internal]);
+    expect(parsed).toEqual([['hono/jsx', false], ['studio/routes/layout.tsx', true]]);
+    const files = readSources(SRC);
+    const known = new Set(files.map((f) => f.path));
+    const unresolved = files
+      .filter((f) => f.path.endsWith('.tsx'))
+      .flatMap((f) => f.imports.filter((i) => i.internal && !known.has(i.target)).map((i) => `${f.path} -> ${i.specifier}`));
+    expect(unresolved).toEqual([]);
+  });
+
+  it('every page (.tsx) names its JSX runtime, so tsx started outside the repository (reading no tsconfig) renders it', async () => {
+    const pages = readSources(SRC).filter((f) => f.path.endsWith('.tsx'));
+    expect(pages.length).toBeGreaterThan(0);
+    expect(pages.filter((f) => !f.text.startsWith('/** @jsxRuntime automatic @jsxImportSource hono/jsx */')).map((f) => f.path)).toEqual([]);
+    const { ErrorPage } = await import('../../src/studio/routes/error-page.tsx');
+    const html = String(await ErrorPage({ status: 404, title: 'Gone', description: '<b>x</b>' }));
+    expect(html).toContain('<h1>Gone</h1><p>&lt;b&gt;x&lt;/b&gt;</p>');
+  });
+
   it('a ratchet report gives the lines to add and to delete, ready to paste', () => {
     const report = ratchetReport('kit', [{ rule: 'kit', from: 'resources/a.ts', to: 'clips/kind.ts' }], ['resources/b.ts -> talks/kind.ts']);
     expect(report).toContain("\n    'resources/a.ts -> clips/kind.ts',\n");

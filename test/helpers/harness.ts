@@ -14,6 +14,7 @@ import type { Permission } from '../../src/users/permissions.ts';
 import { createFakeBackend } from './fake-backend.ts';
 import { leakedIn } from './canaries.ts';
 import { UNDECLARED_KIND } from '../../src/http/errors.ts';
+import { normalizeEmail } from '../../src/accounts/email.ts';
 
 export interface Harness {
   config: Config;
@@ -23,7 +24,12 @@ export interface Harness {
   /** Every response this harness's call() saw (status, headers, body), for the leak-canary check in close(). */
   seen: string[];
   user(opts?: { credits?: number; permissions?: Permission[] }): { id: string; key: string };
-  call(method: string, path: string, opts?: { key?: string; body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
+  /** `key` sends `Authorization: Basic <key>`; `token` sends `Authorization: Bearer <token>`. */
+  call(
+    method: string,
+    path: string,
+    opts?: { key?: string; token?: string; body?: unknown; raw?: string; headers?: Record<string, string> },
+  ): Promise<{ status: number; body: any; headers: Headers }>;
   close(): Promise<void>;
 }
 
@@ -39,6 +45,28 @@ export function userDeps(services: Services): UserDeps {
     newId: randomId,
     apiKeyHashKey: deriveKey(services.config.masterKey, 'api-key-hash'),
   };
+}
+
+/**
+ * A person who signs in to the studio: a user (with an API key) and an account with this email
+ * and password, written through the accounts module's store and password hasher.
+ */
+export async function person(
+  h: Harness,
+  { email, password, permissions = [], name = null }: { email: string; password: string; permissions?: Permission[]; name?: string | null },
+): Promise<{ id: string; key: string; email: string }> {
+  const accounts = h.services.modules.accounts;
+  const { id, key } = h.user({ permissions });
+  await h.call('GET', '/health'); // lets the user's insert settle
+  if (name !== null) h.services.store.sqlite.prepare('UPDATE users SET name = ? WHERE id = ?').run(name, id);
+  const created = await accounts.store.createAccount({
+    userId: id,
+    email: normalizeEmail(email),
+    passwordHash: await accounts.passwords.hash(password),
+    createdAt: h.services.clock.now(),
+  });
+  if (!created) throw new Error(`person(): the account for ${email} was not created (email taken?)`);
+  return { id, key, email: normalizeEmail(email) };
 }
 
 /** The real app over a real SQLite file in a temp folder; the worker is driven by the test. */
@@ -74,10 +102,11 @@ export function harness(env: Record<string, string> = {}, opts: ServiceOptions =
       pending.push(users.users.create({ id, name: null, credits, permissions, createdAt: row.createdAt }, row));
       return { id, key: apiKey };
     },
-    async call(method, path, { key, body, raw, headers = {} } = {}) {
+    async call(method, path, { key, token, body, raw, headers = {} } = {}) {
       await Promise.all(pending);
       const h: Record<string, string> = { ...headers };
       if (key) h.authorization = `Basic ${key}`;
+      if (token) h.authorization = `Bearer ${token}`;
       let payload: string | undefined = raw;
       if (body !== undefined) {
         payload = JSON.stringify(body);
