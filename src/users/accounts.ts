@@ -6,6 +6,7 @@ import { API_KEY_PATTERN, generateApiKey, hashApiKey, keyPrefix } from './api-ke
 import type { Permission } from './permissions.ts';
 // Verifying a key is the caller's (the kernel builds the verifier): re-exported for users' own tests and files.
 export { makeKeyVerifier } from '../platform/caller.ts';
+import { MAX_ACTIVE_KEYS } from './contract.ts';
 import type { ApiKeyRecord, CreditChange, NewApiKey, UserRecord, UserStore } from './store.ts';
 
 /** The verbs on users and API keys: the operator's (the CLI) and a person's own keys (GET/POST/DELETE /keys). */
@@ -83,12 +84,7 @@ export async function listKeys(deps: Pick<UserDeps, 'users'>, userId: string): P
   }));
 }
 
-/**
- * The most active (unrevoked) API keys one user may hold through POST /keys: enough for a
- * key per app and environment, few enough that a leaked token cannot mint keys without
- * bound. The operator's `keys create` is not capped.
- */
-export const MAX_ACTIVE_KEYS = 20;
+export { MAX_ACTIVE_KEYS };
 
 /** A key as its owner sees it through the API; `current` marks the key the request came with. */
 export interface OwnKeyView {
