@@ -68,13 +68,13 @@ function emptyRow() {
 
 async function load(token) {
   const res = await api('GET', `/keys?limit=50${token ? `&token=${encodeURIComponent(token)}` : ''}`);
+  rows.closest('table').setAttribute('aria-busy', 'false');
   if (res.status !== 200) return fail(res);
   if (!token) rows.replaceChildren();
   for (const key of res.body.keys) rows.append(keyRow(key));
   if (!rows.children.length) rows.append(emptyRow());
   nextToken = res.body.token;
   more.hidden = !nextToken;
-  rows.closest('table').setAttribute('aria-busy', 'false');
 }
 
 async function create() {
@@ -96,12 +96,12 @@ async function create() {
 async function copy() {
   try {
     await navigator.clipboard.writeText(createdValue.value);
+    return say('Copied to the clipboard.');
   } catch {
-    // No clipboard API (a page not served over https or loopback): the selection is the copy.
+    // No clipboard API (a page not served over https or loopback): copy the selection.
     createdValue.select();
-    document.execCommand('copy');
+    say(document.execCommand('copy') ? 'Copied to the clipboard.' : 'The key is selected: copy it with Ctrl+C (⌘C on a Mac).');
   }
-  say('Copied to the clipboard.');
 }
 
 function confirmRevoke(key, button) {

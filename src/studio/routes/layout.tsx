@@ -36,6 +36,8 @@ export function Layout({ title, session, csrf, scripts = [], current, children }
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         {csrf ? <meta name="csrf-token" content={csrf} /> : null}
         <title>{`${title} · mimic studio`}</title>
+        {/* No icon to fetch: a browser's /favicon.ico would be the API's 404. */}
+        <link rel="icon" href="data:," />
         <link rel="stylesheet" href={assetPath('studio.css')} />
         {scripts.map((name) => (
           <script type="module" src={assetPath(name)} />
