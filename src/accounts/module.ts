@@ -1,12 +1,16 @@
 import { defineModule } from '../platform/module.ts';
-import { BEARER_TOKENS } from '../platform/caller.ts';
+import { BEARER_TOKENS, KEY_OWNERS } from '../platform/caller.ts';
 import { provide } from '../platform/service-key.ts';
 import { deriveKey } from '../keys.ts';
-import { ApiError } from '../errors.ts';
-import { ACCOUNTS, type Accounts } from './contract.ts';
+import { ACCOUNTS } from './contract.ts';
 import { accountsSettings } from './settings.ts';
 import { createSqliteAccountStore } from './store.ts';
 import { createPasswords } from './passwords.ts';
+import { createThrottle } from './throttle.ts';
+import { createKeyRing } from './signing-keys.ts';
+import { createTokenService } from './tokens.ts';
+import { createAccounts } from './service.ts';
+import { accountRoutes } from './routes.ts';
 
 /**
  * People who sign in to the studio: emails and passwords, studio sessions, invites, the
@@ -17,22 +21,32 @@ export const accountsModule = defineModule({
   name: 'accounts',
   config: accountsSettings,
   provides: [ACCOUNTS, BEARER_TOKENS],
-  create(p, settings) {
+  uses: [KEY_OWNERS],
+  create(p, settings, services) {
+    const { clock, newId } = p;
+    const masterKey = p.config.masterKey;
     const store = createSqliteAccountStore(p.store);
-    const passwords = createPasswords(deriveKey(p.config.masterKey, 'password-pepper'), settings.passwordCost);
-    // c0: the interfaces only; sign-in and tokens land in the next commits.
-    const pending = (): never => {
-      throw new ApiError('ServiceUnavailableError', 'studio sign-in is not available yet');
+    const passwords = createPasswords(deriveKey(masterKey, 'password-pepper'), settings.passwordCost);
+    const throttle = createThrottle(store, { perAccount: settings.signInPerAccount, perAddress: settings.signInPerAddress, windowMs: settings.signInWindowMs });
+    const ring = createKeyRing({ store, sealKey: deriveKey(masterKey, 'token-signing-key'), newId, rotationMs: settings.tokenKeyMs, tokenTtlMs: settings.tokenTtlSeconds * 1000 });
+    const keyOwners = services.find(KEY_OWNERS);
+    const tokens = createTokenService({
+      store,
+      ring,
+      clock,
+      issuer: p.config.publicUrl,
+      ttlSeconds: settings.tokenTtlSeconds,
+      sessionIdleMs: settings.sessionIdleMs,
+      keysVersion: keyOwners ? () => keyOwners.keysVersion() : async () => 0,
+    });
+    const accounts = createAccounts({ store, passwords, throttle, tokens, settings, masterKey, clock, newId });
+    return {
+      store,
+      passwords,
+      tokens,
+      ring,
+      routes: accountRoutes({ ring, tokens, clock }),
+      provides: [provide(ACCOUNTS, accounts), provide(BEARER_TOKENS, tokens)],
     };
-    const accounts: Accounts = {
-      signIn: async () => pending(),
-      sessionOf: async () => null,
-      signOut: async () => pending(),
-      csrfToken: () => pending(),
-      checkCsrf: () => false,
-      issueToken: async () => pending(),
-      acceptInvite: async () => pending(),
-    };
-    return { store, passwords, provides: [provide(ACCOUNTS, accounts), provide(BEARER_TOKENS, { verify: async () => null })] };
   },
 });

@@ -29,8 +29,9 @@ export function createStudioApp(deps: StudioDeps & { log: Logger }): Hono<Studio
   authRoutes(app, deps);
   pageRoutes(app, deps);
   fallbackHome(app);
-  app.notFound((c) => render(c, new ApiError('NotFoundError', `There is no studio page at ${c.req.path}`)));
-  app.onError((err, c) => render(c, err));
+  // On the root: basePath's copy keeps its own handlers, and the root's are the ones that run.
+  root.notFound((c) => render(c, new ApiError('NotFoundError', `There is no studio page at ${c.req.path}`)));
+  root.onError((err, c) => render(c, err));
 
   function render(c: Context<StudioEnv>, err: Error): Response | Promise<Response> {
     let status = 500;

@@ -2,7 +2,11 @@
 import type { Hono } from 'hono';
 import { Layout } from './layout.tsx';
 import type { StudioDeps, StudioEnv } from './env.ts';
-import { requireSession, safeNext } from './session.ts';
+import { ApiError } from '../../errors.ts';
+import { clientAddress } from '../../http/client-address.ts';
+import { EMAIL_MAX_LENGTH } from '../../accounts/email.ts';
+import { clearSessionCookie, requireSession, safeNext, setSessionCookie } from './session.ts';
+import { requireCsrf, requireSameOrigin } from './csrf.ts';
 
 /** The sign-in form: email, password, and where to go after. The one message for every failed attempt. */
 export function SignInPage({ next, email = '', error }: { next: string; email?: string; error?: string }) {
@@ -40,12 +44,61 @@ function SignedIn({ email }: { email: string }) {
   );
 }
 
-/** GET /studio/sign-in, and the home page's last resort (mounted after the pages). */
+/** The one answer to a wrong password and to an unknown email alike. */
+export const SIGN_IN_FAILED = 'Wrong email or password.';
+
+const field = (form: Record<string, unknown>, name: string): string | undefined => {
+  const v = form[name];
+  return typeof v === 'string' ? v : undefined;
+};
+
+/**
+ * Sign-in, sign-out and the page's bearer token. Every POST is same-origin only; sign-out and
+ * the token need the session's CSRF token too (sign-in has no session yet).
+ */
 export function authRoutes(app: Hono<StudioEnv>, deps: StudioDeps): void {
-  void deps;
+  const sameOrigin = requireSameOrigin(deps);
+  const csrf = requireCsrf(deps);
+
   app.get('/sign-in', (c) => {
     if (c.get('session')) return c.redirect(safeNext(c.req.query('next')), 303);
     return c.html(<SignInPage next={safeNext(c.req.query('next'))} />);
+  });
+
+  app.post('/sign-in', sameOrigin, async (c) => {
+    const form = await c.req.parseBody();
+    const email = field(form, 'email') ?? '';
+    const password = field(form, 'password') ?? '';
+    const next = safeNext(field(form, 'next'));
+    if (email.trim() === '' || password === '' || email.length > EMAIL_MAX_LENGTH) {
+      return c.html(<SignInPage next={next} email={email.slice(0, EMAIL_MAX_LENGTH)} error="Enter your email and your password." />, 400);
+    }
+    const result = await deps.accounts.signIn({ email, password, address: clientAddress(c, deps.trustedProxies), userAgent: c.req.header('user-agent') });
+    if (result.ok) {
+      setSessionCookie(c, deps, result.cookieToken, Math.floor((result.session.expiresAt - result.session.createdAt) / 1000));
+      return c.redirect(next, 303);
+    }
+    if (result.reason === 'throttled') {
+      const seconds = result.retryAfterSeconds ?? 60;
+      c.header('Retry-After', String(seconds));
+      const minutes = Math.ceil(seconds / 60);
+      return c.html(<SignInPage next={next} email={email} error={`Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`} />, 429);
+    }
+    return c.html(<SignInPage next={next} email={email} error={SIGN_IN_FAILED} />, 200);
+  });
+
+  app.post('/sign-out', sameOrigin, async (c, next) => (c.get('session') ? next() : c.redirect('/studio/sign-in', 303)), csrf, async (c) => {
+    await deps.accounts.signOut(c.get('session')!.id);
+    clearSessionCookie(c, deps);
+    return c.redirect('/studio/sign-in', 303);
+  });
+
+  app.post('/token', sameOrigin, async (c, next) => {
+    if (!c.get('session')) throw new ApiError('AuthorizationError', 'Not signed in (or the session ended): sign in again');
+    return next();
+  }, csrf, async (c) => {
+    c.header('cache-control', 'no-store');
+    return c.json(await deps.accounts.issueToken(c.get('session')!));
   });
 }
 
