@@ -39,7 +39,9 @@ describe('the studio in a browser', () => {
     expect(new URL(t.page.url()).pathname).toBe('/studio/sign-in');
     const stops = await signInByKeyboard(t.page, ada);
     expect(stops[0], 'the skip link is the first stop').toBe('A');
-    await t.page.waitForURL(`${mimic.base}/studio/keys`);
+    await t.page.waitForURL(`${mimic.base}/studio/keys`).catch(async (err) => {
+      throw new Error(`${err.message}\n${await t.page.textContent('main')}\n${t.console.join('\n')}`);
+    });
 
     const [cookie] = (await t.context.cookies()).filter((c) => c.name.includes('mimic_studio'));
     expect(cookie).toMatchObject({ name: 'mimic_studio', httpOnly: true, sameSite: 'Lax', secure: false, path: '/' });
@@ -83,6 +85,13 @@ describe('the studio in a browser', () => {
       const overflow = await t.page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
       expect(overflow, path).toBeLessThanOrEqual(0);
     }
+
+    // Sign out (a CSRF-protected form in the header): back to sign-in, and the pages with it.
+    await t.page.getByRole('button', { name: 'Sign out' }).click();
+    await t.page.waitForURL(`${mimic.base}/studio/sign-in`);
+    expect((await t.context.cookies()).filter((c) => c.name.includes('mimic_studio'))).toEqual([]);
+    await t.page.goto(`${mimic.base}/studio/keys`);
+    expect(new URL(t.page.url()).pathname).toBe('/studio/sign-in');
 
     expect(t.blocked).toEqual([]);
     expect(violations, t.console.join('\n')).toEqual([]);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeStudio } from './fake-accounts.ts';
-import { harness, type Harness } from '../helpers/harness.ts';
+import { harness, person, type Harness } from '../helpers/harness.ts';
+import { csrfOf, signIn } from '../accounts/studio-client.ts';
 import { studioAssets } from '../../src/studio/routes/assets.ts';
 
 const studio = fakeStudio();
@@ -32,6 +33,8 @@ describe('studio pages of a signed-in person', () => {
     expect(html).toContain('<a class="skip-link" href="#main">Skip to content</a>');
     expect(html).toContain('<nav class="site-nav" aria-label="Studio">');
     expect(html).toContain('<main id="main" tabindex="-1">');
+    // Forms post with their real Origin (under no-referrer a browser sends `Origin: null`).
+    expect(html).toContain('<meta name="referrer" content="same-origin"/>');
     expect(html).toContain('<meta name="csrf-token" content="csrf-ses_test"/>');
     expect(html).toContain(`<link rel="stylesheet" href="${studioAssets().get('studio.css')!.path}"/>`);
     expect(html).toContain(`<a href="${path}" aria-current="page">`);
@@ -52,9 +55,16 @@ describe('studio pages of a signed-in person', () => {
     expect(html).toContain('<button id="key-create" type="button">Create a key</button>');
   });
 
-  // createStudioApp sets notFound and onError on the basePath clone, which the root app it
-  // returns does not use (Hono keeps them per instance): the root's plain "404 Not Found" answers.
-  it.todo('answers a page that does not exist with the studio\'s 404 page (HTML for a browser, JSON for a fetch)');
+  it('answers a page that does not exist with the studio\'s 404 page, as HTML for a browser and JSON for a fetch', async () => {
+    const page = await studio.get('/studio/nope');
+    expect(page.status).toBe(404);
+    const html = await page.text();
+    expect(html).toContain('There is no studio page at /studio/nope');
+    expect(html).toContain(studioAssets().get('studio.css')!.path);
+    expect(html).toContain('<a class="skip-link" href="#main">');
+    const json = await studio.get('/studio/nope', { accept: 'application/json' });
+    expect(await json.json()).toEqual({ kind: 'NotFoundError', description: 'There is no studio page at /studio/nope' });
+  });
 });
 
 describe('the studio in the service', () => {
@@ -63,6 +73,25 @@ describe('the studio in the service', () => {
     h = harness();
   });
   afterAll(() => h.close());
+
+  it('serves each page to a person signed in through the sign-in form, and sends them back to sign-in once signed out', async () => {
+    await person(h, { email: 'grace@example.com', password: 'a long enough password', name: 'Grace <b>Hopper</b>' });
+    const client = await signIn(h, 'grace@example.com', 'a long enough password');
+    const csrf = await csrfOf(h, client);
+    for (const [path] of PAGES) {
+      const res = await client.get(path, { accept: 'text/html' });
+      expect(res.status, path).toBe(200);
+      const html = await res.text();
+      expect(html).toContain(`<meta name="csrf-token" content="${csrf}"/>`);
+      expect(html).toContain('Grace &lt;b&gt;Hopper&lt;/b&gt;');
+    }
+    const cookie = client.cookie!;
+    const out = await client.post('/studio/sign-out', { _csrf: csrf });
+    expect(out.status).toBe(303);
+    const after = await h.app.request('/studio/keys', { headers: { accept: 'text/html', cookie } });
+    expect(after.status).toBe(303);
+    expect(after.headers.get('location')).toBe(`/studio/sign-in?next=${encodeURIComponent('/studio/keys')}`);
+  });
 
   it('sends /studio to /studio/, and a page without a session to sign-in', async () => {
     const root = await h.app.request('/studio');

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { harness, type Harness } from '../helpers/harness.ts';
+import { harness, person, type Harness } from '../helpers/harness.ts';
+import { csrfOf, signIn } from '../accounts/studio-client.ts';
 import { API_KEY_PATTERN } from '../../src/users/api-keys.ts';
 import { MAX_ACTIVE_KEYS } from '../../src/users/accounts.ts';
 
@@ -115,5 +116,45 @@ describe('the reference', () => {
     expect(doc.paths['/keys'].get.tags).toEqual(['Keys']);
     expect(doc.paths['/keys'].post.responses['201']).toBeDefined();
     expect(doc.paths['/keys/{id}'].delete.responses['404']).toBeDefined();
+  });
+});
+
+describe('/keys with a bearer token', () => {
+  it('a studio session\'s token creates, lists and revokes the person\'s keys; a revoked key is refused', async () => {
+    const grace = await person(h, { email: 'grace@example.com', password: 'a long enough password' });
+    const client = await signIn(h, 'grace@example.com', 'a long enough password');
+    const minted = await client.post('/studio/token', {}, { 'x-csrf-token': await csrfOf(h, client), accept: 'application/json' });
+    expect(minted.status).toBe(200);
+    const token = ((await minted.json()) as { access_token: string }).access_token;
+
+    const created = await h.call('POST', '/keys', { token });
+    expect(created.status).toBe(201);
+    const list = await h.call('GET', '/keys', { token });
+    expect(list.body.keys.map((k: { id: string }) => k.id)).toContain(created.body.id);
+    // The session is not a key: none is marked as the request's own.
+    expect(list.body.keys.every((k: { current: boolean }) => !k.current)).toBe(true);
+    expect((await h.call('GET', '/keys', { key: created.body.api_key })).body.keys).toHaveLength(2);
+
+    const revoked = await h.call('DELETE', `/keys/${created.body.id}`, { token });
+    expect(revoked.status).toBe(200);
+    expect(revoked.body.current).toBe(false);
+    expect((await h.call('GET', '/keys', { key: created.body.api_key })).status).toBe(401);
+    // Another person's key, by token as by key: 404.
+    const other = h.user();
+    const othersKey = (await create(other.key)).body;
+    expect((await h.call('DELETE', `/keys/${othersKey.id}`, { token })).status).toBe(404);
+    expect((await h.call('GET', '/keys', { key: grace.key })).status).toBe(200);
+  });
+
+  it('a token obtained for an API key marks that key current, and dies with it', async () => {
+    const ivan = h.user();
+    const exchanged = await h.call('POST', '/auth/token', { key: ivan.key });
+    expect(exchanged.status).toBe(200);
+    const token = exchanged.body.access_token;
+    const own = (await h.call('GET', '/keys', { token })).body.keys[0];
+    expect(own.current).toBe(true);
+    const res = await h.call('DELETE', `/keys/${own.id}`, { token });
+    expect(res.body).toMatchObject({ id: own.id, current: true });
+    expect((await h.call('GET', '/keys', { token })).status).toBe(401);
   });
 });

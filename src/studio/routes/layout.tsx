@@ -38,6 +38,12 @@ export function Layout({ title, session, csrf, scripts = [], current, children }
         <title>{`${title} · mimic studio`}</title>
         {/* No icon to fetch: a browser's /favicon.ico would be the API's 404. */}
         <link rel="icon" href="data:," />
+        {/*
+          Referer only to mimic itself, none elsewhere (the tokens of invite links stay here).
+          Not the header's no-referrer: under it a browser sends a form POST with
+          `Origin: null`, which the studio's same-origin check refuses (sign-in, sign-out).
+        */}
+        <meta name="referrer" content="same-origin" />
         <link rel="stylesheet" href={assetPath('studio.css')} />
         {scripts.map((name) => (
           <script type="module" src={assetPath(name)} />
