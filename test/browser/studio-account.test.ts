@@ -11,7 +11,7 @@ import { startLiveService, type LiveService } from '../helpers/live-service.ts';
 import { seedPerson, signInByKeyboard, type Person } from '../helpers/studio.ts';
 import { API_KEY_PATTERN } from '../../src/users/api-keys.ts';
 
-const SCREENSHOT = new URL('../../docs/images/studio-keys.png', import.meta.url).pathname;
+const screenshot = (name: string) => new URL(`../../docs/images/${name}`, import.meta.url).pathname;
 const chromium = useChromium();
 let mimic: LiveService;
 let ada: Person;
@@ -37,6 +37,7 @@ describe('the studio in a browser', () => {
 
     await t.page.goto(`${mimic.base}/studio/keys`);
     expect(new URL(t.page.url()).pathname).toBe('/studio/sign-in');
+    await t.page.screenshot({ path: screenshot('studio-sign-in.png') });
     const stops = await signInByKeyboard(t.page, ada);
     expect(stops[0], 'the skip link is the first stop').toBe('A');
     await t.page.waitForURL(`${mimic.base}/studio/keys`).catch(async (err) => {
@@ -59,7 +60,7 @@ describe('the studio in a browser', () => {
     await waitForPage(t, (p) => p.locator('#keys-rows tr[data-key-id]').count(), (n) => n === 2, 'the new key listed');
     expect(await t.page.textContent('#keys-rows')).not.toContain(apiKey);
     expect((await withKey(apiKey)).status).toBe(200);
-    await t.page.screenshot({ path: SCREENSHOT, fullPage: true });
+    await t.page.screenshot({ path: screenshot('studio-keys.png'), fullPage: true });
 
     // Revoke it: the dialog asks first; Cancel keeps it.
     const prefix = apiKey.slice(0, 12);

@@ -65,6 +65,18 @@ describe('studio pages of a signed-in person', () => {
     const json = await studio.get('/studio/nope', { accept: 'application/json' });
     expect(await json.json()).toEqual({ kind: 'NotFoundError', description: 'There is no studio page at /studio/nope' });
   });
+
+  it('answers a refused form (a wrong CSRF token) with the studio\'s 403 page', async () => {
+    const res = await studio.app.request('http://mimic.test/studio/sign-out', {
+      method: 'POST',
+      headers: { accept: 'text/html', origin: 'http://mimic.test', cookie: 'mimic_studio=good', 'content-type': 'application/x-www-form-urlencoded' },
+      body: '_csrf=wrong',
+    });
+    expect(res.status).toBe(403);
+    const html = await res.text();
+    expect(html).toContain('<h1>Not allowed</h1>');
+    expect(html).toContain(studioAssets().get('studio.css')!.path);
+  });
 });
 
 describe('the studio in the service', () => {
