@@ -45,7 +45,7 @@ export const accountsModule = defineModule({
       passwords,
       tokens,
       ring,
-      routes: accountRoutes({ ring, tokens, clock }),
+      routes: accountRoutes({ ring, tokens, clock, account: { store, passwords, clock } }),
       provides: [provide(ACCOUNTS, accounts), provide(BEARER_TOKENS, tokens)],
     };
   },

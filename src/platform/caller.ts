@@ -49,8 +49,8 @@ export interface BearerTokens {
 /** Provided by the accounts capability; without a provider no bearer token verifies. */
 export const BEARER_TOKENS = defineServiceKey<BearerTokens>('bearerTokens');
 
-/** A compact JWS: three base64url parts. */
-const JWS_PATTERN = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+/** A compact JWS: three base64url parts (an empty signature too: an unsigned token is refused as a token, not as garbage). */
+const JWS_PATTERN = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
 /** `Bearer <h.p.s>` (optionally `~<connection id>`, as the SDK sends): the JWS, else undefined. */
 export function bearerTokenFromAuthorization(header: string | undefined): string | undefined {

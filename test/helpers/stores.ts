@@ -17,6 +17,7 @@ import { createSqliteAgentStore, type AgentStore } from '../../src/agents/store.
 import { createSqliteChatStore, type ChatStore } from '../../src/agents/chat/store.ts';
 import { createOutboxStore, type OutboxStore } from '../../src/webhooks/outbox-store.ts';
 import { webhookSecretStoreOn, type WebhookSecretStore } from '../../src/webhooks/secrets-store.ts';
+import { createSqliteAccountStore, type AccountStore } from '../../src/accounts/store.ts';
 
 export interface AllStores extends Stores {
   /** The kit's: every asynchronous resource (src/resources/store.ts). */
@@ -34,6 +35,8 @@ export interface AllStores extends Stores {
   /** The webhooks capability's: the outbox's messages and attempts, and the per-user signing secrets (sealed). */
   readonly outbox: OutboxStore;
   readonly webhookSecrets: WebhookSecretStore;
+  /** The accounts capability's: emails and password hashes, studio sessions, one-time tokens, signing keys, sign-in counters. */
+  readonly accounts: AccountStore;
 }
 
 export interface AllStoreOptions extends StoreOptions {
@@ -55,5 +58,6 @@ export function createAllStores(handle: Store, opts: AllStoreOptions = {}): AllS
     agentChats: createSqliteChatStore(handle),
     outbox: createOutboxStore(handle, opts.newId),
     webhookSecrets: webhookSecretStoreOn(handle),
+    accounts: createSqliteAccountStore(handle),
   };
 }

@@ -9,6 +9,8 @@ import type { SocketCaller, SocketRoute } from '../../src/platform/module.ts';
 /** The platform's WebSocket endpoints on a bare HTTP server: a route that echoes, a key check, a fast heartbeat. */
 
 const KEY = `mimic_${'k'.repeat(43)}`;
+/** A bearer token's shape (a JWS); the verifier below stands in for the accounts capability's. */
+const TOKEN = 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ1c3JfMiJ9.c2ln';
 let server: Server;
 let sockets: SocketServer;
 let url: string;
@@ -28,6 +30,7 @@ beforeAll(async () => {
   sockets = attachSockets(server, {
     routes: [echo, signed] as SocketRoute<unknown>[],
     verifyKey: async (k) => (k === KEY ? { id: 'usr_1', name: null, permissions: [] } : null),
+    verifyToken: async (t) => (t === TOKEN ? { id: 'usr_2', name: null, permissions: [], via: 'token' } : null),
     corsOrigins: [],
     publicUrl: 'http://mimic.test',
     log: createLogger(() => {}),
@@ -55,6 +58,17 @@ describe('socket endpoints', () => {
     const code = closed(ws);
     ws.send(Buffer.from([1, 2, 3]), { binary: true });
     expect(await code).toBe(1003);
+  });
+
+  it('accepts a bearer token in ?authorization= (browsers cannot set headers on a WebSocket); a bad one is 401', async () => {
+    const base = url.replace(/\?.*$/, '');
+    const ws = new WebSocket(`${base}?authorization=${encodeURIComponent(`Bearer ${TOKEN}~conn_2`)}`);
+    await opened(ws);
+    expect(callers.at(-1)).toMatchObject({ user: { id: 'usr_2', via: 'token' }, connectionId: 'conn_2' });
+    ws.close();
+    const refused = new WebSocket(`${base}?authorization=${encodeURIComponent(`Bearer ${TOKEN}x`)}`);
+    const status = await new Promise<number>((r) => refused.once('unexpected-response', (_req, res) => r(res.statusCode ?? 0)));
+    expect(status).toBe(401);
   });
 
   it('a route with its own credential: no API key needed, a bad token is 401, binary messages both ways', async () => {
