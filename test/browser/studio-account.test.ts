@@ -80,22 +80,54 @@ describe('the studio in a browser', () => {
 
     // A phone's width: nothing scrolls sideways.
     await t.page.setViewportSize({ width: 360, height: 740 });
-    for (const path of ['/studio/keys', '/studio/']) {
+    for (const path of ['/studio/keys', '/studio/', '/studio/account']) {
       await t.page.goto(`${mimic.base}${path}`);
       await t.page.locator('main h1').waitFor();
       const overflow = await t.page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
       expect(overflow, path).toBeLessThanOrEqual(0);
     }
 
+    // The account page: this session is "this device"; a second browser signs in, and is signed out from here.
+    await t.page.setViewportSize({ width: 1000, height: 760 });
+    const other = await chromium.newPage();
+    await other.page.goto(`${mimic.base}/studio/keys`);
+    await other.page.fill('#email', ada.email);
+    await other.page.fill('#password', ada.password);
+    await other.page.click('button[type=submit]');
+    await other.page.waitForURL(`${mimic.base}/studio/keys`);
+    await other.page.locator('#keys-rows tr[data-key-id]').first().waitFor();
+
+    await t.page.goto(`${mimic.base}/studio/account`);
+    await waitForPage(t, (p) => p.locator('#sessions-rows tr').count(), (n) => n === 2, 'both sessions listed');
+    expect(await t.page.locator('#sessions-rows tr:has-text("(this device)")').count()).toBe(1);
+    await t.page.screenshot({ path: screenshot('studio-account.png'), fullPage: true });
+    await t.page.locator('#sessions-rows tr:not(:has-text("(this device)")) button').click();
+    await waitForPage(t, (p) => p.locator('#sessions-rows tr').count(), (n) => n === 1, 'the other session gone');
+    // The other browser's next API call is refused, and its page goes to sign-in.
+    await other.page.click('#key-create');
+    await other.page.waitForURL(/\/studio\/sign-in\?next=%2Fstudio%2Fkeys$/);
+
+    // A wrong current password is refused, beside the field; the right one changes it.
+    await t.page.fill('#current-password', 'not the password');
+    await t.page.fill('#new-password', 'an even longer new password');
+    await t.page.click('#password-form button[type=submit]');
+    await waitForPage(t, (p) => p.textContent('#password-error'), (s) => (s ?? '') !== '', 'the refusal');
+    expect(await t.page.textContent('#password-error')).toContain('current password');
+    await t.page.fill('#current-password', ada.password);
+    await t.page.fill('#new-password', 'an even longer new password');
+    await t.page.click('#password-form button[type=submit]');
+    await waitForPage(t, (p) => p.textContent('#account-status'), (s) => (s ?? '').includes('Password changed'), 'the change');
+
     // Sign out (a CSRF-protected form in the header): back to sign-in, and the pages with it.
-    await t.page.getByRole('button', { name: 'Sign out' }).click();
+    await t.page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await t.page.waitForURL(`${mimic.base}/studio/sign-in`);
     expect((await t.context.cookies()).filter((c) => c.name.includes('mimic_studio'))).toEqual([]);
     await t.page.goto(`${mimic.base}/studio/keys`);
     expect(new URL(t.page.url()).pathname).toBe('/studio/sign-in');
 
-    expect(t.blocked).toEqual([]);
+    expect([...t.blocked, ...other.blocked]).toEqual([]);
     expect(violations, t.console.join('\n')).toEqual([]);
-    expect(t.console.filter((l) => l.startsWith('pageerror') || l.startsWith('error'))).toEqual([]);
+    // No script error; the one failed request is the refused password (403).
+    expect(t.console.filter((l) => l.startsWith('pageerror') || l.startsWith('error'))).toEqual(['error: Failed to load resource: the server responded with a status of 403 (Forbidden)']);
   });
 });

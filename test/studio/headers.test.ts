@@ -25,6 +25,7 @@ describe('the studio\'s headers', () => {
   it.each([
     ['the home page', '/studio/', true, 200],
     ['the API keys page', '/studio/keys', true, 200],
+    ['the account page', '/studio/account', true, 200],
     ['the sign-in page', '/studio/sign-in', false, 200],
     ['a page without a session (redirect)', '/studio/keys', false, 303],
     ['a page that does not exist', '/studio/nope', true, 404],

@@ -8,6 +8,7 @@ const studio = fakeStudio();
 const PAGES = [
   ['/studio/', 'Welcome, Ada'],
   ['/studio/keys', 'API keys'],
+  ['/studio/account', 'Change your password'],
 ] as const;
 
 describe('studio pages without a session', () => {
@@ -43,13 +44,24 @@ describe('studio pages of a signed-in person', () => {
     expect(html).toMatch(/<form class="sign-out" method="post" action="\/studio\/sign-out"><input type="hidden" name="_csrf" value="csrf-ses_test"\/>/);
   });
 
-  it('the API keys page: every control has a label, the list is a live region, revoking asks first', async () => {
+  it.each(['/studio/keys', '/studio/account'])('%s: every control has a label', async (path) => {
+    const html = await (await studio.get(path)).text();
+    const inputs = [...html.matchAll(/<input\b[^>]*\bid="([^"]+)"[^>]*>/g)].filter((m) => !/type="hidden"/.test(m[0]));
+    expect(inputs.length).toBeGreaterThan(0);
+    for (const m of inputs) expect(html, m[1]).toContain(`<label for="${m[1]}">`);
+  });
+
+  it('the account page ties the password errors to its fields', async () => {
+    const html = await (await studio.get('/studio/account')).text();
+    expect(html).toContain('aria-describedby="password-error"');
+    expect(html).toContain('aria-describedby="new-password-hint password-error"');
+    expect(html).toContain('<p id="password-error" class="error" role="alert"></p>');
+    expect(html).toContain(`<script type="module" src="${studioAssets().get('account.js')!.path}"></script>`);
+  });
+
+  it('the API keys page: the list is a live region, revoking asks first', async () => {
     const html = await (await studio.get('/studio/keys')).text();
     expect(html).toContain(`<script type="module" src="${studioAssets().get('keys.js')!.path}"></script>`);
-    for (const m of html.matchAll(/<input\b[^>]*\bid="([^"]+)"[^>]*>/g)) {
-      if (/type="hidden"/.test(m[0])) continue;
-      expect(html, m[1]).toContain(`<label for="${m[1]}">`);
-    }
     expect(html).toMatch(/<p id="keys-status" class="status" role="status" aria-live="polite"/);
     expect(html).toContain('<dialog id="key-revoke-dialog" aria-labelledby="key-revoke-title"');
     expect(html).toContain('<button id="key-create" type="button">Create a key</button>');

@@ -77,11 +77,3 @@ export async function api(method, path, body) {
 export function showError(el, res) {
   el.textContent = typeof res?.body?.description === 'string' ? res.body.description : `The service answered ${res?.status ?? 'nothing'}.`;
 }
-
-/** A time as the reader's locale writes it, in a <time> element. */
-export function timeElement(iso) {
-  const t = document.createElement('time');
-  t.dateTime = iso;
-  t.textContent = new Date(iso).toLocaleString();
-  return t;
-}

@@ -1,7 +1,8 @@
 // The API keys page: lists the person's keys (GET /keys), creates one and shows it this
 // once with a copy button (POST /keys), revokes one after a confirmation (DELETE /keys/{id}).
 // Every text reaches the page through textContent: nothing is parsed as HTML.
-import { api, showError, timeElement } from './api.js';
+import { api, showError } from './api.js';
+import { cell, timeElement } from './dom.js';
 
 const $ = (id) => document.getElementById(id);
 const rows = $('keys-rows');
@@ -28,13 +29,6 @@ function fail(res) {
   showError(error, res);
 }
 
-/** A cell; on a phone its column's name shows before it (studio.css, data-label). */
-function cell(label, ...content) {
-  const td = document.createElement('td');
-  if (label) td.dataset.label = label;
-  td.append(...content);
-  return td;
-}
 
 function keyRow(key) {
   const tr = document.createElement('tr');

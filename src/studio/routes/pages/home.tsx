@@ -19,6 +19,12 @@ export function HomePage({ session, csrf }: { session: StudioSession; csrf: stri
         </li>
         <li>
           <h2>
+            <a href="/studio/account">Account</a>
+          </h2>
+          <p>Change your password, and see where you are signed in: sign out a browser you left signed in.</p>
+        </li>
+        <li>
+          <h2>
             <a href="/docs">API reference</a>
           </h2>
           <p>Every operation of the API with its schemas and examples; try one with an API key.</p>
