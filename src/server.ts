@@ -44,6 +44,12 @@ function keepIdleConnections(server: ServerType): void {
   http.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
 }
 
+/** An http public URL on a host other than loopback (cookies then travel without Secure). */
+export function insecurePublicUrl(publicUrl: string): boolean {
+  const { protocol, hostname } = new URL(publicUrl);
+  return protocol === 'http:' && !(hostname === 'localhost' || hostname === '[::1]' || /^127\./.test(hostname));
+}
+
 /** The server could not listen: one line that says where and why, for the operator. */
 export class ListenError extends Error {}
 
@@ -86,6 +92,10 @@ export async function startServer(config: Config, opts: ServiceOptions = {}): Pr
   services.startModules();
   ready = true;
   services.log.info('listening', { port, public_url: config.publicUrl, data_dir: config.dataDir, worker: config.worker.enabled });
+  if (insecurePublicUrl(config.publicUrl)) {
+    // Cookies are Secure only when the public URL says https: a proxy may end TLS in front of an http listener.
+    services.log.warn('MIMIC_PUBLIC_URL is http and not loopback: studio session cookies are not Secure; behind a TLS proxy, set an https public URL', { public_url: config.publicUrl });
+  }
 
   let closing: Promise<void> | undefined;
   const shutdown = () =>

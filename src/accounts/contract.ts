@@ -7,6 +7,12 @@
  */
 import { defineServiceKey } from '../platform/service-key.ts';
 
+/** A password's length, in characters: at least, and at most (a megabyte password is work, not security). */
+export const PASSWORD_MIN_LENGTH = 8;
+export const PASSWORD_MAX_LENGTH = 256;
+/** The longest email an account may have (RFC 5321's path limit). */
+export const EMAIL_MAX_LENGTH = 254;
+
 /** A live studio session, as the studio sees it (never its cookie token). */
 export interface StudioSession {
   id: string;

@@ -5,4 +5,4 @@ export function normalizeEmail(email: string): string {
 
 /** Loose on purpose: one @, something on each side, no spaces; the operator typed it. */
 export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/;
-export const EMAIL_MAX_LENGTH = 254;
+export { EMAIL_MAX_LENGTH } from './contract.ts';

@@ -11,6 +11,7 @@ import { createKeyRing } from './signing-keys.ts';
 import { createTokenService } from './tokens.ts';
 import { createAccounts } from './service.ts';
 import { accountRoutes } from './routes.ts';
+import { ACCOUNT_COMMANDS } from './cli.ts';
 
 /**
  * People who sign in to the studio: emails and passwords, studio sessions, invites, the
@@ -20,6 +21,7 @@ import { accountRoutes } from './routes.ts';
 export const accountsModule = defineModule({
   name: 'accounts',
   config: accountsSettings,
+  commands: ACCOUNT_COMMANDS,
   provides: [ACCOUNTS, BEARER_TOKENS],
   uses: [KEY_OWNERS],
   create(p, settings, services) {

@@ -14,9 +14,7 @@ export interface Passwords {
   dummyVerify(password: string): Promise<void>;
 }
 
-export const PASSWORD_MIN_LENGTH = 8;
-/** Longer passwords are refused rather than hashed (a megabyte password is work, not security). */
-export const PASSWORD_MAX_LENGTH = 256;
+export { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './contract.ts';
 
 export function createPasswords(pepper: Buffer, cost: { memoryCost: number; timeCost: number }): Passwords {
   const options = { memoryCost: cost.memoryCost, timeCost: cost.timeCost, parallelism: 1, secret: pepper };

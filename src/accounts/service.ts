@@ -7,6 +7,7 @@ import type { AccountStore, SessionRow } from './store.ts';
 import type { Throttle } from './throttle.ts';
 import type { TokenService } from './tokens.ts';
 import type { AccountsSettings } from './settings.ts';
+import { accountTokenHash } from './invites.ts';
 
 /** last_seen_at moves at most this often (one write a minute per active session, not one per page). */
 const TOUCH_MS = 60_000;
@@ -34,7 +35,6 @@ export function createAccounts(deps: {
   const { store, passwords, throttle, settings, clock } = deps;
   const sessionKey = deriveKey(deps.masterKey, 'studio-session');
   const csrfKey = deriveKey(deps.masterKey, 'studio-csrf');
-  const inviteKey = deriveKey(deps.masterKey, 'account-token');
 
   const view = (s: Pick<SessionRow, 'id' | 'userId' | 'email' | 'name' | 'createdAt' | 'expiresAt'>): StudioSession => ({
     id: s.id,
@@ -96,7 +96,7 @@ export function createAccounts(deps: {
     async acceptInvite(i) {
       const now = clock.now();
       if (i.password.length < PASSWORD_MIN_LENGTH || i.password.length > PASSWORD_MAX_LENGTH) return { ok: false, reason: 'invalid' };
-      const used = await store.useAccountToken(hmac(inviteKey, i.token), now);
+      const used = i.token.length > 100 ? undefined : await store.useAccountToken(accountTokenHash(deps.masterKey, i.token), now);
       const account = used && (await store.byUser(used.userId));
       if (!account) return { ok: false, reason: 'invalid' };
       await store.setPassword(account.userId, await passwords.hash(i.password), now);
