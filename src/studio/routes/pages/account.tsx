@@ -1,5 +1,5 @@
 /** @jsxRuntime automatic @jsxImportSource hono/jsx */
-import type { StudioSession } from '../../../accounts/contract.ts';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, type StudioSession } from '../../../accounts/contract.ts';
 import { Layout } from '../layout.tsx';
 
 /**
@@ -24,9 +24,18 @@ export function AccountPage({ session, csrf }: { session: StudioSession; csrf: s
           <label for="current-password">Current password</label>
           <input id="current-password" name="current_password" type="password" autocomplete="current-password" required aria-describedby="password-error" />
           <label for="new-password">New password</label>
-          <input id="new-password" name="new_password" type="password" autocomplete="new-password" required aria-describedby="new-password-hint password-error" />
+          <input
+            id="new-password"
+            name="new_password"
+            type="password"
+            autocomplete="new-password"
+            required
+            minlength={PASSWORD_MIN_LENGTH}
+            maxlength={PASSWORD_MAX_LENGTH}
+            aria-describedby="new-password-hint password-error"
+          />
           <p id="new-password-hint" class="hint">
-            Your other sessions are signed out when it changes; this one stays.
+            {PASSWORD_MIN_LENGTH} to {PASSWORD_MAX_LENGTH} characters. Your other sessions are signed out when it changes; this one stays.
           </p>
           <p id="password-error" class="error" role="alert"></p>
           <button type="submit">Change password</button>
