@@ -1,7 +1,7 @@
 import type { Clock, IdFactory } from '../clock.ts';
 import { isoTime } from '../clock.ts';
 import { ApiError, notFound } from '../errors.ts';
-import { toPage, type PageCursor } from '../pagination.ts';
+import { byCreation, toPage, type PageCursor } from '../pagination.ts';
 import { API_KEY_PATTERN, generateApiKey, hashApiKey, keyPrefix } from './api-keys.ts';
 import type { Permission } from './permissions.ts';
 // Verifying a key is the caller's (the kernel builds the verifier): re-exported for users' own tests and files.
@@ -84,8 +84,6 @@ export async function listKeys(deps: Pick<UserDeps, 'users'>, userId: string): P
   }));
 }
 
-export { MAX_ACTIVE_KEYS };
-
 /** A key as its owner sees it through the API; `current` marks the key the request came with. */
 export interface OwnKeyView {
   id: string;
@@ -110,7 +108,7 @@ export async function pageOwnKeys(
   page: { limit: number; cursor: PageCursor | null; currentKeyId?: string },
 ): Promise<{ keys: OwnKeyView[]; token?: string }> {
   const rows = await deps.users.pageKeys(userId, page.limit + 1, page.cursor);
-  const { items, token } = toPage(rows, page.limit, (k) => ({ createdAt: k.createdAt, id: k.id }));
+  const { items, token } = toPage(rows, page.limit, byCreation);
   return { keys: items.map((k) => ownView(k, page.currentKeyId)), ...(token ? { token } : {}) };
 }
 

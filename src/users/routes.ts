@@ -1,7 +1,8 @@
 import type { Route } from '../platform/module.ts';
 import { idParam, pageParams } from '../http/params.ts';
 import { parsePage } from '../pagination.ts';
-import { createOwnKey, MAX_ACTIVE_KEYS, pageOwnKeys, revokeOwnKey, type UserDeps } from './accounts.ts';
+import { createOwnKey, pageOwnKeys, revokeOwnKey, type UserDeps } from './accounts.ts';
+import { MAX_ACTIVE_KEYS } from './contract.ts';
 import { ApiKey, ApiKeyList, NewApiKey } from './schemas.ts';
 
 /** A person's own API keys: list, create (shown once), revoke. The operator's verbs are the CLI's `keys` commands. */

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { harness, person, type Harness } from '../helpers/harness.ts';
 import { csrfOf, signIn } from '../accounts/studio-client.ts';
 import { API_KEY_PATTERN } from '../../src/users/api-keys.ts';
-import { MAX_ACTIVE_KEYS } from '../../src/users/accounts.ts';
+import { MAX_ACTIVE_KEYS } from '../../src/users/contract.ts';
 
 let h: Harness;
 beforeAll(() => {
