@@ -1,7 +1,8 @@
 /**
  * Benchmark of API-key authentication: the cost of one verification (HMAC + indexed SQLite
  * lookup) and of a whole authenticated request through the app, side by side with an
- * unauthenticated one. Prints medians of several rounds; never fails on timing.
+ * unauthenticated one; then the same for a bearer token (JWT) exchanged for that key, first
+ * verified (ES256 signature, one indexed select) and then remembered. Prints medians of several rounds; never fails on timing.
  *
  *   node --import tsx bench/auth.ts
  */
@@ -55,6 +56,21 @@ console.log(`GET /health (no auth):            ${open.toFixed(1)} µs per reques
 console.log(`GET /animations/drivers (auth):   ${authed.toFixed(1)} µs per request (${(authed / open).toFixed(2)}x)`);
 console.log(`same with a wrong key (401):      ${bad.toFixed(1)} µs per request`);
 console.log(`=> at most ${Math.round(1e6 / authed)} authenticated requests/s per core through the app (in-process, no socket)`);
+
+const issued = await app.request('/auth/token', { method: 'POST', headers: { authorization: `Basic ${apiKey}` } });
+const { access_token: token } = (await issued.json()) as { access_token: string };
+const fresh: number[] = [];
+for (let r = 0; r < 7; r++) {
+  const n = 200;
+  const tokens: string[] = [];
+  for (let i = 0; i < n; i++) tokens.push(((await (await app.request('/auth/token', { method: 'POST', headers: { authorization: `Basic ${apiKey}` } })).json()) as { access_token: string }).access_token);
+  const t = performance.now();
+  for (const jws of tokens) if (!(await services.verifyToken(jws))) throw new Error('token not verified');
+  fresh.push(((performance.now() - t) * 1000) / n);
+}
+console.log(`\ntoken verification, first time (ES256 + select): median ${median(fresh).toFixed(1)} µs per call`);
+const bearer = await perRequest('/animations/drivers', { authorization: `Bearer ${token}` });
+console.log(`GET /animations/drivers (bearer): ${bearer.toFixed(1)} µs per request (${(bearer / open).toFixed(2)}x; remembered after the first)`);
 
 await services.close();
 rmSync(dir, { recursive: true, force: true });

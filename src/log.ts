@@ -79,7 +79,15 @@ function batchedStdout(): DestinationStream & { flush(): void } {
     flush.call(stdout, cb);
   };
   stdout.flushSync = () => {
+    // At exit no asynchronous write can finish: the batch joins sonic-boom's queue without
+    // starting one (its minLength out of reach for the moment), and its synchronous flush
+    // writes the queue out.
+    // (`minLength` is the option of that name, kept on the instance; not in its types.)
+    const queue = stdout as unknown as { minLength: number };
+    const { minLength } = queue;
+    queue.minLength = Number.POSITIVE_INFINITY;
     handOver();
+    queue.minLength = minLength;
     flushSync.call(stdout);
   };
   return {

@@ -8,7 +8,7 @@ export const AuditEvent = named(
     {
       id: Type.String(),
       at: IsoTime,
-      action: Type.String({ description: 'secret.created|updated|deleted|used|refreshed|needs_reauthorization, tool.created|updated|deleted|called' }),
+      action: Type.String({ description: 'secret.created|updated|deleted|used|refreshed|needs_reauthorization|connect, tool.created|updated|deleted|called' }),
       outcome: Type.Union([Type.Literal('success'), Type.Literal('failure')]),
       secret_id: Type.Optional(Type.String()),
       tool_id: Type.Optional(Type.String()),

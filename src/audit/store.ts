@@ -15,6 +15,8 @@ export type AuditAction =
   | 'secret.used'
   | 'secret.refreshed'
   | 'secret.needs_reauthorization'
+  /** An OAuth connect attempt ended: success (the secret made or reconnected) or failure (`detail.reason`). */
+  | 'secret.connect'
   | 'tool.created'
   | 'tool.updated'
   | 'tool.deleted'

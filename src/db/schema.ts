@@ -4,3 +4,4 @@ export * from './schema/vault.ts';
 export * from './schema/compute.ts';
 export * from './schema/agents.ts';
 export * from './schema/accounts.ts';
+export * from './schema/oauth.ts';

@@ -141,9 +141,9 @@ const REMEMBERED_KEYS = 10_000;
 /**
  * The authentication hot path. A key seen before is answered from memory while the store's
  * `keysVersion` stays the same: any commit to the database by another connection or
- * process (a revocation from the CLI included) or any key change through this one moves it,
- * and then every remembered key is checked again. So a revoked key still stops working on
- * the next request in every process. A new key costs one HMAC and one indexed select.
+ * process (a revocation from the CLI included; the SQLite store looks for those at most once
+ * per millisecond) or any key change through this one moves it, and then every remembered
+ * key is checked again. So a revoked key stops working in every process within 1 ms. A new key costs one HMAC and one indexed select.
  * Only keys that verified are remembered: a guessed key is checked every time.
  * The caller carries the id of the key that matched (rate limits are per key, not per user).
  */

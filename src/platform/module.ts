@@ -30,7 +30,7 @@ export interface AppEnv {
 
 export interface RouteParam {
   name: string;
-  in: 'path' | 'query';
+  in: 'path' | 'query' | 'header';
   description: string;
   required?: boolean;
 }

@@ -9,6 +9,10 @@ import { createOAuth2Refresher } from './oauth2/index.ts';
 import { auditRefresh, createVaultTokenStore } from './oauth2-tokens.ts';
 import { secretRoutes } from './routes.ts';
 import { SECRET_COMMANDS } from './cli.ts';
+import { deriveKey } from '../keys.ts';
+import { CALLBACK_PATH, SWEEP_EVERY_MS, sweepConnections } from './oauth2-connect/flow.ts';
+import { connectRoutes } from './oauth2-connect/routes.ts';
+import { createSqliteConnectionStore } from './oauth2-connect/store.ts';
 
 /** Credentials sealed in the vault (POST /secrets ...); their values never leave it. */
 export const secretsModule = defineModule({
@@ -30,6 +34,27 @@ export const secretsModule = defineModule({
         auditRefresh({ ...deps, audit }, e).catch((err: unknown) => p.log.error('oauth2: the refresh audit row was not written', { error: String(err) }));
       },
     });
-    return { deps, provides: [provide(OAUTH2_REFRESHER, refresher), provide(SECRET_STORE, deps.secretStore)], routes: secretRoutes(deps, p.config.publicUrl) };
+    const connect = {
+      ...deps,
+      connections: createSqliteConnectionStore(p.store),
+      client: p.client,
+      log: p.log,
+      stateKey: deriveKey(p.config.masterKey, 'oauth-state'),
+      redirectUri: `${p.config.publicUrl}${CALLBACK_PATH}`,
+    };
+    const sweep = () => sweepConnections(connect).catch((err: unknown) => p.log.error('oauth2: connect attempts not swept', { error: (err as Error)?.name }));
+    let sweeper: NodeJS.Timeout | undefined;
+    return {
+      deps,
+      provides: [provide(OAUTH2_REFRESHER, refresher), provide(SECRET_STORE, deps.secretStore)],
+      routes: [...secretRoutes(deps, p.config.publicUrl), ...connectRoutes(connect)],
+      start() {
+        void sweep();
+        sweeper = setInterval(() => void sweep(), SWEEP_EVERY_MS).unref();
+      },
+      async stop() {
+        clearInterval(sweeper);
+      },
+    };
   },
 });

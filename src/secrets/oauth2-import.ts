@@ -3,6 +3,7 @@ import { auditRecord } from '../audit/contract.ts';
 import type { SecretView } from './schemas.ts';
 import type { SecretDeps } from './deps.ts';
 import { presentSecret } from './present.ts';
+import type { ClientAuthMethod } from './oauth2/token-store.ts';
 
 export interface OAuth2Import {
   userId: string;
@@ -16,6 +17,8 @@ export interface OAuth2Import {
   expiresIn: number;
   /** Replace the grant of this existing oauth2 secret (re-authorization) instead of creating one. */
   secretId?: string;
+  /** How the client authenticates when refreshing; absent: client_secret_post. 'none' (a public client) has no client secret. */
+  clientAuthMethod?: ClientAuthMethod | 'none';
 }
 
 export class ImportError extends Error {}
@@ -32,7 +35,10 @@ function check(input: OAuth2Import): void {
   if (url.protocol !== 'https:') throw new ImportError('--token-url must be an https URL (tokens are exchanged there)');
   if (url.username || url.password) throw new ImportError('--token-url must not carry user:password@');
   if (!input.provider.trim() || input.provider.length > 200) throw new ImportError('--provider must be 1 to 200 characters');
-  for (const [flag, value] of [['--client-id', input.clientId], ['--client-secret', input.clientSecret], ['--access-token', input.accessToken], ['--refresh-token', input.refreshToken]] as const) {
+  const publicClient = input.clientAuthMethod === 'none';
+  if (publicClient && input.clientSecret !== '') throw new ImportError('a public client (auth method none) has no client secret');
+  const values = [['--client-id', input.clientId], ...(publicClient ? [] : [['--client-secret', input.clientSecret]]), ['--access-token', input.accessToken], ['--refresh-token', input.refreshToken]] as const;
+  for (const [flag, value] of values) {
     if (!PRINTABLE.test(value) || value.length > 8192) throw new ImportError(`${flag} must be 1 to 8192 printable ASCII characters without spaces`);
   }
   if (!Number.isSafeInteger(input.expiresIn) || input.expiresIn < 0) throw new ImportError('--expires-in must be a whole number of seconds, 0 or more');
@@ -54,10 +60,14 @@ export async function importOAuth2Grant(deps: SecretDeps, input: OAuth2Import): 
   const sealed = await deps.vault.seal(input.userId, id, {
     access_token: input.accessToken,
     refresh_token: input.refreshToken,
-    client_secret: input.clientSecret,
+    ...(input.clientSecret ? { client_secret: input.clientSecret } : {}),
   });
   const now = deps.clock.now();
-  const grant = { provider: input.provider, tokenUrl: input.tokenUrl, clientId: input.clientId, expiresAt: now + input.expiresIn * 1000 };
+  const grant = {
+    provider: input.provider, tokenUrl: input.tokenUrl, clientId: input.clientId,
+    clientAuthMethod: input.clientAuthMethod && input.clientAuthMethod !== 'client_secret_post' ? input.clientAuthMethod : null,
+    expiresAt: now + input.expiresIn * 1000,
+  };
   if (input.secretId) {
     const updated = await deps.secretStore.replaceGrant(input.userId, id, { ...grant, updatedAt: now }, sealed,
       auditRecord(deps.newId, now, { userId: input.userId, action: 'secret.updated', outcome: 'success', secretId: id, detail: { type: 'oauth2', changed: ['grant'] } }),

@@ -22,6 +22,7 @@ export function createVaultTokenStore(deps: SecretDeps): TokenStore {
         expiresAt: row.expiresAt,
         status: row.status,
         version: row.version,
+        ...(row.clientAuthMethod === 'client_secret_basic' ? { clientAuthMethod: 'client_secret_basic' as const } : {}),
       };
       return grant;
     },

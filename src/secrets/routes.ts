@@ -15,7 +15,7 @@ const id = idParam('the secret id');
 export function secretRoutes(deps: SecretDeps, publicUrl: string): Route[] {
   return [
     {
-      method: 'post', path: '/secrets', summary: 'Store a credential (bearer, api_key or basic); oauth2 is connected in the studio', tag: 'Secrets',
+      method: 'post', path: '/secrets', summary: 'Store a credential (bearer, api_key or basic); oauth2 is connected (POST /secrets/oauth2/connections)', tag: 'Secrets',
       body: CreateSecret, ok: { status: 201, schema: Secret, description: 'the secret, with sanitized_secret only' },
       errors: ['BadRequestError', 'AuthorizationError', 'PayloadTooLargeError'],
       handler: async (c) => c.json(await createSecret(deps, c.get('user').id, await jsonBody(c)), 201),

@@ -48,7 +48,7 @@ export const CreateBasicSecret = named(
   Type.Object({ type: typeOf('basic'), provider: Provider, username: Username, password: Password }, { additionalProperties: false }),
 );
 export const CreateSecret = Type.Union([CreateBearerSecret, CreateApiKeySecret, CreateBasicSecret], {
-  description: 'One of the three API-created types; oauth2 secrets are connected in the studio (or imported by an operator).',
+  description: 'One of the three API-created types; oauth2 secrets are connected over OAuth (POST /secrets/oauth2/connections, or the studio) or imported by an operator.',
 });
 
 /** PUT bodies: every field optional; a credential field that is absent or null keeps the stored value. */

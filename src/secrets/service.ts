@@ -13,7 +13,7 @@ import { SECRET_FIELDS, type SecretDeps } from './deps.ts';
 import { presentSecret } from './present.ts';
 
 export const OAUTH2_VIA_API =
-  'oauth2 secrets are connected in the studio, not created through the API (until the studio exists, an operator imports an existing grant with `mimic secrets import-oauth2`)';
+  'oauth2 secrets are connected in the studio, not created with POST /secrets: connect an account with POST /secrets/oauth2/connections (the OAuth authorization-code flow), or an operator imports an existing grant with `mimic secrets import-oauth2`';
 
 const CREATE_SCHEMAS = { bearer: CreateBearerSecret, api_key: CreateApiKeySecret, basic: CreateBasicSecret } as const;
 const UPDATE_SCHEMAS = { bearer: UpdateBearerSecret, api_key: UpdateApiKeySecret, basic: UpdateBasicSecret, oauth2: UpdateOAuth2Secret } as const;
@@ -24,7 +24,7 @@ function apiTypeOf(body: Record<string, unknown>, fallback?: SecretType): Secret
   if (type === 'oauth2') return 'oauth2';
   if (type === 'bearer' || type === 'api_key' || type === 'basic') return type;
   throw new ApiError('BadRequestError', 'Invalid request body: type must be one of bearer, api_key, basic', [
-    { field: 'type', message: type === undefined ? 'is required' : 'must be one of bearer, api_key, basic (oauth2 is connected in the studio)' },
+    { field: 'type', message: type === undefined ? 'is required' : 'must be one of bearer, api_key, basic (oauth2 is connected: POST /secrets/oauth2/connections)' },
   ]);
 }
 
@@ -57,7 +57,7 @@ export async function createSecret(deps: SecretDeps, userId: string, body: Recor
   const row: SecretRow = {
     id, userId, provider: body.provider as string, type,
     headerName: type === 'api_key' ? ((body.header_name as string | undefined) ?? DEFAULT_API_KEY_HEADER) : null,
-    tokenUrl: null, clientId: null, expiresAt: null, status: 'active', version: 1,
+    tokenUrl: null, clientId: null, clientAuthMethod: null, expiresAt: null, status: 'active', version: 1,
     createdAt: now, updatedAt: now, lastUsedAt: null, refreshedAt: null, lockOwner: null, lockUntil: null,
   };
   await deps.secretStore.create(row, sealed, auditRecord(deps.newId, now, { userId, action: 'secret.created', outcome: 'success', secretId: id, detail: { type, provider: row.provider } }));

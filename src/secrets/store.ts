@@ -17,6 +17,8 @@ export interface GrantPatch {
   provider: string;
   tokenUrl: string;
   clientId: string;
+  /** Absent or null: client_secret_post. */
+  clientAuthMethod?: SecretRow['clientAuthMethod'];
   expiresAt: number;
   updatedAt: number;
 }
@@ -63,6 +65,7 @@ type RawSecretRow = {
   header_name: string | null;
   token_url: string | null;
   client_id: string | null;
+  client_auth_method: SecretRow['clientAuthMethod'];
   expires_at: number | null;
   status: SecretRow['status'];
   version: number;
@@ -75,7 +78,7 @@ type RawSecretRow = {
 };
 
 const toRow = (r: RawSecretRow): SecretRow => ({
-  id: r.id, userId: r.user_id, provider: r.provider, type: r.type, headerName: r.header_name, tokenUrl: r.token_url, clientId: r.client_id,
+  id: r.id, userId: r.user_id, provider: r.provider, type: r.type, headerName: r.header_name, tokenUrl: r.token_url, clientId: r.client_id, clientAuthMethod: r.client_auth_method,
   expiresAt: r.expires_at, status: r.status, version: r.version, createdAt: r.created_at, updatedAt: r.updated_at, lastUsedAt: r.last_used_at,
   refreshedAt: r.refreshed_at, lockOwner: r.lock_owner, lockUntil: r.lock_until,
 });
@@ -95,14 +98,14 @@ export function createSqliteSecretStore(handle: Store): SecretStore {
   );
   const user = sqlite.prepare<[string], { id: string }>('SELECT id FROM users WHERE id = ?');
   const insert = sqlite.prepare(
-    `INSERT INTO secrets (id, user_id, provider, type, header_name, token_url, client_id, expires_at, status, version, created_at, updated_at, last_used_at, refreshed_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO secrets (id, user_id, provider, type, header_name, token_url, client_id, client_auth_method, expires_at, status, version, created_at, updated_at, last_used_at, refreshed_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const updateCredential = sqlite.prepare<[string, string, string | null, number, string, string], RawSecretRow>(
     `UPDATE secrets SET provider = ?, type = ?, header_name = ?, updated_at = ?, version = version + 1 WHERE id = ? AND user_id = ? RETURNING *`,
   );
-  const updateGrant = sqlite.prepare<[string, string, string, number, number, string, string], RawSecretRow>(
-    `UPDATE secrets SET provider = ?, token_url = ?, client_id = ?, expires_at = ?, updated_at = ?, status = 'active', version = version + 1
+  const updateGrant = sqlite.prepare<[string, string, string, SecretRow['clientAuthMethod'], number, number, string, string], RawSecretRow>(
+    `UPDATE secrets SET provider = ?, token_url = ?, client_id = ?, client_auth_method = ?, expires_at = ?, updated_at = ?, status = 'active', version = version + 1
      WHERE id = ? AND user_id = ? AND type = 'oauth2' RETURNING *`,
   );
   const updateTokens = sqlite.prepare<[number | null, number, string]>(
@@ -130,7 +133,7 @@ export function createSqliteSecretStore(handle: Store): SecretStore {
 
   const create = sqlite.transaction((row: SecretRow, sealed: SealedValue[], record: AuditRecord) => {
     insert.run(
-      row.id, row.userId, row.provider, row.type, row.headerName, row.tokenUrl, row.clientId, row.expiresAt, row.status, row.version,
+      row.id, row.userId, row.provider, row.type, row.headerName, row.tokenUrl, row.clientId, row.clientAuthMethod, row.expiresAt, row.status, row.version,
       row.createdAt, row.updatedAt, row.lastUsedAt, row.refreshedAt,
     );
     writeSealed(row.id, sealed, false);
@@ -144,7 +147,7 @@ export function createSqliteSecretStore(handle: Store): SecretStore {
     return toRow(updated);
   });
   const replaceGrant = sqlite.transaction((userId: string, id: string, p: GrantPatch, sealed: SealedValue[], record: AuditRecord) => {
-    const updated = updateGrant.get(p.provider, p.tokenUrl, p.clientId, p.expiresAt, p.updatedAt, id, userId);
+    const updated = updateGrant.get(p.provider, p.tokenUrl, p.clientId, p.clientAuthMethod ?? null, p.expiresAt, p.updatedAt, id, userId);
     if (!updated) return undefined;
     writeSealed(id, sealed, true);
     audit(record);

@@ -162,7 +162,7 @@ export const USER_COMMANDS: Record<string, Command> = {
   },
   'keys revoke': {
     usage: 'keys revoke KEY_ID|API_KEY   (or: keys revoke --key KEY_ID|API_KEY)',
-    help: 'Revokes an API key, named by its id (see keys list) or by the key itself. Takes effect on the next request, in every process.',
+    help: 'Revokes an API key, named by its id (see keys list) or by the key itself. Takes effect in every process within 1 ms.',
     options: {
       key: { type: 'string', value: 'KEY_ID|API_KEY', description: 'the key to revoke: its id from keys list (key_...), or the API key itself (mimic_...); or give it as the first argument', default: 'required' },
     },

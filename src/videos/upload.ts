@@ -48,25 +48,35 @@ export async function uploadVideo(deps: VideoUploadDeps, userId: string, body: R
     const file = join(dir, 'upload');
     const size = await writeCapped(body, file, deps.maxBytes, tooLarge);
     if (size === 0) throw new ApiError('BadRequestError', 'Send the video\'s bytes as the request body (e.g. curl --data-binary @video.mp4)');
-    const head = Buffer.alloc(12);
-    const handle = await open(file, 'r');
-    await handle.read(head, 0, 12, 0).finally(() => handle.close());
-    const container = CONTAINERS.find((c) => c.test(head));
-    if (!container) throw new ApiError('BadRequestError', 'The body is not an mp4, mov or webm video');
-    let probe;
-    try {
-      probe = await probeVideo(file);
-    } catch (err) {
-      if (err instanceof FootageError) throw new ApiError('BadRequestError', `The video does not decode: ${err.message}`);
-      throw err;
-    }
-    const id = deps.newId('vid');
-    const key = `videos/${id}.${container.ext}`;
-    await deps.media.putFile(userId, key, file, container.type);
-    return { id, url: `${deps.storageScheme}://${key}`, duration: probe.durationSec, width: probe.width, height: probe.height, has_audio: probe.hasAudio, size };
+    return await storeVideoFile(deps, userId, file, size);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The checks every uploaded video passes, and its storing: the file's first bytes must be an
+ * mp4, mov or webm, its frames must decode, and a copy goes into the caller's media store
+ * under a new `vid_` id. POST /videos and the last PATCH of a resumable upload
+ * (src/videos/resumable/) both end here. The file itself is left where it is.
+ */
+export async function storeVideoFile(deps: Pick<VideoUploadDeps, 'media' | 'newId' | 'storageScheme'>, userId: string, file: string, size: number): Promise<UploadedVideo> {
+  const head = Buffer.alloc(12);
+  const handle = await open(file, 'r');
+  await handle.read(head, 0, 12, 0).finally(() => handle.close());
+  const container = CONTAINERS.find((c) => c.test(head));
+  if (!container) throw new ApiError('BadRequestError', 'The body is not an mp4, mov or webm video');
+  let probe;
+  try {
+    probe = await probeVideo(file);
+  } catch (err) {
+    if (err instanceof FootageError) throw new ApiError('BadRequestError', `The video does not decode: ${err.message}`);
+    throw err;
+  }
+  const id = deps.newId('vid');
+  const key = `videos/${id}.${container.ext}`;
+  await deps.media.putFile(userId, key, file, container.type);
+  return { id, url: `${deps.storageScheme}://${key}`, duration: probe.durationSec, width: probe.width, height: probe.height, has_audio: probe.hasAudio, size };
 }
 
 /** DELETE /videos/{id}. */

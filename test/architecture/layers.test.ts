@@ -143,7 +143,7 @@ describe('each rule fails on a violation planted in a copy of src/', () => {
   });
 
   it('placement: a folder no layer claims', () => {
-    expect(plant({ 'widgets/widget.ts': write('export const widget = 1;') })).toEqual([violation('placement', 'widgets/widget.ts', '(no layer)')]);
+    expect(plant({ '__unlisted__/widget.ts': write('export const widget = 1;') })).toEqual([violation('placement', '__unlisted__/widget.ts', '(no layer)')]);
   });
 
   it('edge: src/http/ importing a capability, and src/cli/ importing one for its types only', () => {
@@ -164,13 +164,13 @@ describe('each rule fails on a violation planted in a copy of src/', () => {
 
   it('capability-contract: a folder becomes a capability by being listed in modules.ts', () => {
     const gizmos = {
-      'gizmos/module.ts': write("export const gizmosModule = { name: 'gizmos' };"),
-      'gizmos/gizmo.ts': write("export { clipKind } from '../clips/kind.ts';"),
+      '__planted__/module.ts': write("export const plantedModule = { name: '__planted__' };"),
+      '__planted__/gizmo.ts': write("export { clipKind } from '../clips/kind.ts';"),
     };
-    expect(plant(gizmos)).toEqual([violation('placement', 'gizmos/gizmo.ts', '(no layer)'), violation('placement', 'gizmos/module.ts', '(no layer)')]);
+    expect(plant(gizmos)).toEqual([violation('placement', '__planted__/gizmo.ts', '(no layer)'), violation('placement', '__planted__/module.ts', '(no layer)')]);
     const listed = (before: string) =>
-      `import { gizmosModule } from './gizmos/module.ts';\n${before.replace('export const MODULES = [', 'export const MODULES = [gizmosModule, ')}`;
-    expect(plant({ ...gizmos, 'modules.ts': listed })).toEqual([violation('capability-contract', 'gizmos/gizmo.ts', 'clips/kind.ts')]);
+      `import { plantedModule } from './__planted__/module.ts';\n${before.replace('export const MODULES = [', 'export const MODULES = [plantedModule, ')}`;
+    expect(plant({ ...gizmos, 'modules.ts': listed })).toEqual([violation('capability-contract', '__planted__/gizmo.ts', 'clips/kind.ts')]);
   });
 
   it('kit: re-exporting from a capability, and writing a kind string or a capability name', () => {

@@ -10,6 +10,7 @@ import type { LeaseLock } from '../../src/jobs/lock-store.ts';
 import { createSqliteResourceStore, type EnqueueJob, type ResourceStore } from '../../src/resources/store.ts';
 import { createSqliteUserStore, type UserStore } from '../../src/users/store.ts';
 import { createSqliteSecretStore, type SecretStore } from '../../src/secrets/store.ts';
+import { createSqliteConnectionStore, type ConnectionStore } from '../../src/secrets/oauth2-connect/store.ts';
 import { createSecretLock } from '../../src/secrets/lock-store.ts';
 import { createSqliteToolStore, type ToolStore } from '../../src/tools/store.ts';
 import { createSqliteAuditStore, type AuditStore } from '../../src/audit/store.ts';
@@ -27,6 +28,8 @@ export interface AllStores extends Stores {
   /** The secrets capability's: secrets and their sealed values, and the oauth2 refresh lock on their rows. */
   readonly secrets: SecretStore;
   readonly secretLocks: LeaseLock;
+  /** The secrets capability's OAuth connect attempts. */
+  readonly oauthConnections: ConnectionStore;
   readonly tools: ToolStore;
   readonly audit: AuditStore;
   /** The agents capability's: agents and the tools each may call, their chats and messages. */
@@ -52,6 +55,7 @@ export function createAllStores(handle: Store, opts: AllStoreOptions = {}): AllS
     users: createSqliteUserStore(handle),
     secrets: createSqliteSecretStore(handle),
     secretLocks: createSecretLock(handle),
+    oauthConnections: createSqliteConnectionStore(handle),
     tools: createSqliteToolStore(handle),
     audit: createSqliteAuditStore(handle),
     agents: createSqliteAgentStore(handle),

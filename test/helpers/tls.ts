@@ -27,7 +27,7 @@ export interface TestServer {
 let certPromise: Promise<{ key: string; cert: string }> | undefined;
 
 /** One EC certificate per test process, for localhost, 127.0.0.1, ::1 and *.test names. */
-function testCertificate(): Promise<{ key: string; cert: string }> {
+export function testCertificate(): Promise<{ key: string; cert: string }> {
   certPromise ??= generate([{ name: 'commonName', value: 'localhost' }], {
     keyType: 'ec',
     algorithm: 'sha256',

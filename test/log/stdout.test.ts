@@ -33,14 +33,15 @@ describe('the stdout logger', () => {
 
   // Batches of about 4 KiB wait in the logger before sonic-boom takes them: none may be lost
   // when the process ends, whether it calls process.exit at once or runs out of work.
-  for (const ending of ['process.exit(0)', '/* the event loop empties */']) {
-    it(`writes every line, in order, when the process ends by ${ending}`, async () => {
+  const endings = ['process.exit(0)', '/* the event loop empties */'];
+  for (const [lines, ending] of [1003, 10].flatMap((n) => endings.map((e) => [n, e] as const))) {
+    it(`writes every line of ${lines}, in order, when the process ends by ${ending}`, async () => {
       const child = spawn(
         process.execPath,
         ['--import', 'tsx', '--input-type=module', '-e', `
 import { createLogger } from './src/log.ts';
 const log = createLogger();
-for (let i = 0; i < 1003; i++) log.info('line', { i });
+for (let i = 0; i < ${lines}; i++) log.info('line', { i });
 ${ending};
 `],
         { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
@@ -49,9 +50,9 @@ ${ending};
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
       const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
       expect(code).toBe(0);
-      const lines = out.trimEnd().split('\n').map((l) => JSON.parse(l) as { i: number; time: string });
-      expect(lines.map((l) => l.i)).toEqual(Array.from({ length: 1003 }, (_, i) => i));
-      expect(Number.isNaN(Date.parse(lines[0]!.time))).toBe(false);
+      const written = out.trimEnd().split('\n').map((l) => JSON.parse(l) as { i: number; time: string });
+      expect(written.map((l) => l.i)).toEqual(Array.from({ length: lines }, (_, i) => i));
+      expect(Number.isNaN(Date.parse(written[0]!.time))).toBe(false);
     }, 30_000);
   }
 });

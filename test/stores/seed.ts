@@ -20,7 +20,7 @@ export const audit = (userId: string, at: number, over: Partial<AuditRecord> = {
 export function secretRow(userId: string, id: string, createdAt: number, over: Partial<SecretRow> = {}): SecretRow {
   return {
     id, userId, provider: 'weather', type: 'bearer', headerName: null, tokenUrl: null, clientId: null, expiresAt: null, status: 'active',
-    version: 1, createdAt, updatedAt: createdAt, lastUsedAt: null, refreshedAt: null, lockOwner: null, lockUntil: null, ...over,
+    version: 1, createdAt, updatedAt: createdAt, clientAuthMethod: null, lastUsedAt: null, refreshedAt: null, lockOwner: null, lockUntil: null, ...over,
   };
 }
 

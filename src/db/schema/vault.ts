@@ -44,6 +44,8 @@ export const secrets = sqliteTable(
     /** oauth2 only: where the refresh token is exchanged, and the client id used there. */
     tokenUrl: text('token_url'),
     clientId: text('client_id'),
+    /** oauth2 only: how the client authenticates at the token endpoint (null: client_secret_post). */
+    clientAuthMethod: text('client_auth_method', { enum: ['client_secret_post', 'client_secret_basic', 'none'] }),
     /** oauth2 only: when the stored access token expires (null: unknown, treated as valid until a 401). */
     expiresAt: integer('expires_at'),
     status: text('status', { enum: ['active', 'needs_reauthorization'] }).notNull(),

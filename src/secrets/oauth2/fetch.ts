@@ -38,8 +38,10 @@ function withoutIdToken(body: Buffer): Buffer {
  * openid-client's `customFetch` over the guarded client, so the token request gets the same
  * egress policy, deadline and size cap as every other outbound call. The guarded client never
  * follows redirects: a 3xx reaches openid-client as-is and fails as a non-conform response.
+ * `keepIdToken`: the connect flow, which discovered the real issuer and checks the ID token's
+ * `nonce`, keeps it; refreshes drop it (see withoutIdToken).
  */
-export function guardedFetch(client: GuardedClient, timeoutMs: number): CustomFetch {
+export function guardedFetch(client: GuardedClient, timeoutMs: number, opts: { keepIdToken?: boolean } = {}): CustomFetch {
   return async (url, init) => {
     const res = await client.request(url, {
       method: init.method,
@@ -49,7 +51,7 @@ export function guardedFetch(client: GuardedClient, timeoutMs: number): CustomFe
       maxBytes: TOKEN_RESPONSE_MAX_BYTES,
     });
     if (NULL_BODY_STATUSES.has(res.status)) return new Response(null, { status: res.status, headers: res.headers });
-    const body = res.status === 200 ? withoutIdToken(res.body) : res.body;
+    const body = res.status === 200 && !opts.keepIdToken ? withoutIdToken(res.body) : res.body;
     const headers = { ...res.headers };
     delete headers['content-length'];
     return new Response(new Uint8Array(body), { status: res.status, headers });

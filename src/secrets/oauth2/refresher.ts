@@ -72,7 +72,7 @@ function hostOf(tokenUrl: string): string {
 }
 
 /** A short code for a failed exchange, safe to log: never the message or body of the cause. */
-function failureReason(err: unknown): string {
+export function failureReason(err: unknown): string {
   for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
     if (e instanceof EgressError) return e.reason;
     if (e instanceof ResponseBodyError) return /^[a-z0-9_.-]{1,40}$/i.test(e.error) ? e.error : 'oauth_error';

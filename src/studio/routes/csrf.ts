@@ -3,17 +3,19 @@ import { ApiError } from '../../errors.ts';
 import type { StudioDeps, StudioEnv } from './env.ts';
 
 /**
- * Every studio POST must come from a studio page: `Sec-Fetch-Site: same-origin`, or else an
- * `Origin` equal to the public URL's. A browser sends one of them on every POST, so a form
- * on another site (login CSRF included) is refused; a client that is not a browser sends
- * neither and has no ambient cookie to abuse.
+ * Every studio POST must come from a studio page: `Sec-Fetch-Site: same-origin` (set by the
+ * browser, which no page can forge, and decisive when present: under a no-referrer policy
+ * Chromium sends `Origin: null` on a same-origin form), or else an `Origin` equal to the public
+ * URL's (browsers send no Sec-Fetch-* to plain http origins other than localhost). A form on
+ * another site (login CSRF included) is refused; a client that is not a browser sends neither
+ * header and has no ambient cookie to abuse.
  */
 export function requireSameOrigin(deps: Pick<StudioDeps, 'publicUrl'>): MiddlewareHandler<StudioEnv> {
   const origin = new URL(deps.publicUrl).origin;
   return async (c, next) => {
     const site = c.req.header('sec-fetch-site');
     const from = c.req.header('origin');
-    const sameOrigin = site !== undefined ? site === 'same-origin' && (from === undefined || from === origin) : from === undefined || from === origin;
+    const sameOrigin = site !== undefined ? site === 'same-origin' : from === undefined || from === origin;
     if (!sameOrigin) throw new ApiError('PermissionError', 'This form may only be sent from a studio page (cross-site request refused)');
     return next();
   };
