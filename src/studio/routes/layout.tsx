@@ -42,7 +42,8 @@ export function Layout({ title, session, csrf, scripts = [], current, children }
         {/*
           Referer only to mimic itself, none elsewhere (the tokens of invite links stay here).
           Not the header's no-referrer: under it a browser sends a form POST with
-          `Origin: null`, which the studio's same-origin check refuses (sign-in, sign-out).
+          `Origin: null`, and over plain http to a host that is not loopback it sends no
+          Sec-Fetch-Site either, so the same-origin check could not tell sign-in from a forgery.
         */}
         <meta name="referrer" content="same-origin" />
         <link rel="stylesheet" href={assetPath('studio.css')} />
