@@ -7,7 +7,7 @@ const HOSTILE = '<img src=x onerror=alert(1)>';
 const STUDIO = new URL('../../src/studio/', import.meta.url).pathname;
 
 describe('user text on studio pages', () => {
-  it.each(['/studio/', '/studio/keys'])('%s shows a hostile name and email as text, never as HTML', async (path) => {
+  it.each(['/studio/', '/studio/keys', '/studio/account'])('%s shows a hostile name and email as text, never as HTML', async (path) => {
     const studio = fakeStudio({ ...SESSION, name: HOSTILE, email: '"><script>alert(2)</script>@example.com' });
     const html = await (await studio.get(path)).text();
     expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
