@@ -1,12 +1,15 @@
 import type { Clock, IdFactory } from '../clock.ts';
 import { isoTime } from '../clock.ts';
+import { ApiError, notFound } from '../errors.ts';
+import { byCreation, toPage, type PageCursor } from '../pagination.ts';
 import { API_KEY_PATTERN, generateApiKey, hashApiKey, keyPrefix } from './api-keys.ts';
 import type { Permission } from './permissions.ts';
 // Verifying a key is the caller's (the kernel builds the verifier): re-exported for users' own tests and files.
 export { makeKeyVerifier } from '../platform/caller.ts';
-import type { CreditChange, NewApiKey, UserRecord, UserStore } from './store.ts';
+import { MAX_ACTIVE_KEYS } from './contract.ts';
+import type { ApiKeyRecord, CreditChange, NewApiKey, UserRecord, UserStore } from './store.ts';
 
-/** The operator verbs on users and API keys (the CLI calls them; the HTTP layer only verifies keys). */
+/** The verbs on users and API keys: the operator's (the CLI) and a person's own keys (GET/POST/DELETE /keys). */
 export interface UserDeps {
   users: UserStore;
   clock: Clock;
@@ -79,6 +82,58 @@ export async function listKeys(deps: Pick<UserDeps, 'users'>, userId: string): P
     created_at: isoTime(k.createdAt),
     revoked_at: k.revokedAt === null ? null : isoTime(k.revokedAt),
   }));
+}
+
+/** A key as its owner sees it through the API; `current` marks the key the request came with. */
+export interface OwnKeyView {
+  id: string;
+  prefix: string;
+  created_at: string;
+  revoked_at: string | null;
+  current: boolean;
+}
+
+const ownView = (k: ApiKeyRecord, currentKeyId: string | undefined): OwnKeyView => ({
+  id: k.id,
+  prefix: k.prefix,
+  created_at: isoTime(k.createdAt),
+  revoked_at: k.revokedAt === null ? null : isoTime(k.revokedAt),
+  current: k.id === currentKeyId,
+});
+
+/** A page of the caller's own keys, newest first (revoked ones included, with their time). */
+export async function pageOwnKeys(
+  deps: Pick<UserDeps, 'users'>,
+  userId: string,
+  page: { limit: number; cursor: PageCursor | null; currentKeyId?: string },
+): Promise<{ keys: OwnKeyView[]; token?: string }> {
+  const rows = await deps.users.pageKeys(userId, page.limit + 1, page.cursor);
+  const { items, token } = toPage(rows, page.limit, byCreation);
+  return { keys: items.map((k) => ownView(k, page.currentKeyId)), ...(token ? { token } : {}) };
+}
+
+/** A new key for the caller, shown this once; refused (409) at MAX_ACTIVE_KEYS active keys. */
+export async function createOwnKey(deps: UserDeps, userId: string): Promise<{ id: string; api_key: string; prefix: string; created_at: string }> {
+  const { row, apiKey } = issueKey(deps);
+  const added = await deps.users.addKeyWithin(userId, row, MAX_ACTIVE_KEYS);
+  if (added === 'at-limit') {
+    throw new ApiError('ConflictError', `You have ${MAX_ACTIVE_KEYS} active API keys, the most one account may hold: revoke one (DELETE /keys/{id}) before creating another`);
+  }
+  // The caller was authenticated a moment ago; a user deleted since is not one to create keys for.
+  if (added === 'not-found') throw notFound('User');
+  return { id: row.id, api_key: apiKey, prefix: row.prefix, created_at: isoTime(row.createdAt) };
+}
+
+/**
+ * Revokes one of the caller's keys; another user's key, or none, is 404. Revoking a revoked
+ * key answers it unchanged. The key the request came with may be revoked: the answer says so
+ * (`current`), and its next request is refused.
+ */
+export async function revokeOwnKey(deps: UserDeps, userId: string, keyId: string, currentKeyId: string | undefined): Promise<OwnKeyView> {
+  await deps.users.revokeKey({ id: keyId, userId }, deps.clock.now());
+  const key = await deps.users.getKey(userId, keyId);
+  if (!key) throw notFound('API key');
+  return ownView(key, currentKeyId);
 }
 
 /** Revokes by key id, or by the API key itself. Returns false when no active key matched. */

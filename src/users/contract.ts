@@ -12,3 +12,10 @@ export type { CreditChange, UserStore } from './store.ts';
 
 /** The users store, provided by the users module (which builds it from the platform's handle). */
 export const USERS = defineServiceKey<UserStore>('users');
+
+/**
+ * The most active (unrevoked) API keys one user may hold through POST /keys: enough for a
+ * key per app and environment, few enough that a leaked token cannot mint keys without
+ * bound. The operator's `keys create` is not capped.
+ */
+export const MAX_ACTIVE_KEYS = 20;

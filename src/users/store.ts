@@ -1,5 +1,6 @@
 import type { Store } from '../db/client.ts';
 import type { KeyOwner } from '../platform/caller.ts';
+import type { PageCursor } from '../pagination.ts';
 
 export type { KeyOwner };
 
@@ -16,10 +17,22 @@ export interface UserStore {
   list(): Promise<UserRecord[]>;
   /** False when there is no such user. */
   addKey(userId: string, key: NewApiKey): Promise<boolean>;
+  /**
+   * Adds a key unless the user already has `maxActive` active (unrevoked) keys: one
+   * conditional insert, so two requests at once cannot pass the cap together.
+   */
+  addKeyWithin(userId: string, key: NewApiKey, maxActive: number): Promise<'added' | 'at-limit' | 'not-found'>;
   /** Newest first; hashes stay inside the store. */
   listKeys(userId: string): Promise<ApiKeyRecord[]>;
-  /** Revokes an active key found by its id or by its hash; false when none matched. */
-  revokeKey(by: { id: string } | { hash: string }, now: number): Promise<boolean>;
+  /** `limit` of the user's keys strictly after `cursor` in (created_at desc, id desc) order. */
+  pageKeys(userId: string, limit: number, cursor: PageCursor | null): Promise<ApiKeyRecord[]>;
+  /** One of the user's keys (revoked or not); undefined when the user has no key of that id. */
+  getKey(userId: string, id: string): Promise<ApiKeyRecord | undefined>;
+  /**
+   * Revokes an active key found by its id, by its hash, or by its id among one user's keys
+   * (`{id, userId}`: another user's key is never touched); false when none matched.
+   */
+  revokeKey(by: { id: string; userId?: string } | { hash: string }, now: number): Promise<boolean>;
   /** The authentication hot path: one prepared, indexed select. */
   ownerOfKey(hash: string): Promise<KeyOwner | undefined>;
   /**
@@ -87,6 +100,8 @@ interface KeyRow {
   revoked_at: number | null;
 }
 
+const keyRecord = (k: KeyRow): ApiKeyRecord => ({ id: k.id, userId: k.user_id, prefix: k.prefix, createdAt: k.created_at, revokedAt: k.revoked_at });
+
 /** Callers validate their input; a negative balance reaching the store is a bug. */
 function nonNegative(credits: number): void {
   if (!Number.isSafeInteger(credits) || credits < 0) throw new RangeError(`credits must be a whole number >= 0, got ${credits}`);
@@ -121,7 +136,18 @@ export function createSqliteUserStore({ sqlite }: Store): UserStore {
   const selectKeys = sqlite.prepare<[string], KeyRow>(
     'SELECT id, user_id, prefix, created_at, revoked_at FROM api_keys WHERE user_id = ? ORDER BY created_at DESC, id DESC',
   );
+  const insertKeyWithin = sqlite.prepare<[string, string, string, number, string, number]>(
+    `INSERT INTO api_keys (id, user_id, hash, prefix, created_at) SELECT ?, u.id, ?, ?, ? FROM users u
+     WHERE u.id = ? AND (SELECT count(*) FROM api_keys a WHERE a.user_id = u.id AND a.revoked_at IS NULL) < ?`,
+  );
+  const selectUserId = sqlite.prepare<[string], { id: string }>('SELECT id FROM users WHERE id = ?');
+  const selectKeyPage = sqlite.prepare<[string, number, number, string, number], KeyRow>(
+    `SELECT id, user_id, prefix, created_at, revoked_at FROM api_keys
+     WHERE user_id = ? AND (created_at < ? OR (created_at = ? AND id < ?)) ORDER BY created_at DESC, id DESC LIMIT ?`,
+  );
+  const selectKey = sqlite.prepare<[string, string], KeyRow>('SELECT id, user_id, prefix, created_at, revoked_at FROM api_keys WHERE id = ? AND user_id = ?');
   const revokeById = sqlite.prepare<[number, string]>('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
+  const revokeOwnById = sqlite.prepare<[number, string, string]>('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND user_id = ? AND revoked_at IS NULL');
   const revokeByHash = sqlite.prepare<[number, string]>('UPDATE api_keys SET revoked_at = ? WHERE hash = ? AND revoked_at IS NULL');
   const selectOwner = sqlite.prepare<[string], { key_id: string; user_id: string; name: string | null; permissions: string }>(
     `SELECT k.id AS key_id, u.id AS user_id, u.name, u.permissions FROM api_keys k JOIN users u ON u.id = k.user_id
@@ -173,11 +199,25 @@ export function createSqliteUserStore({ sqlite }: Store): UserStore {
       changed();
       return added;
     },
+    async addKeyWithin(userId, key, maxActive) {
+      const added = insertKeyWithin.run(key.id, key.hash, key.prefix, key.createdAt, userId, maxActive).changes > 0;
+      changed();
+      if (added) return 'added';
+      return selectUserId.get(userId) ? 'at-limit' : 'not-found';
+    },
     async listKeys(userId) {
-      return selectKeys.all(userId).map((k) => ({ id: k.id, userId: k.user_id, prefix: k.prefix, createdAt: k.created_at, revokedAt: k.revoked_at }));
+      return selectKeys.all(userId).map(keyRecord);
+    },
+    async pageKeys(userId, limit, cursor) {
+      const c = cursor ?? { createdAt: Number.MAX_SAFE_INTEGER, id: '' };
+      return selectKeyPage.all(userId, c.createdAt, c.createdAt, c.id, limit).map(keyRecord);
+    },
+    async getKey(userId, id) {
+      const row = selectKey.get(id, userId);
+      return row && keyRecord(row);
     },
     async revokeKey(by, now) {
-      const res = 'id' in by ? revokeById.run(now, by.id) : revokeByHash.run(now, by.hash);
+      const res = 'hash' in by ? revokeByHash.run(now, by.hash) : by.userId !== undefined ? revokeOwnById.run(now, by.id, by.userId) : revokeById.run(now, by.id);
       changed();
       return res.changes > 0;
     },

@@ -1,18 +1,35 @@
 /** @jsxRuntime automatic @jsxImportSource hono/jsx */
 import type { Child } from 'hono/jsx';
 import type { StudioSession } from '../../accounts/contract.ts';
+import { assetPath } from './assets.ts';
 
 export interface LayoutProps {
   title: string;
+  /** The signed-in person: the navigation and the sign-out button show only with one. */
   session?: StudioSession;
+  /** The session's CSRF token: in `<meta name="csrf-token">` for the page's scripts, and in the sign-out form. */
   csrf?: string;
-  /** Hashed asset names of the page's modules (served by mimic; no inline script). */
+  /** The page's modules by file name under src/studio/assets (`keys.js`); served under their hashed names, never inline. */
   scripts?: readonly string[];
+  /** The path of the page, so that its navigation link says `aria-current="page"`. */
+  current?: string;
   children?: Child;
 }
 
-/** The page frame every studio page renders in (engineer B's shell replaces this minimal one). */
-export function Layout({ title, csrf, scripts = [], children }: LayoutProps) {
+/** The navigation of a signed-in person: the studio's pages, then the API reference. */
+const NAV: readonly { href: string; label: string }[] = [
+  { href: '/studio/', label: 'Home' },
+  { href: '/studio/keys', label: 'API keys' },
+  { href: '/studio/account', label: 'Account' },
+  { href: '/docs', label: 'API reference' },
+];
+
+/**
+ * The frame of every studio page: a skip link, the header with its navigation, one `<main>`.
+ * Text reaches it only as JSX children and attributes, which Hono escapes; the page's data
+ * reaches its scripts through `data-*` attributes and the CSRF meta tag, never inline script.
+ */
+export function Layout({ title, session, csrf, scripts = [], current, children }: LayoutProps) {
   return (
     <html lang="en">
       <head>
@@ -20,12 +37,54 @@ export function Layout({ title, csrf, scripts = [], children }: LayoutProps) {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         {csrf ? <meta name="csrf-token" content={csrf} /> : null}
         <title>{`${title} · mimic studio`}</title>
-        {scripts.map((src) => (
-          <script type="module" src={src} />
+        {/* No icon to fetch: a browser's /favicon.ico would be the API's 404. */}
+        <link rel="icon" href="data:," />
+        {/*
+          Referer only to mimic itself, none elsewhere (the tokens of invite links stay here).
+          Not the header's no-referrer: under it a browser sends a form POST with
+          `Origin: null`, and over plain http to a host that is not loopback it sends no
+          Sec-Fetch-Site either, so the same-origin check could not tell sign-in from a forgery.
+        */}
+        <meta name="referrer" content="same-origin" />
+        <link rel="stylesheet" href={assetPath('studio.css')} />
+        {scripts.map((name) => (
+          <script type="module" src={assetPath(name)} />
         ))}
       </head>
       <body>
-        <main id="main">{children}</main>
+        <a class="skip-link" href="#main">
+          Skip to content
+        </a>
+        <header class="site-header">
+          <a class="brand" href="/studio/">
+            mimic studio
+          </a>
+          {session ? (
+            <nav class="site-nav" aria-label="Studio">
+              <ul>
+                {NAV.map((item) => (
+                  <li>
+                    <a href={item.href} aria-current={item.href === current ? 'page' : undefined}>
+                      {item.label}
+                    </a>
+                  </li>
+                ))}
+              </ul>
+            </nav>
+          ) : null}
+          {session && csrf ? (
+            <form class="sign-out" method="post" action="/studio/sign-out">
+              <input type="hidden" name="_csrf" value={csrf} />
+              <span class="who">{session.name ?? session.email}</span>
+              <button type="submit" class="secondary">
+                Sign out
+              </button>
+            </form>
+          ) : null}
+        </header>
+        <main id="main" tabindex={-1}>
+          {children}
+        </main>
       </body>
     </html>
   );

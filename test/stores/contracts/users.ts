@@ -76,6 +76,46 @@ export function contract(dialect: Dialect): void {
     expect((await db.stores.users.listKeys(u.id)).find((k) => k.id === a.id)?.revokedAt).toBe(5000);
   });
 
+  it('revokes by {id, userId} only a key of that user', async () => {
+    const a = user();
+    const b = user();
+    const ka = key();
+    await db.stores.users.create(a, ka);
+    await db.stores.users.create(b, key());
+    expect(await db.stores.users.revokeKey({ id: ka.id, userId: b.id }, 5000)).toBe(false);
+    expect(await db.stores.users.ownerOfKey(ka.hash)).toBeDefined();
+    expect(await db.stores.users.getKey(b.id, ka.id)).toBeUndefined();
+    expect(await db.stores.users.revokeKey({ id: ka.id, userId: a.id }, 6000)).toBe(true);
+    expect(await db.stores.users.revokeKey({ id: ka.id, userId: a.id }, 7000)).toBe(false);
+    expect(await db.stores.users.getKey(a.id, ka.id)).toEqual({ id: ka.id, userId: a.id, prefix: ka.prefix, createdAt: ka.createdAt, revokedAt: 6000 });
+  });
+
+  it('adds a key within a cap of active keys, revoked keys not counted', async () => {
+    const u = user();
+    const first = key();
+    await db.stores.users.create(u, first);
+    expect(await db.stores.users.addKeyWithin(u.id, key(), 2)).toBe('added');
+    expect(await db.stores.users.addKeyWithin(u.id, key(), 2)).toBe('at-limit');
+    expect(await db.stores.users.listKeys(u.id)).toHaveLength(2);
+    await db.stores.users.revokeKey({ id: first.id }, 5000);
+    const k = key();
+    expect(await db.stores.users.addKeyWithin(u.id, k, 2)).toBe('added');
+    expect((await db.stores.users.ownerOfKey(k.hash))?.keyId).toBe(k.id);
+    expect(await db.stores.users.addKeyWithin('usr_nope', key(), 2)).toBe('not-found');
+  });
+
+  it('pages a user\'s keys newest first, ties broken by id', async () => {
+    const u = user();
+    const keys = [key({ createdAt: 1000 }), key({ createdAt: 2000, id: 'key_b' }), key({ createdAt: 2000, id: 'key_a' }), key({ createdAt: 3000 })];
+    await db.stores.users.create(u, keys[0]!);
+    for (const k of keys.slice(1)) await db.stores.users.addKey(u.id, k);
+    await db.stores.users.create(user(), key({ createdAt: 2500 }));
+    const first = await db.stores.users.pageKeys(u.id, 2, null);
+    expect(first.map((k) => k.id)).toEqual([keys[3]!.id, 'key_b']);
+    const rest = await db.stores.users.pageKeys(u.id, 5, { createdAt: 2000, id: 'key_b' });
+    expect(rest.map((k) => k.id)).toEqual(['key_a', keys[0]!.id]);
+  });
+
   it('adds and takes credits, never below zero', async () => {
     const u = user({ credits: 5 });
     await db.stores.users.create(u, key());
