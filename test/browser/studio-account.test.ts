@@ -3,15 +3,23 @@
  * the flags it should over http, and on the API keys page a key is created (shown once),
  * works from another client, is revoked after a confirmation and is then refused. No
  * content-security-policy violation on the way, nothing fetched from elsewhere, no
- * horizontal scroll at phone width. A screenshot of the page goes to docs/images/.
+ * horizontal scroll at phone width. Screenshots go to docs/images/ with MIMIC_UPDATE_SCREENSHOTS=1.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { useChromium, waitForPage } from '../helpers/browser.ts';
 import { startLiveService, type LiveService } from '../helpers/live-service.ts';
 import { seedPerson, signInByKeyboard, type Person } from '../helpers/studio.ts';
 import { API_KEY_PATTERN } from '../../src/users/api-keys.ts';
 
-const screenshot = (name: string) => new URL(`../../docs/images/${name}`, import.meta.url).pathname;
+/**
+ * Where a page's screenshot goes: docs/images/ when MIMIC_UPDATE_SCREENSHOTS=1 (then look at
+ * them and commit), else a temporary folder, so that a test run leaves the checkout as it was.
+ */
+const SHOTS = process.env.MIMIC_UPDATE_SCREENSHOTS === '1' ? new URL('../../docs/images/', import.meta.url).pathname : mkdtempSync(join(tmpdir(), 'mimic-studio-shots-'));
+const screenshot = (name: string) => join(SHOTS, name);
 const chromium = useChromium();
 let mimic: LiveService;
 let ada: Person;
