@@ -1,4 +1,5 @@
 import type { Store } from '../db/client.ts';
+import { watchCommits } from '../db/commit-watch.ts';
 
 /**
  * The accounts' rows: people's emails and password hashes, studio sessions (by the HMAC of
@@ -112,9 +113,6 @@ const session = (r: SessionDbRow): SessionRow => ({
   name: r.name,
 });
 
-/** How often (ms) another connection's commits are looked for: the same trade as the users store's KEYS_RECHECK_MS. */
-const RECHECK_MS = 1;
-
 export function createSqliteAccountStore({ sqlite }: Store): AccountStore {
   const insertAccount = sqlite.prepare<[string, string | null, number | null, number, string]>(
     `INSERT INTO accounts (user_id, email, password_hash, password_changed_at, created_at) SELECT id, ?, ?, ?, ? FROM users WHERE id = ?
@@ -181,11 +179,10 @@ export function createSqliteAccountStore({ sqlite }: Store): AccountStore {
   );
   const clear = sqlite.prepare<[string]>('DELETE FROM sign_in_attempts WHERE bucket = ?');
 
-  const dataVersion = sqlite.prepare<[], number>('PRAGMA data_version').pluck();
-  let seenDataVersion = -1;
-  let lookedAt = -Infinity;
-  let version = 0;
-  const changed = () => void version++;
+  // Another connection's commit (looked for at most once per millisecond, as the users
+  // store does) or this store's own session changes move the version.
+  const commits = watchCommits(sqlite);
+  const changed = commits.changed;
 
   return {
     async createAccount(a) {
@@ -259,15 +256,7 @@ export function createSqliteAccountStore({ sqlite }: Store): AccountStore {
       clear.run(bucket);
     },
     async version() {
-      const now = performance.now();
-      if (now - lookedAt < RECHECK_MS) return version;
-      lookedAt = now;
-      const seen = dataVersion.get()!;
-      if (seen !== seenDataVersion) {
-        seenDataVersion = seen;
-        changed();
-      }
-      return version;
+      return commits.version();
     },
   };
 }

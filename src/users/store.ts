@@ -1,4 +1,5 @@
 import type { Store } from '../db/client.ts';
+import { COMMITS_RECHECK_MS, watchCommits } from '../db/commit-watch.ts';
 import type { KeyOwner } from '../platform/caller.ts';
 import type { PageCursor } from '../pagination.ts';
 
@@ -117,10 +118,10 @@ const record = (r: UserRow): UserRecord => ({
 
 /**
  * How long after another connection or process commits a key change (a revocation by the
- * CLI) this process may still answer from what it remembered: it looks for such commits at
- * most once per this many milliseconds. Its own changes count at once.
+ * CLI) this process may still answer from what it remembered (src/db/commit-watch.ts). Its
+ * own changes count at once.
  */
-export const KEYS_RECHECK_MS = 1;
+export const KEYS_RECHECK_MS = COMMITS_RECHECK_MS;
 
 export function createSqliteUserStore({ sqlite }: Store): UserStore {
   const insertUser = sqlite.prepare<[string, string | null, number, string, number]>(
@@ -159,16 +160,10 @@ export function createSqliteUserStore({ sqlite }: Store): UserStore {
   const setBalance = sqlite.prepare<[number, string], { credits: number }>('UPDATE users SET credits = ? WHERE id = ? RETURNING credits');
   const selectBalance = sqlite.prepare<[string], { credits: number }>('SELECT credits FROM users WHERE id = ?');
 
-  // SQLite's data_version changes when another connection commits; this connection's own
-  // writes (create, addKey, revokeKey) bump `changes`. Either one moves the version. Another
-  // connection's commit is looked for at most once per KEYS_RECHECK_MS: the look is a read
-  // transaction (a lock and an unlock of the -shm file), which cost 2 to 11 µs per request
-  // under load, the largest single item of an authenticated request (docs/performance.md).
-  const dataVersion = sqlite.prepare<[], number>('PRAGMA data_version').pluck();
-  let seenDataVersion = -1;
-  let lookedAt = -Infinity;
-  let version = 0;
-  const changed = () => void version++;
+  // Another connection's commit (SQLite's data_version, looked for at most once per
+  // KEYS_RECHECK_MS) or this store's own key changes (create, addKey, revokeKey) move the version.
+  const commits = watchCommits(sqlite, KEYS_RECHECK_MS);
+  const changed = commits.changed;
 
   const addKeyRow = (userId: string, k: NewApiKey) => insertKey.run(k.id, k.hash, k.prefix, k.createdAt, userId).changes > 0;
   const create = sqlite.transaction((u: NewUser, k: NewApiKey) => {
@@ -226,15 +221,7 @@ export function createSqliteUserStore({ sqlite }: Store): UserStore {
       return row && { keyId: row.key_id, userId: row.user_id, name: row.name, permissions: JSON.parse(row.permissions) as string[] };
     },
     async keysVersion() {
-      const now = performance.now();
-      if (now - lookedAt < KEYS_RECHECK_MS) return version;
-      lookedAt = now;
-      const seen = dataVersion.get()!;
-      if (seen !== seenDataVersion) {
-        seenDataVersion = seen;
-        changed();
-      }
-      return version;
+      return commits.version();
     },
     async addCredits(userId, amount) {
       const row = addToBalance.get(amount, userId, amount);
