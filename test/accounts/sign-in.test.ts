@@ -23,7 +23,7 @@ describe('studio sign-in', () => {
     expect(cookie).not.toMatch(/Secure/i);
     const home = await client.get('/studio/');
     expect(home.status).toBe(200);
-    expect(await home.text()).toContain(`Signed in as ${EMAIL}`);
+    expect(await home.text()).toContain(`Welcome, ${EMAIL}`);
     // The cookie's token is not stored: only its HMAC.
     const token = client.cookie!.split('=')[1]!;
     const rows = JSON.stringify(h.services.store.sqlite.prepare('SELECT * FROM studio_sessions').all());

@@ -8,7 +8,7 @@ import { studioHeaders } from './headers.ts';
 import { pageRoutes } from './pages/index.ts';
 import { ErrorPage } from './error-page.tsx';
 import { loadSession } from './session.ts';
-import { authRoutes, fallbackHome } from './auth.tsx';
+import { authRoutes } from './auth.tsx';
 
 /** A browser page load wants HTML; a page's own fetch (the token call) reads a JsonError. */
 const wantsHtml = (c: Context): boolean => (c.req.header('accept') ?? '').includes('text/html');
@@ -28,7 +28,6 @@ export function createStudioApp(deps: StudioDeps & { log: Logger }): Hono<Studio
   app.use(loadSession(deps));
   authRoutes(app, deps);
   pageRoutes(app, deps);
-  fallbackHome(app);
   // On the root: basePath's copy keeps its own handlers, and the root's are the ones that run.
   root.notFound((c) => render(c, new ApiError('NotFoundError', `There is no studio page at ${c.req.path}`)));
   root.onError((err, c) => render(c, err));

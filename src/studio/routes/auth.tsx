@@ -60,16 +60,6 @@ export function SetPasswordPage({ token, error }: { token: string; error?: strin
   );
 }
 
-/** Who is signed in, until the studio's home page (pages/) answers first. */
-function SignedIn({ email }: { email: string }) {
-  return (
-    <Layout title="Studio">
-      <h1>mimic studio</h1>
-      <p>Signed in as {email}.</p>
-    </Layout>
-  );
-}
-
 /** The one answer to a wrong password and to an unknown email alike. */
 export const SIGN_IN_FAILED = 'Wrong email or password.';
 
@@ -145,8 +135,4 @@ export function authRoutes(app: Hono<StudioEnv>, deps: StudioDeps): void {
     c.header('cache-control', 'no-store');
     return c.json(await deps.accounts.issueToken(c.get('session')!));
   });
-}
-
-export function fallbackHome(app: Hono<StudioEnv>): void {
-  app.get('/', requireSession(), (c) => c.html(<SignedIn email={c.get('session')!.email} />));
 }
