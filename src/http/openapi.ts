@@ -38,7 +38,8 @@ const TAGS: readonly { name: string; description: string }[] = [
   { name: 'Webhooks', description: 'The signing secret of webhooks and the record of their deliveries.' },
   { name: 'Compute workers', description: 'Render workers on other machines (MIMIC_COMPUTE_BACKEND=remote). docs/compute-protocol.md' },
   { name: 'Audit', description: 'What was done with your account, by whom.' },
-  { name: 'Accounts', description: 'Bearer tokens (JWT) for the API, and the keys that verify them. docs/accounts.md' },
+  { name: 'Accounts', description: 'Your account: who you are, your studio sessions and password; bearer tokens (JWT) for the API, and the keys that verify them. docs/accounts.md' },
+  { name: 'Keys', description: 'Your API keys: create one (shown once), list them, revoke one. docs/studio.md' },
   { name: 'Studio', description: 'The web app for people at /studio: HTML pages, not an API. docs/studio.md' },
   { name: 'Service', description: 'Readiness, this document, the reference page, the landing page and the example page.' },
 ];

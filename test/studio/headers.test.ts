@@ -27,6 +27,7 @@ describe('the studio\'s headers', () => {
     ['the API keys page', '/studio/keys', true, 200],
     ['the account page', '/studio/account', true, 200],
     ['the sign-in page', '/studio/sign-in', false, 200],
+    ['the forgotten-password page', '/studio/forgot-password', false, 200],
     ['a page without a session (redirect)', '/studio/keys', false, 303],
     ['a page that does not exist', '/studio/nope', true, 404],
     ['an asset name that is not served', '/studio/assets/keys.js', false, 404],

@@ -78,6 +78,18 @@ describe('studio pages of a signed-in person', () => {
     expect(await json.json()).toEqual({ kind: 'NotFoundError', description: 'There is no studio page at /studio/nope' });
   });
 
+  it('keeps the navigation and sign-out on the 404 page of a signed-in person, and shows neither without a session', async () => {
+    const signedIn = await (await studio.get('/studio/nope')).text();
+    expect(signedIn).toContain('<nav class="site-nav" aria-label="Studio">');
+    expect(signedIn).toContain('<meta name="csrf-token" content="csrf-ses_test"/>');
+    expect(signedIn).toMatch(/<form class="sign-out" method="post" action="\/studio\/sign-out"><input type="hidden" name="_csrf" value="csrf-ses_test"\/>/);
+    const anonymous = await (await studio.get('/studio/nope', { signedIn: false })).text();
+    expect(anonymous).toContain('There is no studio page at /studio/nope');
+    expect(anonymous).not.toContain('<nav');
+    expect(anonymous).not.toContain('sign-out');
+    expect(anonymous).not.toContain('csrf-token');
+  });
+
   it('answers a refused form (a wrong CSRF token) with the studio\'s 403 page', async () => {
     const res = await studio.app.request('http://mimic.test/studio/sign-out', {
       method: 'POST',
@@ -88,6 +100,33 @@ describe('studio pages of a signed-in person', () => {
     const html = await res.text();
     expect(html).toContain('<h1>Not allowed</h1>');
     expect(html).toContain(studioAssets().get('studio.css')!.path);
+    // The person is signed in (only the token was wrong): the page keeps the navigation.
+    expect(html).toContain('<nav class="site-nav" aria-label="Studio">');
+  });
+});
+
+describe('a forgotten password', () => {
+  it('the sign-in page links to the forgotten-password page', async () => {
+    const html = await (await studio.get('/studio/sign-in', { signedIn: false })).text();
+    expect(html).toContain('<a href="/studio/forgot-password">Forgot your password?</a>');
+  });
+
+  it('the page says the same to everyone: ask the operator for a reset link; it asks for nothing', async () => {
+    const anonymous = await studio.get('/studio/forgot-password', { signedIn: false });
+    expect(anonymous.status).toBe(200);
+    expect(anonymous.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = await anonymous.text();
+    expect(html).toContain('<h1>Forgot your password?</h1>');
+    expect(html).toContain('Ask your operator');
+    expect(html).toContain('<code>users reset-password</code>');
+    expect(html).toContain('<a href="/studio/sign-in">Back to sign in</a>');
+    // No form, no field: nothing to tell whether an email has an account.
+    expect(html).not.toContain('<form');
+    expect(html).not.toContain('<input');
+    expect(html).not.toContain('<nav');
+    const signedIn = await (await studio.get('/studio/forgot-password')).text();
+    expect(signedIn).toContain('Ask your operator');
+    expect(signedIn).toContain('<nav class="site-nav" aria-label="Studio">');
   });
 });
 

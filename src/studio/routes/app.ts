@@ -48,7 +48,7 @@ export function createStudioApp(deps: StudioDeps & { log: Logger }): Hono<Studio
       deps.log.error('studio: unhandled error', { error: err.message, stack: err.stack });
     }
     if (!wantsHtml(c)) return c.json({ kind, description }, status as 400);
-    return c.html(ErrorPage({ status, title: TITLES[status] ?? 'Error', description }), status as 400);
+    return c.html(ErrorPage({ status, title: TITLES[status] ?? 'Error', description, session: c.get('session'), csrf: c.get('csrf') }), status as 400);
   }
   return root;
 }

@@ -1,6 +1,6 @@
 /** @jsxRuntime automatic @jsxImportSource hono/jsx */
 import type { Context, Hono } from 'hono';
-import { EMAIL_MAX_LENGTH, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, type SignIn } from '../../accounts/contract.ts';
+import { EMAIL_MAX_LENGTH, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, type SignIn, type StudioSession } from '../../accounts/contract.ts';
 import { Layout } from './layout.tsx';
 import type { StudioDeps, StudioEnv } from './env.ts';
 import { ApiError } from '../../errors.ts';
@@ -30,6 +30,28 @@ export function SignInPage({ next, email = '', error }: { next: string; email?: 
         </p>
         <button type="submit">Sign in</button>
       </form>
+      <p>
+        <a href="/studio/forgot-password">Forgot your password?</a>
+      </p>
+    </Layout>
+  );
+}
+
+/**
+ * What to do about a forgotten password. There is no mail and nothing to fill in: the page is
+ * the same for everyone, so it tells no one whether an email has an account.
+ */
+export function ForgotPasswordPage({ session, csrf }: { session?: StudioSession; csrf?: string }) {
+  return (
+    <Layout title="Forgot your password?" session={session} csrf={csrf}>
+      <h1>Forgot your password?</h1>
+      <p>
+        Ask your operator (whoever runs this mimic) for a link to set a new password. They make one with <code>users reset-password</code>. The link works once and not for long;
+        setting a new password with it signs out every browser you were signed in on.
+      </p>
+      <p>
+        <a href="/studio/sign-in">Back to sign in</a>
+      </p>
     </Layout>
   );
 }
@@ -104,6 +126,8 @@ export function authRoutes(app: Hono<StudioEnv>, deps: StudioDeps): void {
     }
     return c.html(<SignInPage next={next} email={email} error={SIGN_IN_FAILED} />, 200);
   });
+
+  app.get('/forgot-password', (c) => c.html(<ForgotPasswordPage session={c.get('session')} csrf={c.get('csrf')} />));
 
   app.get('/invite', (c) => c.html(<SetPasswordPage token={(c.req.query('token') ?? '').slice(0, 100)} />));
 
