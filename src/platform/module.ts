@@ -57,6 +57,12 @@ export interface Route {
   access?: 'api-key' | 'public';
   /** The OpenAPI security requirement of a public route that has its own credential. */
   security?: readonly Record<string, readonly string[]>[];
+  /**
+   * Opts the route in for a browser's client key (`Authorization: Client-Key ...`): only for
+   * the agent its `agentParam` path parameter names, and only from the key's origins. Every
+   * route without it refuses a client key (403): default deny.
+   */
+  clientKey?: { agentParam: string };
   /** Largest request body in bytes; 'stream' when the handler bounds a streamed body itself. Default: MIMIC_MAX_BODY_BYTES. */
   bodyLimit?: number | 'stream';
   deprecated?: boolean;

@@ -52,6 +52,7 @@ export function chatRoutes(deps: ChatDeps): Route[] {
   return [
     {
       method: 'post', path: '/agents/{agentId}/chat', summary: 'Start a chat with an agent', tag: 'Agents', params: [agentId], body: CreateChat, bodyOptional: true,
+      clientKey: { agentParam: 'agentId' },
       ok: { status: 201, schema: Chat, description: 'the chat: post messages to /agents/{agentId}/chat/{id}' },
       errors: ['BadRequestError', 'AuthorizationError', 'NotFoundError'],
       handler: async (c) => c.json(await createChat(deps, c.get('user').id, c.req.param('agentId')!, await optionalBody(c)), 201),
@@ -59,11 +60,17 @@ export function chatRoutes(deps: ChatDeps): Route[] {
     {
       method: 'post', path: '/agents/{agentId}/chat/{chatId}', summary: 'Ask the agent: the whole conversation in, the answer out (its server tools run on the way)', tag: 'Agents',
       params: [agentId, chatId, streamParam], body: ChatBody,
+      clientKey: { agentParam: 'agentId' },
       ok: { status: 200, schema: ChatAnswer, description: 'the answer; toolCalls lists client tools to run and post back; result is "" when the text went out on a notifications socket' },
       errors: ['BadRequestError', 'SessionError', 'AuthorizationError', 'NotFoundError', 'ConflictError', 'ConfigError', 'PayloadTooLargeError', 'BadGatewayError', 'ServiceUnavailableError', 'GatewayTimeoutError'],
       handler: async (c) => {
-        const connectionId = connectionIdFromAuthorization(requestHeader(c, 'authorization'));
-        const prepared = await prepareAnswer(deps, c.get('user').id, c.req.param('agentId')!, c.req.param('chatId')!, await jsonBody(c), connectionId ? { connectionId } : {});
+        const user = c.get('user');
+        // A client key's connection id is its own form's (`Client-Key <key>.<externalId>_<connectionId>`).
+        const connectionId = user.client ? user.client.connectionId : connectionIdFromAuthorization(requestHeader(c, 'authorization'));
+        const prepared = await prepareAnswer(deps, user.id, c.req.param('agentId')!, c.req.param('chatId')!, await jsonBody(c), {
+          ...(connectionId ? { connectionId } : {}),
+          ...(user.client ? { externalId: user.client.externalId } : {}),
+        });
         return wantsStream(c) ? streamAnswer(c, deps, prepared) : c.json(await prepared.run({ signal: c.req.raw.signal }));
       },
     },

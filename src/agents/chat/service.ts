@@ -210,7 +210,7 @@ function answerMissingCalls(out: ChatMessage[], added: WeakSet<ChatMessage>): vo
 const errorContent = (kind: string, description: string, details?: unknown) => JSON.stringify({ error: { kind, description, ...(details !== undefined ? { details } : {}) } });
 
 /** One server tool call: the model's JSON arguments, run through the tool runtime; a failure is an outcome the model reads. */
-async function runTool(deps: ChatDeps, toolCalls: ToolCalls, userId: string, chatId: string, tool: AgentTool, call: ToolCall): Promise<ToolOutcome> {
+async function runTool(deps: ChatDeps, toolCalls: ToolCalls, userId: string, via: { chatId: string; externalId?: string }, tool: AgentTool, call: ToolCall): Promise<ToolOutcome> {
   let input: unknown;
   try {
     input = call.arguments.trim() === '' ? {} : JSON.parse(call.arguments);
@@ -218,12 +218,12 @@ async function runTool(deps: ChatDeps, toolCalls: ToolCalls, userId: string, cha
     return { content: errorContent('ValidationError', 'The arguments are not valid JSON: give one JSON object that matches the tool\'s parameters'), failed: true };
   }
   try {
-    const result = await toolCalls.call(userId, tool.id, { input }, { chatId });
+    const result = await toolCalls.call(userId, tool.id, { input }, via);
     return { content: JSON.stringify({ status: result.output.status, body: result.output.body }), failed: result.output.status >= 400 };
   } catch (err) {
     // ApiError descriptions name fields and hosts, never a credential.
     if (err instanceof ApiError) return { content: errorContent(err.kind, err.description, err.details), failed: true };
-    deps.log.error('agent chat: a tool call failed inside mimic', { tool_id: tool.id, chat_id: chatId, error: err instanceof Error ? err.name : 'unknown' });
+    deps.log.error('agent chat: a tool call failed inside mimic', { tool_id: tool.id, chat_id: via.chatId, error: err instanceof Error ? err.name : 'unknown' });
     return { content: errorContent('InternalServerError', 'The tool call failed inside mimic'), failed: true };
   }
 }
@@ -250,6 +250,8 @@ export interface PreparedAnswer {
 /** Who asks, beyond the user: the connection id of the Authorization form (`~<id>`), which ties the request to notification sockets. */
 export interface AnswerCaller {
   connectionId?: string;
+  /** The end user a browser's client key named: it goes on the audit rows the answer writes. */
+  externalId?: string;
 }
 
 export async function answerChat(deps: ChatDeps, userId: string, agentId: string, chatId: string, raw: Json, opts: AnswerOptions = {}): Promise<ChatAnswerView> {
@@ -277,7 +279,7 @@ export async function prepareAnswer(deps: ChatDeps, userId: string, agentId: str
   const tools = llm.provider === 'custom' ? new Map<string, AgentTool>() : await toolsOf(deps, agent);
   // Last of the checks: a speaker is taken only for an answer that will run.
   const speaker = speakerFor(deps, userId, agentId, chat.id, body);
-  return { run: (opts = {}) => runAnswer(deps, { userId, chat, agent, llm, messages, input, tools, speaker, connectionId: caller.connectionId }, opts) };
+  return { run: (opts = {}) => runAnswer(deps, { userId, chat, agent, llm, messages, input, tools, speaker, connectionId: caller.connectionId, externalId: caller.externalId }, opts) };
 }
 
 interface AnswerInput {
@@ -290,6 +292,7 @@ interface AnswerInput {
   tools: Map<string, AgentTool>;
   speaker: StreamSpeaker | undefined;
   connectionId: string | undefined;
+  externalId: string | undefined;
 }
 
 /** The answer's text on the caller's notification sockets: one `partial` per piece as it streams, numbered from 0. */
@@ -315,14 +318,14 @@ async function runAnswer(deps: ChatDeps, input: AnswerInput, opts: AnswerOptions
   }
 }
 
-async function answerRounds(deps: ChatDeps, { userId, chat, agent, llm, messages, input, tools, speaker }: AnswerInput, notify: ReturnType<typeof notifier>, opts: AnswerOptions) {
+async function answerRounds(deps: ChatDeps, { userId, chat, agent, llm, messages, input, tools, speaker, externalId }: AnswerInput, notify: ReturnType<typeof notifier>, opts: AnswerOptions) {
   const specs = (kind: AgentTool['kind']) => [...tools.values()].filter((t) => t.kind === kind).map((t) => t.spec);
   // Calls that ran, and those that failed; a tool result of a call that never ran (over the per-round limit, an unknown name) is a failure too.
   const ranCalls = new Set<string>();
   const failedCalls = new Set<string>();
   const deadline = AbortSignal.timeout(deps.limits.answerTimeoutMs);
   const signal = opts.signal ? AbortSignal.any([deadline, opts.signal]) : deadline;
-  const model = agentModel(deps, { userId, chatId: chat.id }, llm, agent.secretId);
+  const model = agentModel(deps, { userId, chatId: chat.id, ...(externalId ? { externalId } : {}) }, llm, agent.secretId);
   const onText = (delta: string) => {
     opts.onText?.(delta);
     notify.partial(delta);
@@ -334,7 +337,7 @@ async function answerRounds(deps: ChatDeps, { userId, chat, agent, llm, messages
       messages,
       serverTools: specs('server'),
       clientTools: specs('client'),
-      runServerTool: (call) => runTool(deps, deps.toolCalls!, userId, chat.id, tools.get(call.name)!, call),
+      runServerTool: (call) => runTool(deps, deps.toolCalls!, userId, { chatId: chat.id, ...(externalId ? { externalId } : {}) }, tools.get(call.name)!, call),
       onToolCall: (call, outcome) => {
         ranCalls.add(call.id);
         if (outcome.failed) failedCalls.add(call.id);
