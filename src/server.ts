@@ -23,6 +23,7 @@ export function serveSockets(server: ServerType, services: Services, opts: { hea
     routes: services.sockets,
     verifyKey: services.verifyKey,
     verifyToken: services.verifyToken,
+    verifyClientKey: services.verifyClientKey,
     corsOrigins: config.corsOrigins,
     publicUrl: config.publicUrl,
     log: services.log,

@@ -107,6 +107,12 @@ export interface SocketCaller {
 export interface SocketRoute<C = SocketCaller> {
   /** The exact path, e.g. `/notifications`. */
   path: string;
+  /**
+   * Accepts a browser's client key (`Client-Key ...`, docs/agents.md): its caller is scoped to
+   * the key's agent and end user (`user.client`), and the page's Origin must be one of the
+   * key's. Without it a client key is refused (403): default deny.
+   */
+  clientKey?: boolean;
   /** Largest message a client may send, in bytes (default 4096); a larger one closes the socket with 1009. */
   maxMessageBytes?: number;
   /** The route's own credential check, in place of the API key: its caller, or null (401). Never log the URL: it holds the credential. */

@@ -8,6 +8,7 @@ import { makeSecret } from '../helpers/tools.ts';
 import { chunk, writeEvents } from '../llm/model-server.ts';
 import { AUDIT } from '../../src/audit/contract.ts';
 import { clientKeyFromAuthorization } from '../../src/platform/caller.ts';
+import { answerFrames, openNotifications, serveHarness } from '../helpers/notifications.ts';
 
 /**
  * Browsers' client keys (docs/agents.md, "Client keys"): made for one agent by its owner,
@@ -230,5 +231,35 @@ describe('client keys', () => {
     for (let i = 0; i < BURST + 2; i++) statuses.push((await h.call('GET', `/agents/${agent}/runtime`, asBrowser(client_key, { externalId: 'alice' }))).status);
     expect(statuses).toContain(429);
     expect((await h.call('GET', `/agents/${agent}/runtime`, asBrowser(client_key, { externalId: 'bob' }))).status).toBe(200);
+  });
+
+  it("open the agent's notifications socket from an allowed origin, and get only their own end user's answers", async () => {
+    const h = make();
+    const u = h.user();
+    const agent = await makeAgent(h, u.key);
+    const { client_key } = await makeClientKey(h, u.key, agent);
+    const served = await serveHarness(h);
+    try {
+      const header = (externalId: string, connection: string) => `?authorization=${encodeURIComponent(`Client-Key ${client_key}.${externalId}_${connection}`)}`;
+      const refused = (p: Promise<unknown>) => p.then(() => 'opened', (err: { status?: number }) => err.status);
+      expect(await refused(openNotifications(served.base, header('alice', 'c1'), { origin: 'https://evil.example' }))).toBe(403);
+      expect(await refused(openNotifications(served.base, header('alice', 'c1')))).toBe(403);
+      const alice = await openNotifications(served.base, header('alice', 'c1'), { origin: PAGE });
+      // Another end user sending the same connection id gets nothing of alice's.
+      const mallory = await openNotifications(served.base, header('mallory', 'c1'), { origin: PAGE });
+      const chat = (await h.call('POST', `/agents/${agent}/chat`, { ...asBrowser(client_key, { externalId: 'alice', connectionId: 'c1' }), body: {} })).body.id;
+      const res = await h.call('POST', `/agents/${agent}/chat/${chat}`, {
+        ...asBrowser(client_key, { externalId: 'alice', connectionId: 'c1' }),
+        body: { messages: [{ role: 'user', content: 'Hi' }] },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.result).toBe('');
+      expect((await answerFrames(alice)).at(-1)).toEqual({ event: 'chat/answer', content: 'Hello there.' });
+      expect(mallory.frames).toEqual([]);
+      alice.ws.close();
+      mallory.ws.close();
+    } finally {
+      await served.close();
+    }
   });
 });

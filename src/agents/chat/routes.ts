@@ -6,6 +6,7 @@ import type { AppEnv } from '../../http/env.ts';
 import { jsonBody, optionalJsonBody } from '../../http/body.ts';
 import { requestHeader } from '../../http/middleware.ts';
 import { connectionIdFromAuthorization } from '../../platform/caller.ts';
+import { notificationScope } from '../notifications.ts';
 import { pageParams } from '../../http/params.ts';
 import { DEFAULT_PAGE_SIZE, parsePage } from '../../pagination.ts';
 import { createChat, fetchChat, pageChats, prepareAnswer, type ChatDeps, type PreparedAnswer } from './service.ts';
@@ -69,7 +70,7 @@ export function chatRoutes(deps: ChatDeps): Route[] {
         const connectionId = user.client ? user.client.connectionId : connectionIdFromAuthorization(requestHeader(c, 'authorization'));
         const prepared = await prepareAnswer(deps, user.id, c.req.param('agentId')!, c.req.param('chatId')!, await jsonBody(c), {
           ...(connectionId ? { connectionId } : {}),
-          ...(user.client ? { externalId: user.client.externalId } : {}),
+          ...(user.client ? { externalId: user.client.externalId, notifyAs: notificationScope(user) } : {}),
         });
         return wantsStream(c) ? streamAnswer(c, deps, prepared) : c.json(await prepared.run({ signal: c.req.raw.signal }));
       },

@@ -252,6 +252,8 @@ export interface AnswerCaller {
   connectionId?: string;
   /** The end user a browser's client key named: it goes on the audit rows the answer writes. */
   externalId?: string;
+  /** Whose notification sockets get the answer (notifications.ts `notificationScope`); default: the user's. */
+  notifyAs?: string;
 }
 
 export async function answerChat(deps: ChatDeps, userId: string, agentId: string, chatId: string, raw: Json, opts: AnswerOptions = {}): Promise<ChatAnswerView> {
@@ -279,7 +281,7 @@ export async function prepareAnswer(deps: ChatDeps, userId: string, agentId: str
   const tools = llm.provider === 'custom' ? new Map<string, AgentTool>() : await toolsOf(deps, agent);
   // Last of the checks: a speaker is taken only for an answer that will run.
   const speaker = speakerFor(deps, userId, agentId, chat.id, body);
-  return { run: (opts = {}) => runAnswer(deps, { userId, chat, agent, llm, messages, input, tools, speaker, connectionId: caller.connectionId, externalId: caller.externalId }, opts) };
+  return { run: (opts = {}) => runAnswer(deps, { userId, chat, agent, llm, messages, input, tools, speaker, connectionId: caller.connectionId, externalId: caller.externalId, notifyAs: caller.notifyAs ?? userId }, opts) };
 }
 
 interface AnswerInput {
@@ -293,20 +295,21 @@ interface AnswerInput {
   speaker: StreamSpeaker | undefined;
   connectionId: string | undefined;
   externalId: string | undefined;
+  notifyAs: string;
 }
 
 /** The answer's text on the caller's notification sockets: one `partial` per piece as it streams, numbered from 0. */
-function notifier(deps: ChatDeps, userId: string, connectionId: string | undefined) {
+function notifier(deps: ChatDeps, scope: string, connectionId: string | undefined) {
   let sequence = 0;
   return {
-    partial: (content: string) => void deps.notifications.send(userId, connectionId, { event: 'partial', content, sequence: sequence++ }),
+    partial: (content: string) => void deps.notifications.send(scope, connectionId, { event: 'partial', content, sequence: sequence++ }),
     /** True when a socket got the whole answer: the HTTP answer's `result` is then "" (the SDK would show it twice). */
-    answer: (content: string) => deps.notifications.send(userId, connectionId, { event: 'chat/answer', content }) > 0,
+    answer: (content: string) => deps.notifications.send(scope, connectionId, { event: 'chat/answer', content }) > 0,
   };
 }
 
 async function runAnswer(deps: ChatDeps, input: AnswerInput, opts: AnswerOptions): Promise<ChatAnswerView> {
-  const notify = notifier(deps, input.userId, input.connectionId);
+  const notify = notifier(deps, input.notifyAs, input.connectionId);
   try {
     const answer = await answerRounds(deps, input, notify, opts);
     if (input.speaker) finishSpeech(input.speaker, answer.text, answer.toolCalls);
