@@ -14,4 +14,5 @@ CREATE TABLE `client_keys` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `client_keys_hash_idx` ON `client_keys` (`hash`);--> statement-breakpoint
 CREATE INDEX `client_keys_agent_idx` ON `client_keys` (`agent_id`,`created_at`,`id`);--> statement-breakpoint
-ALTER TABLE `audit_events` ADD `external_id` text;
+ALTER TABLE `audit_events` ADD `external_id` text;--> statement-breakpoint
+ALTER TABLE `agent_chats` ADD `client` text;

@@ -135,6 +135,12 @@ describe('client keys', () => {
 
     const chat = await h.call('POST', `/agents/${agent}/chat`, { ...asBrowser(client_key), body: {} });
     expect(chat.status, JSON.stringify(chat.body)).toBe(201);
+
+    // The agent's streams opted in too: the stream is opened (and closed) for the owner.
+    const stream = await h.call('POST', `/agents/${agent}/streams`, { ...asBrowser(client_key), body: {} });
+    expect(stream.status, JSON.stringify(stream.body)).toBe(201);
+    const closed = await h.call('DELETE', `/agents/${agent}/streams/${stream.body.id}`, { ...asBrowser(client_key), body: { session_id: stream.body.session_id } });
+    expect(closed.status, JSON.stringify(closed.body)).toBe(200);
   });
 
   it('carry the external id into the audit rows of what the end user caused', async () => {
@@ -142,8 +148,8 @@ describe('client keys', () => {
     const u = h.user();
     const agent = await makeAgent(h, u.key);
     const { client_key } = await makeClientKey(h, u.key, agent);
-    const chat = (await h.call('POST', `/agents/${agent}/chat`, { ...asBrowser(client_key), body: {} })).body.id;
     const externalId = 'shopper.7_eu';
+    const chat = (await h.call('POST', `/agents/${agent}/chat`, { ...asBrowser(client_key, { externalId }), body: {} })).body.id;
     const res = await h.call('POST', `/agents/${agent}/chat/${chat}`, {
       ...asBrowser(client_key, { externalId }),
       body: { messages: [{ role: 'user', content: 'Hi', created_at: new Date().toISOString() }] },
@@ -153,6 +159,24 @@ describe('client keys', () => {
     expect(rows.map((r) => r.externalId)).toEqual([externalId]);
     const audit = await h.call('GET', '/audit', { key: u.key });
     expect(audit.body.events[0]).toMatchObject({ action: 'secret.used', external_id: externalId });
+  });
+
+  it("continue only the chats their own end user started: another end user's, or the owner's, is not found", async () => {
+    const h = make();
+    const u = h.user();
+    const agent = await makeAgent(h, u.key);
+    const { client_key } = await makeClientKey(h, u.key, agent);
+    const ask = (chat: string, opts: Parameters<typeof asBrowser>[1]) =>
+      h.call('POST', `/agents/${agent}/chat/${chat}`, { ...asBrowser(client_key, opts), body: { messages: [{ role: 'user', content: 'Hi' }] } });
+    const alices = (await h.call('POST', `/agents/${agent}/chat`, { ...asBrowser(client_key, { externalId: 'alice' }), body: {} })).body.id;
+    const owners = (await h.call('POST', `/agents/${agent}/chat`, { key: u.key, body: {} })).body.id;
+    expect((await ask(alices, { externalId: 'alice' })).status).toBe(200);
+    const bob = await ask(alices, { externalId: 'bob' });
+    expect(bob.status).toBe(404);
+    expect(bob.body).toEqual({ kind: 'NotFoundError', description: 'Chat not found' });
+    expect((await ask(owners, { externalId: 'alice' })).status).toBe(404);
+    // The owner reads and continues every chat of the agent.
+    expect((await h.call('GET', `/agents/${agent}/chat/${alices}`, { key: u.key })).body.messages.length).toBeGreaterThan(0);
   });
 
   it('are refused from another origin, without an Origin, on any route that did not opt in, and for another agent', async () => {

@@ -69,18 +69,19 @@ async function agentOf(deps: ChatDeps, userId: string, agentId: string): Promise
   return agent;
 }
 
-async function chatOf(deps: ChatDeps, userId: string, agentId: string, chatId: string): Promise<ChatRow> {
+/** `client`: the browser end user asking by client key (`<client key id>:<external id>`); they reach only the chats they started. */
+async function chatOf(deps: ChatDeps, userId: string, agentId: string, chatId: string, client?: string): Promise<ChatRow> {
   await agentOf(deps, userId, agentId);
   const chat = await deps.chats.get(userId, agentId, chatId);
-  if (!chat) throw notFound('Chat');
+  if (!chat || (client !== undefined && chat.client !== client)) throw notFound('Chat');
   return chat;
 }
 
-export async function createChat(deps: ChatDeps, userId: string, agentId: string, raw: Json): Promise<ChatView> {
+export async function createChat(deps: ChatDeps, userId: string, agentId: string, raw: Json, client?: string): Promise<ChatView> {
   validate(deps.schemas.CreateChat, raw);
   await agentOf(deps, userId, agentId);
   const now = deps.clock.now();
-  return presentChat(await deps.chats.create({ id: deps.newId('cht'), userId, agentId, messageCount: 0, createdAt: now, modifiedAt: now }));
+  return presentChat(await deps.chats.create({ id: deps.newId('cht'), userId, agentId, messageCount: 0, ...(client !== undefined ? { client } : {}), createdAt: now, modifiedAt: now }));
 }
 
 export async function pageChats(deps: ChatDeps, userId: string, agentId: string, limit: number, cursor: PageCursor | null) {
@@ -254,6 +255,8 @@ export interface AnswerCaller {
   externalId?: string;
   /** Whose notification sockets get the answer (notifications.ts `notificationScope`); default: the user's. */
   notifyAs?: string;
+  /** The browser end user asking by client key (`<client key id>:<external id>`): only a chat they started answers. */
+  client?: string;
 }
 
 export async function answerChat(deps: ChatDeps, userId: string, agentId: string, chatId: string, raw: Json, opts: AnswerOptions = {}): Promise<ChatAnswerView> {
@@ -273,7 +276,7 @@ function speakerFor(deps: ChatDeps, userId: string, agentId: string, chatId: str
 
 export async function prepareAnswer(deps: ChatDeps, userId: string, agentId: string, chatId: string, raw: Json, caller: AnswerCaller = {}): Promise<PreparedAnswer> {
   const body = validate(deps.schemas.ChatBody, raw);
-  const chat = await chatOf(deps, userId, agentId, chatId);
+  const chat = await chatOf(deps, userId, agentId, chatId, caller.client);
   const agent = await agentOf(deps, userId, agentId);
   const llm = (JSON.parse(agent.body) as { llm: CreateAgentBody['llm'] }).llm;
   const { messages, input } = modelMessages(systemPrompt(llm), body.messages, await deps.chats.messages(chat.id));

@@ -61,6 +61,8 @@ export const agentChats = sqliteTable(
       .references(() => agents.id, { onDelete: 'cascade' }),
     /** Messages written so far: the next message's `seq` comes from it, in the same statement. */
     messageCount: integer('message_count').notNull().default(0),
+    /** `<client key id>:<external id>` of the browser's end user who started it: only they may continue it by client key. Null: started by the owner. */
+    client: text('client'),
     createdAt: integer('created_at').notNull(),
     modifiedAt: integer('modified_at').notNull(),
   },
