@@ -11,7 +11,8 @@ const REMEMBERED_LENGTH = 256;
 
 /**
  * Authenticates `Authorization: Basic <API_KEY>` (and its RFC 7617 and Bearer forms), then a
- * bearer token (JWT). A client sends the same header on every request, so what it carries
+ * browser's client key (`Client-Key ...`; `clientKeyGate` then decides which routes it may
+ * reach), then a bearer token (JWT). A client sends the same header on every request, so what it carries
  * (parsed by keysFromAuthorization: two regular expressions, and a base64 decode for the RFC
  * 7617 form) is remembered per header value; whether a key is valid is asked of `verify` every
  * time. The API-key path is the hot one and stays as it was: a token is looked at only when
@@ -45,19 +46,17 @@ export function requireAuth(
       }
     }
     // A browser's client key, only when the header names that scheme (the hot path above never parses it).
-    if (keys.length === 0 && verifyClientKey && header !== undefined && (header.charCodeAt(0) | 0x20) === 0x63 /* c */) {
-      const credential = clientKeyFromAuthorization(header);
-      if (credential !== undefined) {
-        const user = credential && (await verifyClientKey(credential));
-        if (user) {
-          c.set('user', user);
-          return next();
-        }
-        throw new ApiError(
-          'AuthorizationError',
-          credential ? 'The client key is invalid or revoked' : 'Malformed client key: send Authorization: Client-Key <client key>.<external id>_<connection id>',
-        );
+    const credential = keys.length === 0 && verifyClientKey ? clientKeyFromAuthorization(header) : undefined;
+    if (credential !== undefined) {
+      const user = credential && (await verifyClientKey!(credential));
+      if (user) {
+        c.set('user', user);
+        return next();
       }
+      throw new ApiError(
+        'AuthorizationError',
+        credential ? 'The client key is invalid or revoked' : 'Malformed client key: send Authorization: Client-Key <client key>.<external id>_<connection id>',
+      );
     }
     const jws = keys.length === 0 && verifyToken ? bearerTokenFromAuthorization(header) : undefined;
     if (jws !== undefined) {
