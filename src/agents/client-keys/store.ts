@@ -1,5 +1,6 @@
 import type { Store } from '../../db/client.ts';
 import type { ClientKeyOwner, ClientKeyOwners } from '../../platform/caller.ts';
+import { watchCommits } from '../../db/commit-watch.ts';
 
 /** A client key as listed: never its hash. */
 export interface ClientKeyRow {
@@ -34,13 +35,11 @@ const toRow = (r: Raw): ClientKeyRow => ({
 
 /**
  * Client keys in SQLite. `clientKeysVersion` moves as the users store's `keysVersion` does
- * (another connection's commit, seen at most once per KEYS_RECHECK_MS), and also at once
- * when this connection wrote anything (`total_changes()`): deleting an agent deletes its
- * keys by a cascade this store does not see, and a verifier must not remember them past it.
+ * (src/db/commit-watch.ts: another connection's commit, seen at most once per
+ * COMMITS_RECHECK_MS, and this store's own writes at once), and also at once when this
+ * connection wrote anything else (`total_changes()`): deleting an agent deletes its keys by
+ * a cascade this store does not see, and a verifier must not remember them past it.
  */
-/** Another connection's commit is looked for at most once per this many milliseconds (as the users store's keys). */
-const KEYS_RECHECK_MS = 1;
-
 export function createSqliteClientKeyStore({ sqlite }: Store): ClientKeyStore {
   const insert = sqlite.prepare(
     `INSERT INTO client_keys (id, user_id, agent_id, hash, prefix, name, allowed_origins, created_at)
@@ -66,12 +65,9 @@ export function createSqliteClientKeyStore({ sqlite }: Store): ClientKeyStore {
      FROM client_keys k JOIN agents a ON a.id = k.agent_id AND a.user_id = k.user_id JOIN users u ON u.id = k.user_id
      WHERE k.hash = ? AND k.revoked_at IS NULL`,
   );
-  const dataVersion = sqlite.prepare<[], number>('PRAGMA data_version').pluck();
+  const commits = watchCommits(sqlite);
   const totalChanges = sqlite.prepare<[], number>('SELECT total_changes()').pluck();
-  let seenDataVersion = -1;
   let seenChanges = -1;
-  let lookedAt = -Infinity;
-  let version = 0;
 
   const create = sqlite.transaction((k: NewClientKey, max: number): 'created' | 'no_agent' | 'full' => {
     if (!agentOwned.get(k.agentId, k.userId)) return 'no_agent';
@@ -88,7 +84,7 @@ export function createSqliteClientKeyStore({ sqlite }: Store): ClientKeyStore {
   return {
     async create(key, max) {
       const result = create(key, max);
-      version++;
+      commits.changed();
       return result;
     },
     async list(userId, agentId) {
@@ -96,12 +92,12 @@ export function createSqliteClientKeyStore({ sqlite }: Store): ClientKeyStore {
     },
     async update(userId, agentId, id, change) {
       const found = update(userId, agentId, id, change);
-      version++;
+      commits.changed();
       return found;
     },
     async revoke(userId, agentId, id, now) {
       const found = revokeKey.run(now, id, agentId, userId).changes > 0;
-      version++;
+      commits.changed();
       return found;
     },
     async ownerOfClientKey(hash): Promise<ClientKeyOwner | undefined> {
@@ -115,17 +111,9 @@ export function createSqliteClientKeyStore({ sqlite }: Store): ClientKeyStore {
       const changes = totalChanges.get()!;
       if (changes !== seenChanges) {
         seenChanges = changes;
-        version++;
+        commits.changed();
       }
-      const now = performance.now();
-      if (now - lookedAt < KEYS_RECHECK_MS) return version;
-      lookedAt = now;
-      const seen = dataVersion.get()!;
-      if (seen !== seenDataVersion) {
-        seenDataVersion = seen;
-        version++;
-      }
-      return version;
+      return commits.version();
     },
   };
 }
