@@ -2,7 +2,7 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import type { AppEnv, AuthUser } from './http/env.ts';
 import { errorHandler, notFoundHandler } from './http/errors.ts';
-import { requireAuth } from './http/auth.ts';
+import { clientKeyGate, requireAuth } from './http/auth.ts';
 import { createMemoryRateLimiter, rateLimitPerKey } from './http/rate-limit/index.ts';
 import { buildOpenApi } from './http/openapi.ts';
 import { frontDoorRoutes } from './http/front-door/index.ts';
@@ -13,6 +13,7 @@ import { bodyLimit, closeIfBodyLeft, requestContext } from './http/middleware.ts
 import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
 import type { Route } from './platform/module.ts';
+import type { ClientKeyCredential } from './platform/caller.ts';
 
 export interface AppDeps {
   config: Pick<Config, 'publicUrl' | 'maxBodyBytes' | 'logRequests' | 'rateLimit'> & Partial<Pick<Config, 'corsOrigins'>>;
@@ -21,6 +22,8 @@ export interface AppDeps {
   verifyKey: (apiKey: string) => Promise<AuthUser | null>;
   /** Bearer tokens (JWT), tried when a request carries no API key; absent: none verifies. */
   verifyToken?: (jws: string) => Promise<AuthUser | null>;
+  /** Browsers' client keys (`Authorization: Client-Key ...`), only on routes that opt in; absent: none verifies. */
+  verifyClientKey?: (credential: ClientKeyCredential) => Promise<AuthUser | null>;
   log: Logger;
   isReady: () => boolean;
 }
@@ -52,15 +55,35 @@ function serviceRoutes(deps: AppDeps, openapi: () => unknown): Route[] {
  * says which origin may read it. Keys travel in `Authorization`, never in cookies, so no
  * credentials mode is offered.
  */
-function corsPolicy(origins: readonly string[]): MiddlewareHandler<AppEnv> {
+function corsPolicy(origins: readonly string[] | 'reflect'): MiddlewareHandler<AppEnv> {
   return cors({
-    origin: origins[0] === '*' ? '*' : [...origins],
+    origin: origins === 'reflect' ? (origin) => origin : origins[0] === '*' ? '*' : [...origins],
     allowMethods: ['GET', 'POST', 'PATCH', 'PUT', 'DELETE', 'OPTIONS'],
     // The tus headers of resumable video uploads (docs/videos.md) too.
     allowHeaders: ['Authorization', 'Content-Type', 'Tus-Resumable', 'Upload-Length', 'Upload-Offset', 'Upload-Metadata'],
     exposeHeaders: ['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'WWW-Authenticate', 'X-Request-Id', 'Location', 'Tus-Resumable', 'Upload-Offset', 'Upload-Length', 'Upload-Expires'],
     maxAge: 600,
   });
+}
+
+/**
+ * The routes a browser's client key may call (Route.clientKey) answer any page's origin, its
+ * preflight included: a preflight carries no credential, so which origins a key allows is
+ * known only on the request itself, where `clientKeyGate` refuses every origin the key does
+ * not list (403). Credential-less as everywhere: a page still needs the key to get an answer.
+ * Every other path keeps MIMIC_CORS_ORIGINS.
+ */
+function corsPolicies(origins: readonly string[], routes: readonly Route[]): MiddlewareHandler<AppEnv> | undefined {
+  const configured = origins.length > 0 ? corsPolicy(origins) : undefined;
+  const opted = routes
+    .filter((r) => r.clientKey)
+    .map((r) => new RegExp(`^${(r.pattern ?? r.path).replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\w+\}/g, '[^/]+')}$`));
+  if (opted.length === 0) return configured;
+  const reflecting = corsPolicy('reflect');
+  return (c, next) => {
+    if (opted.some((re) => re.test(c.req.path))) return reflecting(c, next);
+    return configured ? configured(c, next) : next();
+  };
 }
 
 /**
@@ -77,8 +100,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const onError = errorHandler(deps.log);
   app.use(requestContext(deps.log, config.logRequests));
   app.onError(onError);
-  const origins = config.corsOrigins ?? [];
-  if (origins.length > 0) app.use(corsPolicy(origins));
+  const corsMiddleware = corsPolicies(config.corsOrigins ?? [], routes);
+  if (corsMiddleware) app.use(corsMiddleware);
 
   const limits = new Map<number, MiddlewareHandler<AppEnv>>();
   const limit = (maxSize: number) => {
@@ -87,21 +110,25 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     return m;
   };
   // Every API-key route counts against the key that authenticated it.
-  const auth = requireAuth(deps.verifyKey, deps.verifyToken);
+  const auth = requireAuth(deps.verifyKey, deps.verifyToken, deps.verifyClientKey);
+  // Client keys: refused on every route that did not opt in (default deny).
+  const denyClientKeys = clientKeyGate(undefined);
   const rateLimit = rateLimitPerKey(config.rateLimit && createMemoryRateLimiter(config.rateLimit));
   // Every method that can carry a body gets the route's limit, DELETE included (a stream's
   // DELETE reads {session_id}); GET has none (Hono answers HEAD with the GET route).
   // Mounted by path shape (literal segments before parameters): the modules' order never decides which route answers.
   mountRoutes(app, byPathShape(routes), (route) => [
     ...(route.method !== 'get' && route.bodyLimit !== 'stream' ? [limit(route.bodyLimit ?? config.maxBodyBytes)] : []),
-    ...(route.access === 'public' ? [] : [auth, rateLimit]),
+    ...(route.access === 'public' ? [] : [auth, rateLimit, route.clientKey ? clientKeyGate(route.clientKey) : denyClientKeys]),
   ]);
   // An unknown path is behind the key too: without one it answers 401, not whether it exists.
   // Its refusal is rendered here: Hono calls notFound outside the middleware's error handling,
   // so a throw would skip the request log line (an unknown path without a key went unlogged).
   app.notFound(async (c) => {
     try {
-      await auth(c, async () => {});
+      await auth(c, async () => {
+        await denyClientKeys(c, async () => {});
+      });
     } catch (err) {
       return onError(err as Error, c);
     }

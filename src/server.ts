@@ -13,7 +13,7 @@ export interface RunningServer {
 }
 
 export function buildApp(services: Services, isReady: () => boolean = () => true) {
-  return createApp({ config: services.config, routes: services.routes, verifyKey: services.verifyKey, verifyToken: services.verifyToken, log: services.log, isReady });
+  return createApp({ config: services.config, routes: services.routes, verifyKey: services.verifyKey, verifyToken: services.verifyToken, verifyClientKey: services.verifyClientKey, log: services.log, isReady });
 }
 
 /** The modules' WebSocket endpoints on the HTTP server (src/http/sockets.ts). */
@@ -23,6 +23,7 @@ export function serveSockets(server: ServerType, services: Services, opts: { hea
     routes: services.sockets,
     verifyKey: services.verifyKey,
     verifyToken: services.verifyToken,
+    verifyClientKey: services.verifyClientKey,
     corsOrigins: config.corsOrigins,
     publicUrl: config.publicUrl,
     log: services.log,

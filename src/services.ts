@@ -8,7 +8,10 @@ import { jobCatalogue } from './jobs/catalogue.ts';
 import { MODULES } from './modules.ts';
 import { createDataMigrationStore, runDataMigrations } from './db/data-migrations.ts';
 import { declareErrorKinds } from './errors.ts';
-import { BEARER_TOKENS, KEY_OWNERS, keyVerifier, tokenVerifier, type AuthUser, type BearerTokens, type KeyOwners } from './platform/caller.ts';
+import {
+  BEARER_TOKENS, CLIENT_KEY_OWNERS, KEY_OWNERS, clientKeyVerifier, keyVerifier, tokenVerifier,
+  type AuthUser, type BearerTokens, type ClientKeyCredential, type ClientKeyOwners, type KeyOwners,
+} from './platform/caller.ts';
 
 export type ServiceOptions = PlatformOptions;
 
@@ -23,6 +26,8 @@ export interface Services extends Platform {
   verifyKey: (apiKey: string) => Promise<AuthUser | null>;
   /** The caller a bearer token (JWT) stands for, from the tokens a module provides (BEARER_TOKENS); none: no token verifies. */
   verifyToken: (jws: string) => Promise<AuthUser | null>;
+  /** The caller a browser's client key stands for, from the owners a module provides (CLIENT_KEY_OWNERS); none: no client key verifies. */
+  verifyClientKey: (credential: ClientKeyCredential) => Promise<AuthUser | null>;
   /** A service a module provides (e.g. a test reads the voice catalogue), or undefined when no listed module provides it. */
   find<T>(key: ServiceKey<T>): T | undefined;
   /** Every module's routes, in the order of the modules' list (the OpenAPI document's; mounting orders them by path shape). */
@@ -89,6 +94,7 @@ export function createServices(config: Config, opts: ServiceOptions = {}, module
     modules: Object.fromEntries(built) as ModuleInstances,
     verifyKey: keyVerifier(provided.get(KEY_OWNERS) as KeyOwners | undefined, config.masterKey),
     verifyToken: tokenVerifier(provided.get(BEARER_TOKENS) as BearerTokens | undefined),
+    verifyClientKey: clientKeyVerifier(provided.get(CLIENT_KEY_OWNERS) as ClientKeyOwners | undefined, provided.get(KEY_OWNERS) as KeyOwners | undefined, config.masterKey),
     find: <T>(key: ServiceKey<T>) => provided.get(key) as T | undefined,
     routes: inListOrder(modules, built).flatMap((i) => i.routes ?? []),
     sockets: instances.flatMap((i) => i.sockets ?? []),

@@ -16,6 +16,11 @@ import { agentSettings } from './settings.ts';
 import { createNotifications } from './notifications.ts';
 import { agentStreamVariant } from './streams.ts';
 import { CHAT_MASKINGS, maskStoredChats } from './chat/scrub.ts';
+import { CLIENT_KEY_OWNERS } from '../platform/caller.ts';
+import { provide } from '../platform/service-key.ts';
+import { deriveKey } from '../keys.ts';
+import { createSqliteClientKeyStore } from './client-keys/store.ts';
+import { clientKeyRoutes } from './client-keys/routes.ts';
 
 /**
  * Agents: a presenter (a photo or a clip presenter, with a voice), a language model reached
@@ -27,6 +32,8 @@ export const agentsModule = defineModule({
   config: agentSettings,
   needs: [PRESENTERS, SECRET_STORE, AUDIT],
   uses: [VOICES, TOOL_CALLS, STREAMS],
+  // The owners of browsers' client keys (docs/agents.md, "Client keys"): the edge verifies them.
+  provides: [CLIENT_KEY_OWNERS],
   create(p, limits, services) {
     const streams = services.find(STREAMS);
     const agents = createSqliteAgentStore(p.store);
@@ -55,9 +62,11 @@ export const agentsModule = defineModule({
       schemas: chatSchemas(),
       limits,
     };
+    const clientKeys = { store: createSqliteClientKeyStore(p.store), clock: p.clock, newId: p.newId, hashKey: deriveKey(p.config.masterKey, 'client-key-hash') };
     return {
       deps,
-      routes: [...agentRoutes(deps), ...chatRoutes(chat), ...(streams?.streamRoutes(agentStreamVariant(deps)) ?? [])],
+      provides: [provide(CLIENT_KEY_OWNERS, clientKeys.store)],
+      routes: [...agentRoutes(deps), ...clientKeyRoutes(clientKeys, agents), ...chatRoutes(chat), ...(streams?.streamRoutes(agentStreamVariant(deps)) ?? [])],
       sockets: [chat.notifications.socket],
       dataMigrations: CHAT_MASKINGS.map((name) => maskStoredChats({ chats: chat.chats, secrets: chat.secrets, log: p.log }, name)),
     };

@@ -49,6 +49,7 @@ export function agentRoutes(deps: AgentDeps): Route[] {
     },
     {
       method: 'get', path: '/agents/{id}/runtime', summary: 'What the agents SDK reads before it connects: name, presenter type and voice, greetings', tag: 'Agents', params: [id],
+      clientKey: { agentParam: 'id' },
       ok: { status: 200, schema: AgentRuntime, description: 'the agent as the SDK reads it' }, errors: ['AuthorizationError', 'NotFoundError'],
       handler: async (c) => c.json(await agentRuntime(deps, c.get('user').id, c.req.param('id')!)),
     },

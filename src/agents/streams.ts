@@ -10,6 +10,7 @@ export function agentStreamVariant(deps: Pick<AgentDeps, 'store' | 'presenters'>
   return {
     prefix: '/agents/{agentId}/streams',
     tag: 'Agent streams',
+    clientKey: { agentParam: 'agentId' },
     body: streamCreateBody('CreateAgentStream', {}),
     async source({ user, params }, raw) {
       const agentId = params.agentId!;

@@ -10,6 +10,7 @@ export function presentAuditEvent(row: AuditEventRow) {
     ...(row.secretId ? { secret_id: row.secretId } : {}),
     ...(row.toolId ? { tool_id: row.toolId } : {}),
     ...(row.callId ? { call_id: row.callId } : {}),
+    ...(row.externalId ? { external_id: row.externalId } : {}),
     detail: JSON.parse(row.detail) as Record<string, unknown>,
   };
 }

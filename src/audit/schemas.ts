@@ -13,6 +13,7 @@ export const AuditEvent = named(
       secret_id: Type.Optional(Type.String()),
       tool_id: Type.Optional(Type.String()),
       call_id: Type.Optional(Type.String()),
+      external_id: Type.Optional(Type.String({ description: 'the end user a browser client key named (Client-Key <key>.<externalId>_...)' })),
       detail: Type.Object({}, { additionalProperties: true, description: 'non-secret facts: upstream_status, error_kind, duration_ms, changed fields' }),
     },
     { additionalProperties: false },

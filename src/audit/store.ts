@@ -41,6 +41,8 @@ export interface AuditEntry {
   secretId?: string | null;
   toolId?: string | null;
   callId?: string | null;
+  /** The end user a browser's client key named, when one made the request. */
+  externalId?: string | null;
   detail?: AuditDetail;
 }
 
@@ -72,11 +74,12 @@ type RawAuditRow = {
   secret_id: string | null;
   tool_id: string | null;
   call_id: string | null;
+  external_id: string | null;
   detail: string;
 };
 
 const toRow = (r: RawAuditRow): AuditEventRow => ({
-  id: r.id, userId: r.user_id, at: r.at, action: r.action, outcome: r.outcome, secretId: r.secret_id, toolId: r.tool_id, callId: r.call_id, detail: r.detail,
+  id: r.id, userId: r.user_id, at: r.at, action: r.action, outcome: r.outcome, secretId: r.secret_id, toolId: r.tool_id, callId: r.call_id, externalId: r.external_id, detail: r.detail,
 });
 
 /**
@@ -85,10 +88,10 @@ const toRow = (r: RawAuditRow): AuditEventRow => ({
  */
 export function auditWriter(sqlite: Database.Database): (record: AuditRecord) => void {
   const insert = sqlite.prepare(
-    `INSERT INTO audit_events (id, user_id, at, action, outcome, secret_id, tool_id, call_id, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO audit_events (id, user_id, at, action, outcome, secret_id, tool_id, call_id, external_id, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   return (e) => {
-    insert.run(e.id, e.userId, e.at, e.action, e.outcome, e.secretId ?? null, e.toolId ?? null, e.callId ?? null, JSON.stringify(e.detail ?? {}));
+    insert.run(e.id, e.userId, e.at, e.action, e.outcome, e.secretId ?? null, e.toolId ?? null, e.callId ?? null, e.externalId ?? null, JSON.stringify(e.detail ?? {}));
   };
 }
 

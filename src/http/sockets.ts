@@ -2,7 +2,9 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { ClientSocket, SocketCaller, SocketRoute } from '../platform/module.ts';
-import { bearerTokenFromAuthorization, connectionIdFromAuthorization, keysFromAuthorization, type AuthUser } from '../platform/caller.ts';
+import {
+  bearerTokenFromAuthorization, clientKeyFromAuthorization, connectionIdFromAuthorization, keysFromAuthorization, type AuthUser, type ClientKeyCredential,
+} from '../platform/caller.ts';
 import type { Logger } from '../log.ts';
 
 /**
@@ -18,6 +20,8 @@ export interface SocketServerDeps {
   verifyKey: (apiKey: string) => Promise<AuthUser | null>;
   /** Bearer tokens (JWT), tried when the header carries no API key; absent: none verifies. */
   verifyToken?: (jws: string) => Promise<AuthUser | null>;
+  /** Browsers' client keys, on the endpoints that opt in (SocketRoute.clientKey); absent: none verifies. */
+  verifyClientKey?: (credential: ClientKeyCredential) => Promise<AuthUser | null>;
   /** MIMIC_CORS_ORIGINS: the browser origins allowed; the public URL's own origin always is. */
   corsOrigins: readonly string[];
   publicUrl: string;
@@ -62,6 +66,11 @@ function originAllowed(origin: string | undefined, deps: SocketServerDeps): bool
 }
 
 async function authenticate(header: string | undefined, deps: SocketServerDeps): Promise<SocketCaller | null> {
+  const credential = clientKeyFromAuthorization(header);
+  if (credential !== undefined) {
+    const user = credential && deps.verifyClientKey ? await deps.verifyClientKey(credential) : null;
+    return user && { user, ...(user.client?.connectionId ? { connectionId: user.client.connectionId } : {}) };
+  }
   const keys = keysFromAuthorization(header);
   let user: AuthUser | null = null;
   for (const key of keys) if ((user = await deps.verifyKey(key))) break;
@@ -134,14 +143,23 @@ export function attachSockets(server: UpgradeSource, deps: SocketServerDeps): So
     if (!endpoint) return refuse(socket, 404, 'NotFoundError', 'No WebSocket endpoint at this path');
     if (closing) return refuse(socket, 503, 'ServiceUnavailableError', 'The server is shutting down');
     const origin = req.headers.origin;
-    if (!originAllowed(origin, deps)) return refuse(socket, 403, 'PermissionError', 'This origin may not open sockets (MIMIC_CORS_ORIGINS)');
     const header = req.headers.authorization ?? url.searchParams.get('authorization') ?? undefined;
     const route = endpoint.route;
+    // A client key's page is on one of the key's origins, checked once the key is known.
+    const clientKey = !route.authorize && clientKeyFromAuthorization(header) !== undefined;
+    if (!clientKey && !originAllowed(origin, deps)) return refuse(socket, 403, 'PermissionError', 'This origin may not open sockets (MIMIC_CORS_ORIGINS)');
     (route.authorize ? route.authorize(url) : authenticate(header, deps)).then(
       (caller) => {
         if (!caller) {
           const how = route.authorize ? 'this URL is not (or no longer) valid' : 'send Authorization: Basic <API_KEY> (or Bearer <token>), or ?authorization=<that header, URL-encoded>';
           return refuse(socket, 401, 'AuthorizationError', `Missing or invalid credentials: ${how}`);
+        }
+        const client = (caller as SocketCaller).user?.client;
+        if (clientKey && client) {
+          if (!route.clientKey) return refuse(socket, 403, 'PermissionError', "A client key reaches only its agent's runtime, streams, chat and notifications: this socket needs an API key or a bearer token");
+          if (origin === undefined || !client.origins.includes(origin)) {
+            return refuse(socket, 403, 'PermissionError', "A client key is accepted only from a browser page on one of its allowed origins");
+          }
         }
         if (closing) return refuse(socket, 503, 'ServiceUnavailableError', 'The server is shutting down');
         if (socket.destroyed) return;

@@ -172,3 +172,95 @@ export function makeKeyVerifier(deps: { users: KeyOwners; apiKeyHashKey: Buffer 
 export function keyVerifier(owners: KeyOwners | undefined, masterKey: Buffer): (apiKey: string) => Promise<AuthUser | null> {
   return owners ? makeKeyVerifier({ users: owners, apiKeyHashKey: deriveKey(masterKey, 'api-key-hash') }) : async () => null;
 }
+
+/** A browser's client key: `mimic_ck_` and 32 random bytes (base64url: never a `.`, so the SDK form splits at the first one). */
+export const CLIENT_KEY_PATTERN = /^mimic_ck_[A-Za-z0-9_-]{43}$/;
+
+/** What `Authorization: Client-Key <key>.<externalId>_<connectionId>` carries. */
+export interface ClientKeyCredential {
+  key: string;
+  externalId: string;
+  connectionId?: string;
+}
+
+/**
+ * The agents SDK's `Client-Key <key>.<externalId>_<connectionId>`: the key ends at the first
+ * `.` (a key has none), the connection id starts after the last `_` (the SDK's ids have none),
+ * so an external id may hold both. Without a `_` the rest is the external id. Undefined when
+ * the header is not of that scheme; `null` when it is but malformed (no key, no external id).
+ */
+export function clientKeyFromAuthorization(header: string | undefined): ClientKeyCredential | null | undefined {
+  const m = header ? /^Client-Key\s+(\S+)\s*$/i.exec(header) : null;
+  if (!m) return header !== undefined && /^Client-Key\b/i.test(header) ? null : undefined;
+  const value = m[1]!;
+  const dot = value.indexOf('.');
+  const key = dot < 0 ? value : value.slice(0, dot);
+  if (dot < 0 || !CLIENT_KEY_PATTERN.test(key)) return null;
+  const rest = value.slice(dot + 1);
+  const underscore = rest.lastIndexOf('_');
+  const externalId = underscore < 0 ? rest : rest.slice(0, underscore);
+  const connectionId = underscore < 0 ? '' : rest.slice(underscore + 1);
+  if (externalId === '' || externalId.length > 200) return null;
+  return { key, externalId, ...(connectionId ? { connectionId } : {}) };
+}
+
+/** The agent and owner of an active client key, as its store answers for its hash (the owner's row read then too). */
+export interface ClientKeyOwner {
+  clientKeyId: string;
+  agentId: string;
+  userId: string;
+  name: string | null;
+  permissions: string[];
+  origins: string[];
+}
+
+/** What the client-key verifier reads: the owner of a key's hash, and when those answers may have changed. */
+export interface ClientKeyOwners {
+  ownerOfClientKey(hash: string): Promise<ClientKeyOwner | undefined>;
+  /** Moves whenever `ownerOfClientKey` may answer differently (as `KeyOwners.keysVersion`). */
+  clientKeysVersion(): Promise<number>;
+}
+
+/** Provided by the agents capability; without a provider no client key verifies. */
+export const CLIENT_KEY_OWNERS = defineServiceKey<ClientKeyOwners>('clientKeyOwners');
+
+/**
+ * Client keys, checked as API keys are: a key seen before is answered from memory while both
+ * the client keys' and the users' versions stay the same (a revoked key, a deleted agent or
+ * a changed owner moves one), else one HMAC and one indexed select. The caller is the
+ * agent's owner, scoped (`client`) to that agent, that end user and the key's origins; its
+ * rate-limit bucket is the key and the end user together.
+ */
+export function makeClientKeyVerifier(deps: { clientKeys: ClientKeyOwners; users?: KeyOwners; hashKey: Buffer }): (credential: ClientKeyCredential) => Promise<AuthUser | null> {
+  const remembered = new Map<string, ClientKeyOwner>();
+  let version = '';
+  return async ({ key, externalId, connectionId }) => {
+    const current = `${await deps.clientKeys.clientKeysVersion()}:${(await deps.users?.keysVersion()) ?? 0}`;
+    if (current !== version) {
+      remembered.clear();
+      version = current;
+    }
+    let owner = remembered.get(key);
+    if (!owner) {
+      owner = await deps.clientKeys.ownerOfClientKey(hashApiKey(deps.hashKey, key));
+      if (!owner) return null;
+      if (remembered.size >= REMEMBERED_KEYS) remembered.clear();
+      remembered.set(key, owner);
+    }
+    const client: ClientScope = Object.freeze({
+      clientKeyId: owner.clientKeyId, agentId: owner.agentId, externalId, origins: owner.origins, ...(connectionId ? { connectionId } : {}),
+    });
+    return Object.freeze({
+      id: owner.userId, name: owner.name, permissions: owner.permissions, keyId: `ck:${owner.clientKeyId}:${externalId}`, via: 'client-key' as const, client,
+    });
+  };
+}
+
+/** The client-key verifier over the owners a module provides (CLIENT_KEY_OWNERS); without them no client key verifies. */
+export function clientKeyVerifier(
+  clientKeys: ClientKeyOwners | undefined,
+  users: KeyOwners | undefined,
+  masterKey: Buffer,
+): (credential: ClientKeyCredential) => Promise<AuthUser | null> {
+  return clientKeys ? makeClientKeyVerifier({ clientKeys, ...(users ? { users } : {}), hashKey: deriveKey(masterKey, 'client-key-hash') }) : async () => null;
+}

@@ -57,6 +57,12 @@ export interface Route {
   access?: 'api-key' | 'public';
   /** The OpenAPI security requirement of a public route that has its own credential. */
   security?: readonly Record<string, readonly string[]>[];
+  /**
+   * Opts the route in for a browser's client key (`Authorization: Client-Key ...`): only for
+   * the agent its `agentParam` path parameter names, and only from the key's origins. Every
+   * route without it refuses a client key (403): default deny.
+   */
+  clientKey?: { agentParam: string };
   /** Largest request body in bytes; 'stream' when the handler bounds a streamed body itself. Default: MIMIC_MAX_BODY_BYTES. */
   bodyLimit?: number | 'stream';
   deprecated?: boolean;
@@ -101,6 +107,12 @@ export interface SocketCaller {
 export interface SocketRoute<C = SocketCaller> {
   /** The exact path, e.g. `/notifications`. */
   path: string;
+  /**
+   * Accepts a browser's client key (`Client-Key ...`, docs/agents.md): its caller is scoped to
+   * the key's agent and end user (`user.client`), and the page's Origin must be one of the
+   * key's. Without it a client key is refused (403): default deny.
+   */
+  clientKey?: boolean;
   /** Largest message a client may send, in bytes (default 4096); a larger one closes the socket with 1009. */
   maxMessageBytes?: number;
   /** The route's own credential check, in place of the API key: its caller, or null (401). Never log the URL: it holds the credential. */

@@ -40,6 +40,8 @@ export interface StreamVariant {
   prefix: string;
   /** The OpenAPI tag of its routes. */
   tag: string;
+  /** Its routes accept a browser's client key for the agent this path parameter names (Route.clientKey). */
+  clientKey?: { agentParam: string };
   /** The create body's schema (src/streams/schemas.ts `streamCreateBody`: the variant's fields beside the shared options). */
   body: TObject;
   /**

@@ -24,7 +24,7 @@ export function streamRoutes(service: StreamService, variant: StreamVariant): Ro
   const sessionErrors: ErrorKind[] = ['BadRequestError', 'SessionError', 'AuthorizationError', 'NotFoundError'];
   const sid = (c: Context<AppEnv>) => c.req.param('streamId')!;
 
-  return [
+  const routes: Route[] = [
     {
       method: 'post', path: prefix, summary: 'Open a live stream: answers the server\'s WebRTC offer, a session_id and the ICE servers', tag, params: own,
       body: variant.body,
@@ -97,4 +97,6 @@ export function streamRoutes(service: StreamService, variant: StreamVariant): Ro
       },
     },
   ];
+  // A variant a browser's client key may use (the agent's streams) opts every route in.
+  return variant.clientKey ? routes.map((r) => ({ ...r, clientKey: variant.clientKey! })) : routes;
 }

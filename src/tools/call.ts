@@ -128,7 +128,7 @@ function compiledTool(tool: ToolRow): CompiledTool {
  * client, and returns the upstream's answer with every form of the credential masked.
  * `via.chatId`: the agent chat whose model asked for the call (it goes on the audit row).
  */
-export async function callTool(deps: ToolCallDeps, userId: string, toolId: string, raw: unknown, via: { chatId?: string } = {}): Promise<ToolCallResultView> {
+export async function callTool(deps: ToolCallDeps, userId: string, toolId: string, raw: unknown, via: { chatId?: string; externalId?: string } = {}): Promise<ToolCallResultView> {
   const tool: ToolRow | undefined = await deps.toolStore.get(userId, toolId);
   if (!tool) throw notFound('Tool');
   const { input } = validate(ToolCallBody, raw, 'request body', 'ValidationError');
@@ -151,7 +151,7 @@ export async function callTool(deps: ToolCallDeps, userId: string, toolId: strin
   const audit = (outcome: 'success' | 'failure', detail: AuditDetail) =>
     deps.toolStore.recordCall(
       auditRecord(deps.newId, deps.clock.now(), {
-        userId, action: secret ? 'secret.used' : 'tool.called', outcome, toolId: tool.id, secretId: secret?.id ?? null, callId,
+        userId, action: secret ? 'secret.used' : 'tool.called', outcome, toolId: tool.id, secretId: secret?.id ?? null, callId, externalId: via.externalId ?? null,
         detail: { ...detail, duration_ms: Math.round(performance.now() - started), ...(via.chatId ? { chat_id: via.chatId } : {}) },
       }),
       secret?.id ?? null,

@@ -13,7 +13,7 @@ export interface ToolCalls {
   /** One of the user's tools, or undefined when it is not theirs. */
   get(userId: string, toolId: string): Promise<ToolRow | undefined>;
   /** Calls one of the user's tools as POST /tools/{id}/call does (an ApiError for what fails); `chatId` lands in the audit row. */
-  call(userId: string, toolId: string, raw: unknown, via?: { chatId?: string }): Promise<ToolCallResultView>;
+  call(userId: string, toolId: string, raw: unknown, via?: { chatId?: string; externalId?: string }): Promise<ToolCallResultView>;
 }
 
 export const TOOL_CALLS = defineServiceKey<ToolCalls>('toolCalls');

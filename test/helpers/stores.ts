@@ -16,6 +16,7 @@ import { createSqliteToolStore, type ToolStore } from '../../src/tools/store.ts'
 import { createSqliteAuditStore, type AuditStore } from '../../src/audit/store.ts';
 import { createSqliteAgentStore, type AgentStore } from '../../src/agents/store.ts';
 import { createSqliteChatStore, type ChatStore } from '../../src/agents/chat/store.ts';
+import { createSqliteClientKeyStore, type ClientKeyStore } from '../../src/agents/client-keys/store.ts';
 import { createOutboxStore, type OutboxStore } from '../../src/webhooks/outbox-store.ts';
 import { webhookSecretStoreOn, type WebhookSecretStore } from '../../src/webhooks/secrets-store.ts';
 import { createSqliteAccountStore, type AccountStore } from '../../src/accounts/store.ts';
@@ -35,6 +36,8 @@ export interface AllStores extends Stores {
   /** The agents capability's: agents and the tools each may call, their chats and messages. */
   readonly agents: AgentStore;
   readonly agentChats: ChatStore;
+  /** Browsers' client keys of agents. */
+  readonly clientKeys: ClientKeyStore;
   /** The webhooks capability's: the outbox's messages and attempts, and the per-user signing secrets (sealed). */
   readonly outbox: OutboxStore;
   readonly webhookSecrets: WebhookSecretStore;
@@ -60,6 +63,7 @@ export function createAllStores(handle: Store, opts: AllStoreOptions = {}): AllS
     audit: createSqliteAuditStore(handle),
     agents: createSqliteAgentStore(handle),
     agentChats: createSqliteChatStore(handle),
+    clientKeys: createSqliteClientKeyStore(handle),
     outbox: createOutboxStore(handle, opts.newId),
     webhookSecrets: webhookSecretStoreOn(handle),
     accounts: createSqliteAccountStore(handle),

@@ -36,6 +36,8 @@ export interface ModelDeps {
 export interface ModelUse {
   userId: string;
   chatId: string;
+  /** The end user a browser's client key named (on the audit row). */
+  externalId?: string;
 }
 
 /** Opens the agent's secret for one request; a secret gone or not the owner's is a 409 naming it. */
@@ -61,7 +63,7 @@ function audited(deps: ModelDeps, use: ModelUse, secretId: string, model: ChatMo
   const record = async (outcome: 'success' | 'failure', started: number, reason?: string) => {
     const detail = { chat_id: use.chatId, provider: model.provider, duration_ms: Math.round(performance.now() - started), ...(reason ? { reason } : {}) };
     try {
-      await deps.audit.append(auditRecord(deps.secrets.newId, deps.secrets.clock.now(), { userId: use.userId, action: 'secret.used', outcome, secretId, detail }));
+      await deps.audit.append(auditRecord(deps.secrets.newId, deps.secrets.clock.now(), { userId: use.userId, action: 'secret.used', outcome, secretId, externalId: use.externalId ?? null, detail }));
     } catch (err) {
       deps.log.error('agents: the secret.used audit row was not written', { secret_id: secretId, chat_id: use.chatId, error: String(err) });
     }

@@ -5,7 +5,8 @@ import type { Route, RouteParam } from '../../platform/module.ts';
 import type { AppEnv } from '../../http/env.ts';
 import { jsonBody, optionalJsonBody } from '../../http/body.ts';
 import { requestHeader } from '../../http/middleware.ts';
-import { connectionIdFromAuthorization } from '../../platform/caller.ts';
+import { connectionIdFromAuthorization, type AuthUser } from '../../platform/caller.ts';
+import { notificationScope } from '../notifications.ts';
 import { pageParams } from '../../http/params.ts';
 import { DEFAULT_PAGE_SIZE, parsePage } from '../../pagination.ts';
 import { createChat, fetchChat, pageChats, prepareAnswer, type ChatDeps, type PreparedAnswer } from './service.ts';
@@ -17,6 +18,9 @@ const chatId: RouteParam = { name: 'chatId', in: 'path', description: 'the chat 
 async function optionalBody(c: Context<AppEnv>): Promise<Record<string, unknown>> {
   return (await optionalJsonBody(c)) ?? {};
 }
+
+/** A client key's end user, as a chat they start records them: `<client key id>:<external id>`. */
+const chatClient = (user: AuthUser): string | undefined => (user.client ? `${user.client.clientKeyId}:${user.client.externalId}` : undefined);
 
 const streamParam: RouteParam = { name: 'stream', in: 'query', description: 'true: the answer as server-sent events (also with Accept: text/event-stream): delta events, then answer or error' };
 
@@ -52,18 +56,28 @@ export function chatRoutes(deps: ChatDeps): Route[] {
   return [
     {
       method: 'post', path: '/agents/{agentId}/chat', summary: 'Start a chat with an agent', tag: 'Agents', params: [agentId], body: CreateChat, bodyOptional: true,
+      clientKey: { agentParam: 'agentId' },
       ok: { status: 201, schema: Chat, description: 'the chat: post messages to /agents/{agentId}/chat/{id}' },
       errors: ['BadRequestError', 'AuthorizationError', 'NotFoundError'],
-      handler: async (c) => c.json(await createChat(deps, c.get('user').id, c.req.param('agentId')!, await optionalBody(c)), 201),
+      handler: async (c) => {
+        const user = c.get('user');
+        return c.json(await createChat(deps, user.id, c.req.param('agentId')!, await optionalBody(c), chatClient(user)), 201);
+      },
     },
     {
       method: 'post', path: '/agents/{agentId}/chat/{chatId}', summary: 'Ask the agent: the whole conversation in, the answer out (its server tools run on the way)', tag: 'Agents',
       params: [agentId, chatId, streamParam], body: ChatBody,
+      clientKey: { agentParam: 'agentId' },
       ok: { status: 200, schema: ChatAnswer, description: 'the answer; toolCalls lists client tools to run and post back; result is "" when the text went out on a notifications socket' },
       errors: ['BadRequestError', 'SessionError', 'AuthorizationError', 'NotFoundError', 'ConflictError', 'ConfigError', 'PayloadTooLargeError', 'BadGatewayError', 'ServiceUnavailableError', 'GatewayTimeoutError'],
       handler: async (c) => {
-        const connectionId = connectionIdFromAuthorization(requestHeader(c, 'authorization'));
-        const prepared = await prepareAnswer(deps, c.get('user').id, c.req.param('agentId')!, c.req.param('chatId')!, await jsonBody(c), connectionId ? { connectionId } : {});
+        const user = c.get('user');
+        // A client key's connection id is its own form's (`Client-Key <key>.<externalId>_<connectionId>`).
+        const connectionId = user.client ? user.client.connectionId : connectionIdFromAuthorization(requestHeader(c, 'authorization'));
+        const prepared = await prepareAnswer(deps, user.id, c.req.param('agentId')!, c.req.param('chatId')!, await jsonBody(c), {
+          ...(connectionId ? { connectionId } : {}),
+          ...(user.client ? { externalId: user.client.externalId, notifyAs: notificationScope(user), client: chatClient(user)! } : {}),
+        });
         return wantsStream(c) ? streamAnswer(c, deps, prepared) : c.json(await prepared.run({ signal: c.req.raw.signal }));
       },
     },

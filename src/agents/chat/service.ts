@@ -69,18 +69,19 @@ async function agentOf(deps: ChatDeps, userId: string, agentId: string): Promise
   return agent;
 }
 
-async function chatOf(deps: ChatDeps, userId: string, agentId: string, chatId: string): Promise<ChatRow> {
+/** `client`: the browser end user asking by client key (`<client key id>:<external id>`); they reach only the chats they started. */
+async function chatOf(deps: ChatDeps, userId: string, agentId: string, chatId: string, client?: string): Promise<ChatRow> {
   await agentOf(deps, userId, agentId);
   const chat = await deps.chats.get(userId, agentId, chatId);
-  if (!chat) throw notFound('Chat');
+  if (!chat || (client !== undefined && chat.client !== client)) throw notFound('Chat');
   return chat;
 }
 
-export async function createChat(deps: ChatDeps, userId: string, agentId: string, raw: Json): Promise<ChatView> {
+export async function createChat(deps: ChatDeps, userId: string, agentId: string, raw: Json, client?: string): Promise<ChatView> {
   validate(deps.schemas.CreateChat, raw);
   await agentOf(deps, userId, agentId);
   const now = deps.clock.now();
-  return presentChat(await deps.chats.create({ id: deps.newId('cht'), userId, agentId, messageCount: 0, createdAt: now, modifiedAt: now }));
+  return presentChat(await deps.chats.create({ id: deps.newId('cht'), userId, agentId, messageCount: 0, ...(client !== undefined ? { client } : {}), createdAt: now, modifiedAt: now }));
 }
 
 export async function pageChats(deps: ChatDeps, userId: string, agentId: string, limit: number, cursor: PageCursor | null) {
@@ -210,7 +211,7 @@ function answerMissingCalls(out: ChatMessage[], added: WeakSet<ChatMessage>): vo
 const errorContent = (kind: string, description: string, details?: unknown) => JSON.stringify({ error: { kind, description, ...(details !== undefined ? { details } : {}) } });
 
 /** One server tool call: the model's JSON arguments, run through the tool runtime; a failure is an outcome the model reads. */
-async function runTool(deps: ChatDeps, toolCalls: ToolCalls, userId: string, chatId: string, tool: AgentTool, call: ToolCall): Promise<ToolOutcome> {
+async function runTool(deps: ChatDeps, toolCalls: ToolCalls, userId: string, via: { chatId: string; externalId?: string }, tool: AgentTool, call: ToolCall): Promise<ToolOutcome> {
   let input: unknown;
   try {
     input = call.arguments.trim() === '' ? {} : JSON.parse(call.arguments);
@@ -218,12 +219,12 @@ async function runTool(deps: ChatDeps, toolCalls: ToolCalls, userId: string, cha
     return { content: errorContent('ValidationError', 'The arguments are not valid JSON: give one JSON object that matches the tool\'s parameters'), failed: true };
   }
   try {
-    const result = await toolCalls.call(userId, tool.id, { input }, { chatId });
+    const result = await toolCalls.call(userId, tool.id, { input }, via);
     return { content: JSON.stringify({ status: result.output.status, body: result.output.body }), failed: result.output.status >= 400 };
   } catch (err) {
     // ApiError descriptions name fields and hosts, never a credential.
     if (err instanceof ApiError) return { content: errorContent(err.kind, err.description, err.details), failed: true };
-    deps.log.error('agent chat: a tool call failed inside mimic', { tool_id: tool.id, chat_id: chatId, error: err instanceof Error ? err.name : 'unknown' });
+    deps.log.error('agent chat: a tool call failed inside mimic', { tool_id: tool.id, chat_id: via.chatId, error: err instanceof Error ? err.name : 'unknown' });
     return { content: errorContent('InternalServerError', 'The tool call failed inside mimic'), failed: true };
   }
 }
@@ -250,6 +251,12 @@ export interface PreparedAnswer {
 /** Who asks, beyond the user: the connection id of the Authorization form (`~<id>`), which ties the request to notification sockets. */
 export interface AnswerCaller {
   connectionId?: string;
+  /** The end user a browser's client key named: it goes on the audit rows the answer writes. */
+  externalId?: string;
+  /** Whose notification sockets get the answer (notifications.ts `notificationScope`); default: the user's. */
+  notifyAs?: string;
+  /** The browser end user asking by client key (`<client key id>:<external id>`): only a chat they started answers. */
+  client?: string;
 }
 
 export async function answerChat(deps: ChatDeps, userId: string, agentId: string, chatId: string, raw: Json, opts: AnswerOptions = {}): Promise<ChatAnswerView> {
@@ -269,7 +276,7 @@ function speakerFor(deps: ChatDeps, userId: string, agentId: string, chatId: str
 
 export async function prepareAnswer(deps: ChatDeps, userId: string, agentId: string, chatId: string, raw: Json, caller: AnswerCaller = {}): Promise<PreparedAnswer> {
   const body = validate(deps.schemas.ChatBody, raw);
-  const chat = await chatOf(deps, userId, agentId, chatId);
+  const chat = await chatOf(deps, userId, agentId, chatId, caller.client);
   const agent = await agentOf(deps, userId, agentId);
   const llm = (JSON.parse(agent.body) as { llm: CreateAgentBody['llm'] }).llm;
   const { messages, input } = modelMessages(systemPrompt(llm), body.messages, await deps.chats.messages(chat.id));
@@ -277,7 +284,7 @@ export async function prepareAnswer(deps: ChatDeps, userId: string, agentId: str
   const tools = llm.provider === 'custom' ? new Map<string, AgentTool>() : await toolsOf(deps, agent);
   // Last of the checks: a speaker is taken only for an answer that will run.
   const speaker = speakerFor(deps, userId, agentId, chat.id, body);
-  return { run: (opts = {}) => runAnswer(deps, { userId, chat, agent, llm, messages, input, tools, speaker, connectionId: caller.connectionId }, opts) };
+  return { run: (opts = {}) => runAnswer(deps, { userId, chat, agent, llm, messages, input, tools, speaker, connectionId: caller.connectionId, externalId: caller.externalId, notifyAs: caller.notifyAs ?? userId }, opts) };
 }
 
 interface AnswerInput {
@@ -290,20 +297,22 @@ interface AnswerInput {
   tools: Map<string, AgentTool>;
   speaker: StreamSpeaker | undefined;
   connectionId: string | undefined;
+  externalId: string | undefined;
+  notifyAs: string;
 }
 
 /** The answer's text on the caller's notification sockets: one `partial` per piece as it streams, numbered from 0. */
-function notifier(deps: ChatDeps, userId: string, connectionId: string | undefined) {
+function notifier(deps: ChatDeps, scope: string, connectionId: string | undefined) {
   let sequence = 0;
   return {
-    partial: (content: string) => void deps.notifications.send(userId, connectionId, { event: 'partial', content, sequence: sequence++ }),
+    partial: (content: string) => void deps.notifications.send(scope, connectionId, { event: 'partial', content, sequence: sequence++ }),
     /** True when a socket got the whole answer: the HTTP answer's `result` is then "" (the SDK would show it twice). */
-    answer: (content: string) => deps.notifications.send(userId, connectionId, { event: 'chat/answer', content }) > 0,
+    answer: (content: string) => deps.notifications.send(scope, connectionId, { event: 'chat/answer', content }) > 0,
   };
 }
 
 async function runAnswer(deps: ChatDeps, input: AnswerInput, opts: AnswerOptions): Promise<ChatAnswerView> {
-  const notify = notifier(deps, input.userId, input.connectionId);
+  const notify = notifier(deps, input.notifyAs, input.connectionId);
   try {
     const answer = await answerRounds(deps, input, notify, opts);
     if (input.speaker) finishSpeech(input.speaker, answer.text, answer.toolCalls);
@@ -315,14 +324,14 @@ async function runAnswer(deps: ChatDeps, input: AnswerInput, opts: AnswerOptions
   }
 }
 
-async function answerRounds(deps: ChatDeps, { userId, chat, agent, llm, messages, input, tools, speaker }: AnswerInput, notify: ReturnType<typeof notifier>, opts: AnswerOptions) {
+async function answerRounds(deps: ChatDeps, { userId, chat, agent, llm, messages, input, tools, speaker, externalId }: AnswerInput, notify: ReturnType<typeof notifier>, opts: AnswerOptions) {
   const specs = (kind: AgentTool['kind']) => [...tools.values()].filter((t) => t.kind === kind).map((t) => t.spec);
   // Calls that ran, and those that failed; a tool result of a call that never ran (over the per-round limit, an unknown name) is a failure too.
   const ranCalls = new Set<string>();
   const failedCalls = new Set<string>();
   const deadline = AbortSignal.timeout(deps.limits.answerTimeoutMs);
   const signal = opts.signal ? AbortSignal.any([deadline, opts.signal]) : deadline;
-  const model = agentModel(deps, { userId, chatId: chat.id }, llm, agent.secretId);
+  const model = agentModel(deps, { userId, chatId: chat.id, ...(externalId ? { externalId } : {}) }, llm, agent.secretId);
   const onText = (delta: string) => {
     opts.onText?.(delta);
     notify.partial(delta);
@@ -334,7 +343,7 @@ async function answerRounds(deps: ChatDeps, { userId, chat, agent, llm, messages
       messages,
       serverTools: specs('server'),
       clientTools: specs('client'),
-      runServerTool: (call) => runTool(deps, deps.toolCalls!, userId, chat.id, tools.get(call.name)!, call),
+      runServerTool: (call) => runTool(deps, deps.toolCalls!, userId, { chatId: chat.id, ...(externalId ? { externalId } : {}) }, tools.get(call.name)!, call),
       onToolCall: (call, outcome) => {
         ranCalls.add(call.id);
         if (outcome.failed) failedCalls.add(call.id);

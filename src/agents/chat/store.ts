@@ -7,6 +7,8 @@ export interface ChatRow {
   userId: string;
   agentId: string;
   messageCount: number;
+  /** `<client key id>:<external id>` when a browser's client key started it (only that end user may continue it by client key). */
+  client?: string;
   createdAt: number;
   modifiedAt: number;
 }
@@ -50,15 +52,17 @@ export interface ChatStore {
   rewrite(messages: readonly StoredMessageText[]): Promise<void>;
 }
 
-type RawChat = { id: string; user_id: string; agent_id: string; message_count: number; created_at: number; modified_at: number };
+type RawChat = { id: string; user_id: string; agent_id: string; message_count: number; client: string | null; created_at: number; modified_at: number };
 type RawMessage = { seq: number; role: ChatMessageRow['role']; content: string | null; tool_calls: string | null; tool_call_id: string | null; failed: number; created_at: number };
 
-const toChat = (r: RawChat): ChatRow => ({ id: r.id, userId: r.user_id, agentId: r.agent_id, messageCount: r.message_count, createdAt: r.created_at, modifiedAt: r.modified_at });
+const toChat = (r: RawChat): ChatRow => ({
+  id: r.id, userId: r.user_id, agentId: r.agent_id, messageCount: r.message_count, ...(r.client !== null ? { client: r.client } : {}), createdAt: r.created_at, modifiedAt: r.modified_at,
+});
 
 export function createSqliteChatStore(handle: Store): ChatStore {
   const { sqlite } = handle;
-  const insert = sqlite.prepare<[string, string, string, number, number]>(
-    'INSERT INTO agent_chats (id, user_id, agent_id, message_count, created_at, modified_at) VALUES (?, ?, ?, 0, ?, ?)',
+  const insert = sqlite.prepare<[string, string, string, string | null, number, number]>(
+    'INSERT INTO agent_chats (id, user_id, agent_id, message_count, client, created_at, modified_at) VALUES (?, ?, ?, 0, ?, ?, ?)',
   );
   const byId = sqlite.prepare<[string, string, string], RawChat>('SELECT * FROM agent_chats WHERE id = ? AND user_id = ? AND agent_id = ?');
   const firstPage = sqlite.prepare<[string, string, number], RawChat>(
@@ -97,7 +101,7 @@ export function createSqliteChatStore(handle: Store): ChatStore {
 
   return {
     create: async (row) => {
-      insert.run(row.id, row.userId, row.agentId, row.createdAt, row.modifiedAt);
+      insert.run(row.id, row.userId, row.agentId, row.client ?? null, row.createdAt, row.modifiedAt);
       return { ...row, messageCount: 0 };
     },
     get: async (userId, agentId, id) => {

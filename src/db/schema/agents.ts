@@ -1,4 +1,4 @@
-import { sqliteTable, text, integer, index, primaryKey } from 'drizzle-orm/sqlite-core';
+import { sqliteTable, text, integer, index, primaryKey, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { users } from './core.ts';
 import { secrets, tools } from './vault.ts';
 
@@ -61,6 +61,8 @@ export const agentChats = sqliteTable(
       .references(() => agents.id, { onDelete: 'cascade' }),
     /** Messages written so far: the next message's `seq` comes from it, in the same statement. */
     messageCount: integer('message_count').notNull().default(0),
+    /** `<client key id>:<external id>` of the browser's end user who started it: only they may continue it by client key. Null: started by the owner. */
+    client: text('client'),
     createdAt: integer('created_at').notNull(),
     modifiedAt: integer('modified_at').notNull(),
   },
@@ -89,3 +91,33 @@ export const agentChatMessages = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.chatId, t.seq] })],
 );
+
+/**
+ * A browser's client key (docs/agents.md, "Client keys"): one agent of its owner, reachable
+ * only from `allowed_origins` (JSON array of origins). The key itself is never stored: only
+ * its HMAC-SHA256 under a key derived from the master key, as API keys. Revoking sets
+ * `revoked_at`; deleting the agent deletes its keys.
+ */
+export const clientKeys = sqliteTable(
+  'client_keys',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    agentId: text('agent_id')
+      .notNull()
+      .references(() => agents.id, { onDelete: 'cascade' }),
+    hash: text('hash').notNull(),
+    /** The first characters of the key, enough to tell keys apart. */
+    prefix: text('prefix').notNull(),
+    name: text('name'),
+    /** JSON array of origins (`https://example.com`). */
+    allowedOrigins: text('allowed_origins').notNull(),
+    createdAt: integer('created_at').notNull(),
+    revokedAt: integer('revoked_at'),
+  },
+  (t) => [uniqueIndex('client_keys_hash_idx').on(t.hash), index('client_keys_agent_idx').on(t.agentId, t.createdAt, t.id)],
+);
+
+export type ClientKeyDbRow = typeof clientKeys.$inferSelect;

@@ -120,6 +120,8 @@ export const auditEvents = sqliteTable(
     secretId: text('secret_id'),
     toolId: text('tool_id'),
     callId: text('call_id'),
+    /** The end user a browser's client key named (`Client-Key <key>.<externalId>_...`); null for API keys and tokens. */
+    externalId: text('external_id'),
     /** JSON object of non-secret facts (upstream status, error kind, duration). */
     detail: text('detail').notNull().default('{}'),
   },

@@ -19,6 +19,10 @@ export function contract(dialect: Dialect): void {
         await stores.agentChats.create(chatRow(u, agent, id, at));
       }
       expect(await stores.agentChats.get(u, 'agt_1', 'cht_a')).toEqual(chatRow(u, 'agt_1', 'cht_a', 1000));
+      // The browser end user who started a chat is kept with it.
+      const started = { ...chatRow(u, 'agt_2', 'cht_ck', 500), client: 'ck_1:alice' };
+      await stores.agentChats.create(started);
+      expect(await stores.agentChats.get(u, 'agt_2', 'cht_ck')).toEqual(started);
       expect(await stores.agentChats.get(b, 'agt_1', 'cht_a')).toBeUndefined();
       expect(await stores.agentChats.get(u, 'agt_2', 'cht_a')).toBeUndefined();
       expect((await stores.agentChats.list(u, 'agt_1', 2, null)).map((c) => c.id)).toEqual(['cht_c', 'cht_b']);

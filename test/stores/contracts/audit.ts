@@ -9,7 +9,7 @@ export function contract(dialect: Dialect): void {
     const u = await seedUser(stores, 'usr_a');
     await seedUser(stores, 'usr_b');
     await stores.audit.append(audit(u, 1000, { id: 'aud_1', action: 'tool.created', toolId: 'tool_1' }));
-    await stores.audit.append(audit(u, 2000, { id: 'aud_2', action: 'secret.used', secretId: 'sec_1', toolId: 'tool_1', callId: 'call_1', detail: { upstream_status: 200 } }));
+    await stores.audit.append(audit(u, 2000, { id: 'aud_2', action: 'secret.used', secretId: 'sec_1', toolId: 'tool_1', callId: 'call_1', externalId: 'shopper.7_eu', detail: { upstream_status: 200 } }));
     await stores.audit.append(audit(u, 2000, { id: 'aud_3', action: 'secret.used', secretId: 'sec_2', toolId: 'tool_1' }));
     await stores.audit.append(audit(u, 3000, { id: 'aud_4', action: 'secret.created', secretId: 'sec_1' }));
     await stores.audit.append(audit('usr_b', 4000, { id: 'aud_5', action: 'secret.created', secretId: 'sec_1' }));
@@ -18,8 +18,9 @@ export function contract(dialect: Dialect): void {
     expect(all.map((e) => e.id)).toEqual(['aud_4', 'aud_3', 'aud_2', 'aud_1']);
     expect(all[2]).toEqual({
       id: 'aud_2', userId: u, at: 2000, action: 'secret.used', outcome: 'success', secretId: 'sec_1', toolId: 'tool_1', callId: 'call_1',
-      detail: '{"upstream_status":200}',
+      externalId: 'shopper.7_eu', detail: '{"upstream_status":200}',
     });
+    expect(all[3]!.externalId).toBeNull();
     expect(all[3]!.detail).toBe('{}');
 
     const first = await stores.audit.list({ userId: u }, 2, null);
