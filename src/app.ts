@@ -16,7 +16,7 @@ import type { Route } from './platform/module.ts';
 import type { ClientKeyCredential } from './platform/caller.ts';
 
 export interface AppDeps {
-  config: Pick<Config, 'publicUrl' | 'maxBodyBytes' | 'logRequests' | 'rateLimit'> & Partial<Pick<Config, 'corsOrigins'>>;
+  config: Pick<Config, 'publicUrl' | 'maxBodyBytes' | 'logRequests' | 'rateLimit'> & Partial<Pick<Config, 'corsOrigins' | 'clientKeyRateLimit'>>;
   /** Every capability's routes (src/modules.ts); each declares its own access and body limit. */
   routes: readonly Route[];
   verifyKey: (apiKey: string) => Promise<AuthUser | null>;
@@ -113,7 +113,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const auth = requireAuth(deps.verifyKey, deps.verifyToken, deps.verifyClientKey);
   // Client keys: refused on every route that did not opt in (default deny).
   const denyClientKeys = clientKeyGate(undefined);
-  const rateLimit = rateLimitPerKey(config.rateLimit && createMemoryRateLimiter(config.rateLimit));
+  const rateLimit = rateLimitPerKey(
+    config.rateLimit && createMemoryRateLimiter(config.rateLimit),
+    config.clientKeyRateLimit ? createMemoryRateLimiter(config.clientKeyRateLimit) : null,
+  );
   // Every method that can carry a body gets the route's limit, DELETE included (a stream's
   // DELETE reads {session_id}); GET has none (Hono answers HEAD with the GET route).
   // Mounted by path shape (literal segments before parameters): the modules' order never decides which route answers.

@@ -63,6 +63,11 @@ export interface Config {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Requests per API key (src/http/rate-limit/); null when MIMIC_RATE_LIMIT=0 turns limiting off. */
   readonly rateLimit: RateLimitSettings | null;
+  /**
+   * Requests per client key as a whole, all its end users together (each end user also has
+   * `rateLimit`'s allowance); null when MIMIC_CLIENT_KEY_RATE_LIMIT=0 or limiting is off.
+   */
+  readonly clientKeyRateLimit: RateLimitSettings | null;
   /** Browser origins allowed to call the API from their pages (CORS); `*` allows any; empty: none. */
   readonly corsOrigins: readonly string[];
 }
@@ -135,6 +140,13 @@ function rateLimit(env: Env): RateLimitSettings | null {
   const perSecond = int(env, 'MIMIC_RATE_LIMIT', 50, 0, 1_000_000_000);
   const burst = int(env, 'MIMIC_RATE_LIMIT_BURST', Math.min(2 * perSecond, 1_000_000_000), 1, 1_000_000_000);
   return perSecond === 0 ? null : { perSecond, burst };
+}
+
+/** Defaults: ten times the per-key rate for a client key as a whole (500 a second), bursts of twice that. */
+function clientKeyRateLimit(env: Env, perKey: RateLimitSettings | null): RateLimitSettings | null {
+  if (!perKey) return null;
+  const perSecond = int(env, 'MIMIC_CLIENT_KEY_RATE_LIMIT', Math.min(10 * perKey.perSecond, 1_000_000_000), 0, 1_000_000_000);
+  return perSecond === 0 ? null : { perSecond, burst: Math.min(2 * perSecond, 1_000_000_000) };
 }
 
 /** MIMIC_CORS_ORIGINS: `*`, or a comma list of origins (`https://app.example.com`, scheme, host and port only). */
@@ -275,6 +287,7 @@ export function loadConfig(env: Env = process.env, opts: { generateKey?: boolean
     logRequests: bool(env, 'MIMIC_LOG_REQUESTS', true),
     env: settings,
     rateLimit: rateLimit(env),
+    clientKeyRateLimit: clientKeyRateLimit(env, rateLimit(env)),
     corsOrigins: corsOrigins(env),
   });
 }

@@ -257,6 +257,23 @@ describe('client keys', () => {
     expect((await h.call('GET', `/agents/${agent}/runtime`, asBrowser(client_key, { externalId: 'bob' }))).status).toBe(200);
   });
 
+  it('are rate limited as a whole too: end user ids the page makes up do not lift the key\'s total, and the owner\'s API key keeps its own', async () => {
+    // Each end user (and the owner's API key) 10 at once; the key as a whole 2 a second, bursts of 4.
+    const h = make({ MIMIC_RATE_LIMIT: '1', MIMIC_RATE_LIMIT_BURST: '10', MIMIC_CLIENT_KEY_RATE_LIMIT: '2' });
+    const u = h.user();
+    const agent = await makeAgent(h, u.key);
+    const { client_key } = await makeClientKey(h, u.key, agent);
+    const answers = [];
+    for (let i = 0; i < 6; i++) answers.push(await h.call('GET', `/agents/${agent}/runtime`, asBrowser(client_key, { externalId: `user-${i}` })));
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.slice(0, 4)).toEqual([200, 200, 200, 200]);
+    expect(statuses).toContain(429);
+    const refused = answers.find((a) => a.status === 429)!;
+    expect(refused.body).toMatchObject({ kind: 'TooManyRequestsError' });
+    expect(refused.body.description).toContain('this client key (all its end users together)');
+    expect((await h.call('GET', `/agents/${agent}`, { key: u.key })).status).toBe(200);
+  });
+
   it("open the agent's notifications socket from an allowed origin, and get only their own end user's answers", async () => {
     const h = make();
     const u = h.user();

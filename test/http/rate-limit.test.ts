@@ -146,6 +146,14 @@ describe('rate-limit settings', () => {
     expect(load({ MIMIC_RATE_LIMIT: '0' }).rateLimit).toBeNull();
   });
 
+  it('limits a client key as a whole at ten times the per-key rate unless told, and not at all when limiting is off', () => {
+    expect(load({}).clientKeyRateLimit).toEqual({ perSecond: 500, burst: 1000 });
+    expect(load({ MIMIC_RATE_LIMIT: '7' }).clientKeyRateLimit).toEqual({ perSecond: 70, burst: 140 });
+    expect(load({ MIMIC_CLIENT_KEY_RATE_LIMIT: '3' }).clientKeyRateLimit).toEqual({ perSecond: 3, burst: 6 });
+    expect(load({ MIMIC_CLIENT_KEY_RATE_LIMIT: '0' }).clientKeyRateLimit).toBeNull();
+    expect(load({ MIMIC_RATE_LIMIT: '0', MIMIC_CLIENT_KEY_RATE_LIMIT: '3' }).clientKeyRateLimit).toBeNull();
+  });
+
   it.each([
     ['MIMIC_RATE_LIMIT', '-1'],
     ['MIMIC_RATE_LIMIT', '2.5'],
