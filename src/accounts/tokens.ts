@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { SignJWT, decodeProtectedHeader, jwtVerify } from 'jose';
-import type { AuthUser, BearerTokens } from '../platform/caller.ts';
+import { versionedMemory, type AuthUser, type BearerTokens } from '../platform/caller.ts';
 import type { IssuedToken } from './contract.ts';
 import type { KeyRing } from './signing-keys.ts';
 import type { AccountStore } from './store.ts';
@@ -31,8 +31,7 @@ export function createTokenService(deps: {
   /** Moves when an API key changes (the users store's keysVersion); tokens exchanged for a key follow it. */
   keysVersion: () => Promise<number>;
 }): TokenService {
-  const remembered = new Map<string, { user: AuthUser; exp: number }>();
-  let version = '';
+  const remembered = versionedMemory<{ user: AuthUser; exp: number }>(REMEMBERED_TOKENS);
   const verifyOptions = { algorithms: ['ES256'], typ: 'at+jwt', issuer: deps.issuer, audience: deps.issuer, clockTolerance: CLOCK_TOLERANCE_S, requiredClaims: ['sub', 'sid', 'exp', 'iat', 'jti'] };
 
   return {
@@ -54,11 +53,7 @@ export function createTokenService(deps: {
     async verify(jws) {
       const now = deps.clock.now();
       // Read before the lookups: a revocation committed after this read moves the next one.
-      const current = `${await deps.store.version()}:${await deps.keysVersion()}`;
-      if (current !== version) {
-        remembered.clear();
-        version = current;
-      }
+      remembered.at(`${await deps.store.version()}:${await deps.keysVersion()}`);
       const known = remembered.get(jws);
       if (known && known.exp * 1000 + CLOCK_TOLERANCE_S * 1000 > now) return known.user;
       let payload;
@@ -82,7 +77,6 @@ export function createTokenService(deps: {
         via: 'token' as const,
         ...(sid.startsWith('ses_') ? { sessionId: sid } : {}),
       });
-      if (remembered.size >= REMEMBERED_TOKENS) remembered.clear();
       remembered.set(jws, { user, exp });
       return user;
     },

@@ -139,6 +139,28 @@ export const KEY_OWNERS = defineServiceKey<KeyOwners>('keyOwners');
 const REMEMBERED_KEYS = 10_000;
 
 /**
+ * What a verifier remembers of the credentials that verified: kept while the version it is
+ * given at each call stays the same (any change to what the store would answer moves it),
+ * forgotten whole when it moves, and at most `max` entries (past that, the memory starts over).
+ */
+export function versionedMemory<V>(max: number): { at(version: string | number): void; get(key: string): V | undefined; set(key: string, value: V): void } {
+  const entries = new Map<string, V>();
+  let seen: string | number | undefined;
+  return {
+    at(version) {
+      if (version === seen) return;
+      entries.clear();
+      seen = version;
+    },
+    get: (key) => entries.get(key),
+    set(key, value) {
+      if (entries.size >= max) entries.clear();
+      entries.set(key, value);
+    },
+  };
+}
+
+/**
  * The authentication hot path. A key seen before is answered from memory while the store's
  * `keysVersion` stays the same: any commit to the database by another connection or
  * process (a revocation from the CLI included; the SQLite store looks for those at most once
@@ -148,21 +170,15 @@ const REMEMBERED_KEYS = 10_000;
  * The caller carries the id of the key that matched (rate limits are per key, not per user).
  */
 export function makeKeyVerifier(deps: { users: KeyOwners; apiKeyHashKey: Buffer }): (apiKey: string) => Promise<AuthUser | null> {
-  const remembered = new Map<string, AuthUser>();
-  let version = -1;
+  const remembered = versionedMemory<AuthUser>(REMEMBERED_KEYS);
   return async (apiKey) => {
     // Read before the lookup: a change committed after this read moves the next one.
-    const current = await deps.users.keysVersion();
-    if (current !== version) {
-      remembered.clear();
-      version = current;
-    }
+    remembered.at(await deps.users.keysVersion());
     const known = remembered.get(apiKey);
     if (known) return known;
     const owner = await deps.users.ownerOfKey(hashApiKey(deps.apiKeyHashKey, apiKey));
     if (!owner) return null;
     const user: AuthUser = Object.freeze({ id: owner.userId, name: owner.name, permissions: Object.freeze([...owner.permissions]), keyId: owner.keyId });
-    if (remembered.size >= REMEMBERED_KEYS) remembered.clear();
     remembered.set(apiKey, user);
     return user;
   };
@@ -232,19 +248,13 @@ export const CLIENT_KEY_OWNERS = defineServiceKey<ClientKeyOwners>('clientKeyOwn
  * rate-limit bucket is the key and the end user together.
  */
 export function makeClientKeyVerifier(deps: { clientKeys: ClientKeyOwners; users?: KeyOwners; hashKey: Buffer }): (credential: ClientKeyCredential) => Promise<AuthUser | null> {
-  const remembered = new Map<string, ClientKeyOwner>();
-  let version = '';
+  const remembered = versionedMemory<ClientKeyOwner>(REMEMBERED_KEYS);
   return async ({ key, externalId, connectionId }) => {
-    const current = `${await deps.clientKeys.clientKeysVersion()}:${(await deps.users?.keysVersion()) ?? 0}`;
-    if (current !== version) {
-      remembered.clear();
-      version = current;
-    }
+    remembered.at(`${await deps.clientKeys.clientKeysVersion()}:${(await deps.users?.keysVersion()) ?? 0}`);
     let owner = remembered.get(key);
     if (!owner) {
       owner = await deps.clientKeys.ownerOfClientKey(hashApiKey(deps.hashKey, key));
       if (!owner) return null;
-      if (remembered.size >= REMEMBERED_KEYS) remembered.clear();
       remembered.set(key, owner);
     }
     const client: ClientScope = Object.freeze({
