@@ -78,7 +78,7 @@ export function createOpening(deps: OpeningDeps) {
     async open(userId: string, source: () => Promise<StreamSource>, opts: CreateOptions) {
       const { settings, renderer } = deps;
       if (!renderer) throw new ApiError('ServiceUnavailableError', 'Live streams are not available on this server: it has no stream renderer');
-      const release = deps.sessions.reserve(userId);
+      const release = deps.sessions.reserve(userId, opts.client);
       let peer: StreamPeer | undefined;
       let session: StreamRenderSession | undefined;
       let opening: Promise<StreamRenderSession> | undefined;

@@ -31,6 +31,7 @@ export function streamRoutes(service: StreamService, variant: StreamVariant): Ro
       ok: { status: 201, schema: CreateStreamResponse, description: 'the stream, waiting for the client\'s SDP answer' },
       errors: ['BadRequestError', 'InvalidFaceError', 'InvalidFileSizeError', 'AuthorizationError', 'PermissionError', 'NotFoundError', 'TooManyRequestsError', 'ServiceUnavailableError'],
       handler: async (c) => {
+        const client = c.get('user').client;
         const body = validate(variant.body, await jsonBody(c)) as Record<string, unknown> & {
           stream_warmup?: boolean; fluent?: boolean; session_timeout?: number; compatibility_mode?: 'on' | 'off' | 'auto';
         };
@@ -39,6 +40,7 @@ export function streamRoutes(service: StreamService, variant: StreamVariant): Ro
           fluent: body.fluent ?? false,
           timeoutS: body.session_timeout ?? DEFAULT_SESSION_TIMEOUT_S,
           compatibility: body.compatibility_mode ?? 'auto',
+          ...(client ? { client: { keyId: client.clientKeyId, endUser: client.externalId } } : {}),
         };
         const req = { user: c.get('user'), params: params(c) };
         return c.json(await service.create(c.get('user').id, () => variant.source(req, body), opts), 201);

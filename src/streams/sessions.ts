@@ -8,7 +8,7 @@ import { ApiError } from '../errors.ts';
 import type { StreamRenderSession } from '../compute/stream.ts';
 import type { CompatibilityMode, StreamPeer } from './peer.ts';
 import type { StreamSettings } from './settings.ts';
-import { createStreamLimits } from './limits.ts';
+import { clientKeyHolder, createStreamLimits, holderOf } from './limits.ts';
 import type { StreamSource } from './interface.ts';
 
 export const SESSION_ERROR = 'missing or invalid session_id';
@@ -18,6 +18,14 @@ export interface CreateOptions {
   fluent: boolean;
   timeoutS: number;
   compatibility: CompatibilityMode;
+  /** Opened through a client key: the key and its end user (`externalId`), whose own limits it counts against. */
+  client?: StreamClient;
+}
+
+/** The client key a stream was opened through, and its end user. */
+export interface StreamClient {
+  keyId: string;
+  endUser: string;
 }
 
 /** One open stream: its peer, its render session and the state each job of the hub keeps on it. */
@@ -64,7 +72,7 @@ const ENDED_OWNERS = 4_096;
 
 export type Sessions = ReturnType<typeof createSessions>;
 
-export function createSessions(settings: Pick<StreamSettings, 'perUser' | 'total'>) {
+export function createSessions(settings: Pick<StreamSettings, 'perUser' | 'total' | 'perClientKey' | 'perEndUser'>) {
   const streams = new Map<string, LiveStream>();
   /**
    * Recently ended streams, by owner then stream id (both in insertion order, oldest first).
@@ -74,7 +82,7 @@ export function createSessions(settings: Pick<StreamSettings, 'perUser' | 'total
   const ended = new Map<string, Map<string, EndedStream>>();
   const limits = createStreamLimits(settings, {
     open: () => streams.size,
-    openOf: (userId) => [...streams.values()].filter((s) => s.userId === userId).length,
+    openOf: (holder) => [...streams.values()].filter((s) => holderOf(s.userId, s.opts.client) === holder || (s.opts.client && clientKeyHolder(s.opts.client) === holder)).length,
   });
 
   function remember(s: LiveStream): void {
@@ -96,7 +104,7 @@ export function createSessions(settings: Pick<StreamSettings, 'perUser' | 'total
 
   return {
     /** Claims a place for a stream being created (429 over a limit); answers the release. */
-    reserve: (userId: string) => limits.reserve(userId),
+    reserve: (userId: string, client?: StreamClient) => limits.reserve(userId, client),
     reserved: () => limits.reserved(),
     add(s: LiveStream): void {
       streams.set(s.id, s);

@@ -17,6 +17,10 @@ export interface StreamSettings {
   icePolicy: IcePolicy;
   perUser: number;
   total: number;
+  /** Open streams through one client key, all its end users together (`MIMIC_CLIENT_KEY_STREAMS`). */
+  perClientKey: number;
+  /** Open streams of one end user of a client key (`MIMIC_CLIENT_KEY_STREAMS_PER_END_USER`). */
+  perEndUser: number;
   /** Longest wait for the server's own candidates before the offer is answered. */
   gatherTimeoutMs: number;
   /** Warm the stream renderer (render process, face models) when the server starts (`MIMIC_STREAM_PREWARM`). */
@@ -61,6 +65,8 @@ export const streamSettings: ConfigSection<StreamSettings> = {
     { name: 'MIMIC_STREAM_ICE_ADDRESS', default: '', description: 'the one local IPv4 address WebRTC candidates are gathered on (e.g. 127.0.0.1 or the public interface); empty: every interface' },
     { name: 'MIMIC_ICE_ALLOW', default: '', description: 'comma list of private, loopback, CIDRs or addresses the clients\' ICE candidates may also have (default: public addresses only; link-local and other special ranges never; behind NAT use TURN)' },
     { name: 'MIMIC_STREAMS_PER_USER', default: '3', description: 'open live streams one user may have at once (1 to 100)' },
+    { name: 'MIMIC_CLIENT_KEY_STREAMS', default: '10', description: 'open live streams through one client key (a page that embeds an agent), all its end users together (1 to 1000); they do not count against MIMIC_STREAMS_PER_USER of the key\'s owner' },
+    { name: 'MIMIC_CLIENT_KEY_STREAMS_PER_END_USER', default: '2', description: 'open live streams of one end user (the externalId) of a client key (1 to 100)' },
     { name: 'MIMIC_STREAMS_MAX', default: '20', description: 'open live streams of this API process, all users together (1 to 1000)' },
     { name: 'MIMIC_STREAM_PREWARM', default: 'true', description: 'start the stream render process and load its face models when the server starts, so the first stream opens in well under a second instead of 1-2 s (costs about 200 MB of memory while no stream is open); false: they start with the first stream' },
     { name: 'MIMIC_STREAM_GATHER_MS', default: '1500', description: 'longest wait for the server\'s ICE candidates when a stream is created (100 to 10000)' },
@@ -74,6 +80,8 @@ export const streamSettings: ConfigSection<StreamSettings> = {
       icePolicy: parseIceAllow(env.MIMIC_ICE_ALLOW),
       perUser: int(env, 'MIMIC_STREAMS_PER_USER', 3, 1, 100),
       total: int(env, 'MIMIC_STREAMS_MAX', 20, 1, 1000),
+      perClientKey: int(env, 'MIMIC_CLIENT_KEY_STREAMS', 10, 1, 1000),
+      perEndUser: int(env, 'MIMIC_CLIENT_KEY_STREAMS_PER_END_USER', 2, 1, 100),
       gatherTimeoutMs: int(env, 'MIMIC_STREAM_GATHER_MS', 1500, 100, 10_000),
       prewarm: bool(env, 'MIMIC_STREAM_PREWARM', true),
     };

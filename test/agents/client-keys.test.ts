@@ -274,6 +274,42 @@ describe('client keys', () => {
     expect((await h.call('GET', `/agents/${agent}`, { key: u.key })).status).toBe(200);
   });
 
+  it("hold their streams to limits of their own, per end user and per key, never the owner's", async () => {
+    const h = make({ MIMIC_STREAMS_PER_USER: '1', MIMIC_CLIENT_KEY_STREAMS: '3', MIMIC_CLIENT_KEY_STREAMS_PER_END_USER: '2' });
+    const u = h.user();
+    const agent = await makeAgent(h, u.key);
+    const { client_key } = await makeClientKey(h, u.key, agent);
+    const open = (who: { key: string } | { headers: Record<string, string> }) => h.call('POST', `/agents/${agent}/streams`, { ...who, body: {} });
+    const opened: { id: string; session_id: string; as: { key: string } | { headers: Record<string, string> } }[] = [];
+    const take = async (as: { key: string } | { headers: Record<string, string> }) => {
+      const res = await open(as);
+      if (res.status === 201) opened.push({ ...res.body, as });
+      return res;
+    };
+    try {
+      const alice = asBrowser(client_key, { externalId: 'alice' });
+      expect((await take(alice)).status).toBe(201);
+      expect((await take(alice)).status).toBe(201);
+      const third = await take(alice);
+      expect(third.status).toBe(429);
+      expect(third.body.description).toContain('per end user of a client key');
+      // Another visitor has their own allowance, up to the key's three.
+      expect((await take(asBrowser(client_key, { externalId: 'bob' }))).status).toBe(201);
+      const full = await take(asBrowser(client_key, { externalId: 'carol' }));
+      expect(full.status).toBe(429);
+      expect(full.body.description).toContain('This client key has 3 live streams open');
+      // The owner's own allowance (one) is untouched by the visitors' three.
+      expect((await take({ key: u.key })).status).toBe(201);
+      expect((await take({ key: u.key })).body.description).toContain('the limit per user');
+    } finally {
+      for (const s of opened) await h.call('DELETE', `/agents/${agent}/streams/${s.id}`, { ...s.as, body: { session_id: s.session_id } });
+    }
+    // All closed: the places are free again.
+    expect((await take(asBrowser(client_key, { externalId: 'carol' }))).status).toBe(201);
+    const last = opened.at(-1)!;
+    await h.call('DELETE', `/agents/${agent}/streams/${last.id}`, { ...last.as, body: { session_id: last.session_id } });
+  });
+
   it("open the agent's notifications socket from an allowed origin, and get only their own end user's answers", async () => {
     const h = make();
     const u = h.user();
