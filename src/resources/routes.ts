@@ -64,7 +64,7 @@ export function resourceRoutes(r: ReadRoutes, verbs: ReadVerbs, create: Route, o
       ok: {
         status: 200,
         contentType: 'text/event-stream',
-        description: `\`record\` events, each the ${r.name} record as GET shows it: at once and after each change; \`end\` once it will change no more, \`deleted\` if it is deleted; then the stream closes. Comment lines keep it open. A stream lasts at most ${EVENTS_MAX_MS / 60_000} minutes (follow it again); at most ${EVENTS_PER_USER} at a time per user.`,
+        description: `\`record\` events, each the ${r.name} record as GET shows it: at once and after each change; \`end\` once it will change no more, \`deleted\` if it is deleted; then the stream closes (\`error\` when the service could not read it: follow again). Comment lines keep it open. A stream lasts at most ${EVENTS_MAX_MS / 60_000} minutes (follow it again); at most ${EVENTS_PER_USER} at a time per user.`,
       },
       errors: ['AuthorizationError', 'NotFoundError', 'TooManyRequestsError'],
       handler: async (c) => {
@@ -140,5 +140,8 @@ function followRecord(c: Parameters<Route['handler']>[0], userId: string, id: st
     } finally {
       release();
     }
+  }, async (_err, sse) => {
+    // The store closed under it (the service stopping) or could not be read: say so, and close.
+    await sse.writeSSE({ event: 'error', data: JSON.stringify({ kind: 'ServiceUnavailableError', description: 'The record could not be read; follow it again' }) }).catch(() => undefined);
   });
 }
