@@ -184,7 +184,8 @@ describe('avatars in the studio', () => {
     expect(await t.page.getAttribute('#avatar', 'data-status')).toBe('error');
     expect(await t.page.getAttribute('#checks li[data-check="length"]', 'data-state')).toBe('failed');
     expect(await t.page.textContent('#checks li[data-check="length"]')).toMatch(/\d+ s long \(5 min to 30 min needed\)/);
-    expect(await t.page.textContent('#avatar-problem-text')).toMatch(/at least 5 min is needed/);
+    expect(await t.page.textContent('#avatar-problem-text')).toBe('The footage is too short: it needs at least 5 min.');
+    expect(await t.page.textContent('#avatar-problem-detail')).toMatch(/at least 5 min is needed/);
     expect(await t.page.textContent('#avatar-problem-next')).toContain('Film the footage again');
     await t.page.screenshot({ path: screenshot('studio-avatar-failed.png'), fullPage: true });
     // The consent is free again for the next avatar.
@@ -210,6 +211,7 @@ describe('avatars in the studio', () => {
     await t.page.setInputFiles('#footage', footage);
     await t.page.click('#avatar-submit');
     await waitForPage(t, (p) => p.textContent('#upload-status'), (s) => /connection dropped/.test(s ?? ''), 'the dropped connection reported');
+    expect(await t.page.textContent('#upload-status')).toContain(`The service has ${(BROKEN_AT / 1e6).toFixed(2)} MB`);
     await t.page.screenshot({ path: screenshot('studio-avatar-new.png'), fullPage: true });
     await t.page.waitForURL(/\/studio\/avatars\/avt_[A-Za-z0-9]+$/, { timeout: 180_000 });
     const avatarId = new URL(t.page.url()).pathname.split('/').pop()!;

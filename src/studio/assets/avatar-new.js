@@ -26,6 +26,8 @@ const consents = new Map();
 /** The upload of this page: its file and server path, and the video once it is in (a failed create does not upload again). */
 let upload = null;
 let controller = null;
+/** Set while the upload waits to try again after a failure: where it stood. */
+let retrying = null;
 
 /** Consents verified and not used, newest first (pages of 100 until they end). */
 async function loadConsents() {
@@ -52,7 +54,8 @@ async function loadConsents() {
     const option = document.createElement('option');
     option.value = c.id;
     const when = c.verified_at ? new Date(c.verified_at).toLocaleDateString() : new Date(c.created_at).toLocaleDateString();
-    option.textContent = `${c.name ?? 'no name'} · ${c.language} · verified ${when}`;
+    const language = c.language ? c.language[0].toUpperCase() + c.language.slice(1) : '';
+    option.textContent = `${c.name ?? 'no name'} · ${language} · verified ${when}`;
     consentSelect.append(option);
   }
   form.hidden = false;
@@ -112,6 +115,7 @@ async function create(event) {
   if (!file.size) return fieldError(fileInput, 'That file is empty: choose the footage file.');
 
   lockForm(true);
+  retrying = null;
   try {
     if (!upload || !sameFile(upload.file, file)) upload = { file, path: undefined, video: undefined };
     if (!upload.video) {
@@ -128,14 +132,16 @@ async function create(event) {
         },
         onProgress: (p) => {
           showProgress(p);
-          if (uploadStatus.dataset.retrying === 'yes' && p.sent > 0) {
-            uploadStatus.dataset.retrying = '';
-            uploadStatus.textContent = `Connected again: carrying on from ${formatBytes(p.sent)}.`;
+          if (retrying) {
+            // The first news after the pause: the server's offset (when it was not known), or the next part leaving from it.
+            uploadStatus.textContent = `Connected again: carrying on from ${formatBytes(retrying.known ? retrying.offset : p.sent)}.`;
+            retrying = null;
           }
         },
-        onRetry: ({ inMs, offset, attempt }) => {
-          uploadStatus.dataset.retrying = 'yes';
-          uploadStatus.textContent = `The connection dropped at ${formatBytes(offset)} or later. Trying again in ${Math.round(inMs / 1000)} s (try ${attempt}); nothing sent is lost.`;
+        onRetry: ({ inMs, attempt, offset, known }) => {
+          retrying = { offset, known };
+          const where = known ? `The service has ${formatBytes(offset)}` : 'The service cannot be reached just now';
+          uploadStatus.textContent = `The connection dropped. ${where}; trying again in ${Math.round(inMs / 1000)} s (try ${attempt}). Nothing that arrived is sent again.`;
         },
         onFinishing: () => {
           uploadStatus.textContent = 'Every byte is in. The service is checking that the file is a video…';

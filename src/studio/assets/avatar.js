@@ -14,6 +14,7 @@ const problem = $('avatar-problem');
 const problemText = $('avatar-problem-text');
 const problemNext = $('avatar-problem-next');
 const problemActions = $('avatar-problem-actions');
+const problemDetail = $('avatar-problem-detail');
 const checksList = $('checks');
 const trainingBar = $('training-progress');
 const trainingText = $('training-text');
@@ -149,12 +150,43 @@ function renderTraining(avatar) {
   }
 }
 
+/** What a failed check means for the person, in one sentence. */
+function failedCheckHeadline(c) {
+  const m = c.measured ?? {};
+  const l = c.limit ?? {};
+  switch (c.check) {
+    case 'length':
+      if (m.error) return 'The file does not play as a video.';
+      return m.duration_sec < l.min_sec ? `The footage is too short: it needs at least ${minutes(l.min_sec)}.` : `The footage is too long: at most ${minutes(l.max_sec)} is checked.`;
+    case 'resolution':
+      return `The picture is too small: its shorter side needs at least ${l.min_short_side} pixels.`;
+    case 'sound':
+      return 'The footage has no sound.';
+    case 'silent_ending':
+      return `The footage must end with at least ${seconds(l.min_sec)} of silence.`;
+    case 'idle_ending':
+      return 'The person moves or opens their mouth in the silent ending: it must be still, mouth closed.';
+    case 'one_person':
+      return 'One person, and only one, must be in the picture throughout.';
+    case 'facing_camera':
+      return 'The person does not look at the camera enough of the time.';
+    case 'same_person':
+      return 'The person in the footage is not the person in the consent video.';
+    default:
+      return undefined;
+  }
+}
+
 /** Why it failed, and what the person can do next. */
 function renderProblem(avatar) {
   problem.hidden = true;
   problemActions.hidden = true;
+  problemDetail.textContent = '';
   if (avatar.status === 'error') {
-    problemText.textContent = avatar.error?.description ?? 'This avatar could not be made.';
+    const failed = avatar.checks.find((c) => !c.passed && !c.note);
+    const headline = failed ? failedCheckHeadline(failed) : undefined;
+    problemText.textContent = headline ?? avatar.error?.description ?? 'This avatar could not be made.';
+    if (headline && avatar.error?.description) problemDetail.textContent = `The service said: ${avatar.error.description}`;
     const kind = avatar.error?.kind;
     problemNext.textContent = kind === 'FootageError'
       ? 'Film the footage again with the requirements in mind. Your consent is free again and the credits were given back: make a new avatar with the new footage.'

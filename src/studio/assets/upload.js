@@ -92,7 +92,8 @@ const wait = (ms, signal) =>
  * - `path`: an upload already started for this file (`/videos/uploads/upl_…`), to go on with;
  *   a new one is made otherwise (`onCreated(path)` says which).
  * - `onProgress({sent, total, bytesPerSecond})`: as bytes leave, and after each answer.
- * - `onRetry({attempt, inMs, offset, reason})`: a failure, and when the next try comes.
+ * - `onRetry({attempt, inMs, offset, known, reason})`: a failure, when the next try comes, and
+ *   the bytes the server has (`known`: it could be asked; else the last offset seen).
  * - `onFinishing()`: every byte is in; the server checks the video.
  * - `signal`: aborts it (the upload stays on the server, resumable, until deleted or expired).
  */
@@ -157,6 +158,19 @@ export async function resumableUpload(file, { path, chunkBytes = DEFAULT_CHUNK_B
     });
   }
 
+  /** The server's offset into `offset` (and its state into `current`); false when it could not be asked. */
+  async function whereItIs() {
+    try {
+      current = await state();
+      offset = current.offset;
+      progress(offset);
+      return true;
+    } catch (err) {
+      if (!(err instanceof UploadError) || !retryable(err.status)) throw err;
+      return false;
+    }
+  }
+
   let current = await state();
   let offset = current.offset;
   let failures = 0;
@@ -177,17 +191,13 @@ export async function resumableUpload(file, { path, chunkBytes = DEFAULT_CHUNK_B
       failures += 1;
       if (failures > MAX_FAILURES) throw new UploadError(`The upload stopped at ${offset} of ${total} bytes after ${MAX_FAILURES} failed tries: ${err.message}`, { status: err.status, kind: err.kind });
       const inMs = BACKOFF_MS[Math.min(failures - 1, BACKOFF_MS.length - 1)];
-      onRetry?.({ attempt: failures, inMs, offset, reason: err.message });
-      await wait(inMs, signal);
+      // Ask where the server is (a dropped PATCH keeps every byte that arrived), now and, if it
+      // could not be asked, again after the pause; the next PATCH starts there.
+      let known = await whereItIs();
       speed.reset();
-      // Ask where the server is: a dropped PATCH keeps every byte that arrived.
-      try {
-        current = await state();
-        offset = current.offset;
-        progress(offset);
-      } catch (stateErr) {
-        if (!(stateErr instanceof UploadError) || !retryable(stateErr.status)) throw stateErr;
-      }
+      onRetry?.({ attempt: failures, inMs, offset, known, reason: err.message });
+      await wait(inMs, signal);
+      if (!known) known = await whereItIs();
     }
   }
   progress(total);

@@ -131,7 +131,7 @@ export function NewAvatarPage({ session, csrf }: PageProps) {
           <ul class="hint requirements">
             <li>at least 5 minutes of the person speaking, facing the camera, alone in the picture;</li>
             <li>the last 30 seconds or more silent and still, mouth closed;</li>
-            <li>mp4, mov or webm, at least 512 pixels on its shorter side.</li>
+            <li>mp4, mov or webm, at least 360 pixels on its shorter side (640 × 360 or larger).</li>
           </ul>
           <label for="footage">Footage file</label>
           <input id="footage" name="footage" type="file" accept="video/mp4,video/quicktime,video/webm,.mp4,.mov,.webm" required aria-describedby="footage-hint" />
@@ -185,7 +185,8 @@ export function AvatarPage({ session, csrf, id }: PageProps & { id: string }) {
         </p>
         <div id="avatar-problem" class="problem" role="alert" hidden>
           <p id="avatar-problem-text"></p>
-          <p id="avatar-problem-next" class="hint"></p>
+          <p id="avatar-problem-next"></p>
+          <p id="avatar-problem-detail" class="hint"></p>
           <p id="avatar-problem-actions" hidden>
             <a class="button" href="/studio/avatars/new">
               Make a new avatar
