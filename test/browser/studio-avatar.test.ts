@@ -283,6 +283,8 @@ describe('avatars in the studio', () => {
       const overflow = await t.page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
       expect(overflow, path).toBeLessThanOrEqual(0);
     }
+    await t.page.locator('#avatar[data-settled="yes"]').waitFor();
+    await t.page.screenshot({ path: screenshot('studio-avatar-phone.png'), fullPage: true });
 
     expect(t.blocked).toEqual([]);
     expect(violations, t.console.join('\n')).toEqual([]);

@@ -250,12 +250,19 @@ function render(avatar) {
 
 let last;
 async function follow() {
-  await watch(`/clips/avatars/${encodeURIComponent(id)}/events`, (avatar) => {
+  const ended = await watch(`/clips/avatars/${encodeURIComponent(id)}/events`, (avatar) => {
     last = avatar;
     render(avatar);
   });
-  // The stream ends once the avatar is final and, when done, its talking preview is there.
-  if (last?.status === 'done') await showPresenter(last);
+  if (ended === 'deleted') {
+    status.textContent = '';
+    problemText.textContent = 'This avatar was deleted.';
+    problemNext.textContent = 'Its presenter and their media are gone with it.';
+    problem.hidden = false;
+  } else if (last?.status === 'done') {
+    // The stream ends once the avatar is final and, when done, its talking preview is there (or could not be made).
+    await showPresenter(last);
+  }
   root.dataset.settled = 'yes';
 }
 
