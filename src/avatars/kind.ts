@@ -1,6 +1,8 @@
 import type { Clock } from '../clock.ts';
 import { isoTime } from '../clock.ts';
 import type { MediaAccess } from '../media/index.ts';
+import type { JobQueue } from '../jobs/queue.ts';
+import { PREVIEW_JOB } from '../clips/contract.ts';
 import type { ResourceStore } from '../resources/store.ts';
 import { defineResource, type Resource, type ResourceRecord } from '../resources/define.ts';
 import { Avatar as AvatarRecord, AvatarList, type AvatarView, type CreateAvatarBody } from './schemas.ts';
@@ -102,6 +104,19 @@ export function presentAvatar(a: Avatar, media: Pick<MediaAccess, 'signedUrl' | 
     ...(row.error ? { error: JSON.parse(row.error) as { kind: string; description: string } } : {}),
   };
 }
+
+/**
+ * Whether an avatar will change no more, for its live events (`settled` of the resource kit):
+ * a `done` avatar's talking preview is rendered after it, by the clips module's preview job
+ * queued with the ending, so it is settled once the preview is stored, or once no preview job
+ * is on its way (its attempts failed, or there was no voice to render one with). Then a page
+ * that followed it shows the presenter with a preview that plays at once.
+ */
+export const avatarSettled = (deps: { media: Pick<MediaAccess, 'find'>; queue: Pick<JobQueue, 'hasUnfinished'> }) => (a: Avatar): boolean => {
+  if (a.row.status !== 'done' || !a.result) return true;
+  if (deps.media.find(a.userId, a.result.keys.talking)) return true;
+  return !deps.queue.hasUnfinished(PREVIEW_JOB, a.details.presenterId);
+};
 
 export type AvatarLifecycle = Resource<AvatarTypes>;
 

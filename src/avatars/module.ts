@@ -4,7 +4,7 @@ import { CONSENTS } from '../consents/contract.ts';
 import { VOICES } from '../voices/contract.ts';
 import { USER_PRESENTERS } from './contract.ts';
 import { avatarSchemas } from './schemas.ts';
-import { avatars, presentAvatar } from './kind.ts';
+import { avatarSettled, avatars, presentAvatar } from './kind.ts';
 import type { AvatarDeps } from './deps.ts';
 import { avatarRoutes } from './routes.ts';
 import { avatarSettings } from './settings.ts';
@@ -29,6 +29,7 @@ export const avatarsModule = defineModule({
   create(p, settings, services) {
     const lifecycle = avatars.on(p, {
       present: (a) => presentAvatar(a, p.media),
+      settled: avatarSettled({ media: p.media, queue: p.queue }),
       cost: settings.credits,
       onRemove: (a) => forgetRemoved({ voices: services.find(VOICES), log: p.log, queue: p.queue, media: p.media }, a),
     });

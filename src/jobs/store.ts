@@ -54,6 +54,8 @@ export interface JobQueue {
    * once. The id of the unfinished job, the new one or the one already on its way.
    */
   enqueueOnce(input: EnqueueJob): string;
+  /** Whether a job of this kind for this resource is unfinished (queued, running or waiting). Synchronous, like enqueue. */
+  hasUnfinished(kind: string, resourceId: string): boolean;
   /** Cancels every unfinished job of a resource. Synchronous, like enqueue. */
   cancelFor(resourceId: string): void;
   /** Atomically claims the next due job: queued, waiting past its recheck time, or running with an expired lease. */
@@ -176,6 +178,7 @@ export function createJobStore(handle: Store, clock: Clock, newId: IdFactory): J
         return unfinished.get(input.kind, input.resourceId)!.id;
       })();
     },
+    hasUnfinished: (kind, resourceId) => unfinished.get(kind, resourceId) !== undefined,
     cancelFor(resourceId) {
       tx.cancelFor(resourceId, clock.now());
     },

@@ -5,7 +5,7 @@ import { ApiError } from '../errors.ts';
 import { deleteVideo, uploadVideo, type VideoUploadDeps } from './upload.ts';
 import type { ResumableUploads, UploadState } from './resumable/uploads.ts';
 import { OFFSET_OCTET_STREAM, TUS_VERSION, byteCount, checkTusVersion, formatMetadata, httpDate, parseMetadata } from './resumable/protocol.ts';
-import { Video, VideoUpload } from './schemas.ts';
+import { Video, VideoUpload, VideoUploadList } from './schemas.ts';
 
 export interface VideoRouteDeps extends VideoUploadDeps {
   uploads: ResumableUploads;
@@ -82,6 +82,18 @@ export function videoRoutes(deps: VideoRouteDeps): Route[] {
         c.header('Location', `${deps.publicUrl}/videos/uploads/${state.id}`);
         c.header('Upload-Expires', httpDate(Date.parse(state.expires_at)));
         return c.json(state, 201);
+      },
+    },
+    {
+      method: 'get', path: '/videos/uploads', tag: 'Media',
+      summary: 'Your resumable uploads not expired, newest first, with their offsets and metadata: a client that lost an upload\'s URL finds it again here and resumes it',
+      params: [tusHeader(false)],
+      ok: { status: 200, schema: VideoUploadList, description: '{uploads: [...]}; Cache-Control: no-store' },
+      errors: ['TusVersionError', 'AuthorizationError'],
+      handler: async (c) => {
+        tus(c, false);
+        c.header('Cache-Control', 'no-store');
+        return c.json({ uploads: await uploads.list(c.get('user').id) });
       },
     },
     {

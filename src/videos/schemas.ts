@@ -37,3 +37,11 @@ export const VideoUpload = named(
     { additionalProperties: false },
   ),
 );
+
+export const VideoUploadList = named(
+  'VideoUploadList',
+  Type.Object(
+    { uploads: Type.Array(VideoUpload, { description: 'your uploads not expired, newest first (at most MIMIC_VIDEO_UPLOADS_PER_USER of them unfinished)' }) },
+    { additionalProperties: false },
+  ),
+);

@@ -212,6 +212,23 @@ export function createResumableUploads(deps: ResumableDeps) {
     return n;
   }
 
+  /**
+   * GET /videos/uploads: the user's uploads not expired, newest first, so a client that lost
+   * its upload's URL (a page reloaded, a script restarted) finds it again by its metadata.
+   */
+  async function list(userId: string): Promise<UploadState[]> {
+    const names = await readdir(userDir(userId)).catch(() => [] as string[]);
+    const found: { dir: string; info: UploadInfo }[] = [];
+    for (const name of names) {
+      if (!ID.test(name)) continue;
+      const dir = dirOf(userId, name);
+      const info = await readInfo(dir);
+      if (info && info.userId === userId && info.expiresAt > deps.clock.now()) found.push({ dir, info });
+    }
+    found.sort((a, b) => b.info.createdAt - a.info.createdAt || (a.info.id < b.info.id ? 1 : -1));
+    return Promise.all(found.map(({ dir, info }) => stateOf(dir, info)));
+  }
+
   /** GET (and HEAD) /videos/uploads/{id}. */
   async function get(userId: string, id: string): Promise<UploadState> {
     const { dir, info } = await load(userId, id);
@@ -297,7 +314,7 @@ export function createResumableUploads(deps: ResumableDeps) {
     return removed;
   }
 
-  return { create, get, append, remove, sweep };
+  return { create, list, get, append, remove, sweep };
 }
 
 const interrupted = (offset: number) => new ApiError('BadRequestError', `The upload was interrupted at byte ${offset}; HEAD the upload for its offset and resume from there`);
