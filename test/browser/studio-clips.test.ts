@@ -7,7 +7,7 @@
  * Screenshots go to docs/images/ with MIMIC_UPDATE_SCREENSHOTS=1.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -164,6 +164,25 @@ describe('the studio clip pages in a browser', () => {
     await page.evaluate(`document.querySelector('#render-result').pause()`);
     await page.screenshot({ path: screenshot('studio-clip.png'), fullPage: true });
 
+    // A clip from an audio file: uploaded with POST /audios on create, then its page.
+    const wavPath = join(mkdtempSync(join(tmpdir(), 'mimic-studio-audio-')), 'hello.wav');
+    const wav = await fetch(`${mimic.base}/tts/voices/en-US-flite-slt/sample?text=${encodeURIComponent('Hello from an audio file.')}`, { headers: { authorization: `Basic ${ada.key}` } });
+    writeFileSync(wavPath, Buffer.from(await wav.arrayBuffer()));
+    await page.getByRole('link', { name: 'Make another' }).click();
+    await page.waitForURL(`${mimic.base}/studio/clips/new`);
+    await page.locator('#presenter-choices input').first().waitFor({ state: 'attached' });
+    await page.check('input[name="script-type"][value="audio"]');
+    expect(await page.isHidden('#script')).toBe(true);
+    await page.click('#clip-create');
+    await waitForPage(t, (p) => p.textContent('#audio-error'), (s) => (s ?? '').includes('Choose an audio file'), 'the missing file refused');
+    await page.setInputFiles('#audio', wavPath);
+    expect(await page.textContent('#audio-error')).toBe('');
+    await page.click('#clip-create');
+    await page.waitForURL((u) => /\/studio\/clips\/clp_[A-Za-z0-9_]+$/.test(u.pathname) && !u.pathname.endsWith(clipId), { timeout: 30_000 });
+    const audioClip = await asAda('GET', `/clips/${new URL(page.url()).pathname.split('/').pop()}`);
+    expect(audioClip.body.script).toMatchObject({ type: 'audio', audio_url: expect.stringMatching(/^s3:\/\/.+\.wav$/) });
+    await page.locator('#render-state').filter({ hasNotText: 'Loading' }).waitFor();
+
     // A talk made by API, to list and open.
     const image = new FormData();
     image.append('image', new Blob([readFileSync(eileen.image)], { type: 'image/jpeg' }), 'photo.jpg');
@@ -193,6 +212,8 @@ describe('the studio clip pages in a browser', () => {
     await page.goto(`${mimic.base}/studio/talks`);
     const talkRow = page.locator(`#list-rows tr[data-id="${talk.body.id}"]`);
     await talkRow.waitFor();
+    // An unfinished row follows its record live.
+    await waitForPage(t, () => talkRow.getAttribute('data-status'), (s) => s === 'done', 'the talk done in the list', 300_000);
     await page.screenshot({ path: screenshot('studio-talks.png'), fullPage: true });
     await talkRow.locator('a').click();
     await page.waitForURL(`${mimic.base}/studio/talks/${talk.body.id}`);

@@ -168,7 +168,16 @@ async function main() {
   return voicesReady;
 }
 
-script.addEventListener('input', updateCount);
+script.addEventListener('input', () => {
+  fieldErrors.script.textContent = '';
+  updateCount();
+});
+audio.addEventListener('change', () => {
+  fieldErrors.audio.textContent = '';
+});
+choices.addEventListener('change', () => {
+  fieldErrors.presenter.textContent = '';
+});
 ssml.addEventListener('change', updateCount);
 form.addEventListener('change', toggleParts);
 for (const button of form.querySelectorAll('button.insert')) button.addEventListener('click', () => insertAtCursor(button.dataset.insert));

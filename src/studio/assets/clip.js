@@ -4,6 +4,7 @@
 // and download, or the reason it failed. Text goes in with textContent only.
 import { watch } from './live.js';
 import { timeElement } from './dom.js';
+import { api } from './api.js';
 
 const $ = (id) => document.getElementById(id);
 const section = $('render');
@@ -28,6 +29,9 @@ const hasMse = typeof window.MediaSource === 'function' || typeof window.Managed
 /** Without them (an old iPhone), the browser's own HLS player, where there is one. */
 const playsHlsNatively = live.canPlayType('application/vnd.apple.mpegurl') !== '';
 let lastStatus;
+let latest;
+/** A clip's presenter by name (GET /clips/presenters/{id}), once; its id until then, or when it is gone. */
+const presenterNames = new Map();
 /** The hls.js player of the live video, while there is one. */
 let hls;
 let liveUrl;
@@ -43,7 +47,7 @@ function fact(label, ...value) {
 function showFacts(r) {
   facts.replaceChildren();
   if (r.name) fact('Name', r.name);
-  if (r.presenter_id) fact('Presenter', r.presenter_id);
+  if (r.presenter_id) fact('Presenter', presenterNames.get(r.presenter_id) ?? r.presenter_id);
   const voice = r.metadata?.voice;
   if (voice) fact('Voice', `${voice.voice_id} (${voice.type})${voice.fallback ? `, standing in for ${voice.fallback.requested.voice_id}: ${voice.fallback.reason}` : ''}`);
   if (r.script?.type === 'text') fact('Script', r.script.input.length > 300 ? `${r.script.input.slice(0, 300)}…` : r.script.input);
@@ -133,7 +137,17 @@ function showDone(r) {
   if (again) again.hidden = false;
 }
 
+async function namePresenter(id) {
+  presenterNames.set(id, id);
+  const res = await api('GET', `/clips/presenters/${encodeURIComponent(id)}`);
+  if (res.status !== 200 || !res.body.presenters[0]) return;
+  presenterNames.set(id, res.body.presenters[0].name);
+  if (latest) showFacts(latest);
+}
+
 function show(r) {
+  latest = r;
+  if (r.presenter_id && !presenterNames.has(r.presenter_id)) namePresenter(r.presenter_id).catch(() => {});
   title.textContent = r.name ? `${one[0].toUpperCase()}${one.slice(1)}: ${r.name}` : `${one[0].toUpperCase()}${one.slice(1)}`;
   heading.textContent = STATES[r.status] ?? r.status;
   section.dataset.status = r.status;

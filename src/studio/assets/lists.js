@@ -4,6 +4,7 @@
 // "Show more" follows the page token. Text goes in with textContent only.
 import { api, showError } from './api.js';
 import { cell, timeElement } from './dom.js';
+import { watch } from './live.js';
 
 const $ = (id) => document.getElementById(id);
 const filter = $('list-filter');
@@ -17,8 +18,13 @@ const more = $('list-more');
 
 const LABELS = { created: 'Waiting', started: 'Rendering', done: 'Done', error: 'Failed' };
 const ONE = { clips: 'clip', talks: 'talk', animations: 'animation' }[kind];
+/** Unfinished rows followed live at once, at most (the API allows a person 20 event streams). */
+const MAX_FOLLOWED = 5;
 let nextToken;
 let thumbnails;
+/** Stops following the rows of the list shown before (a new filter, say). */
+let following = new AbortController();
+let followed = 0;
 /** Which load is current: an older one answering late is dropped. */
 let generation = 0;
 
@@ -61,6 +67,23 @@ function row(r) {
   return tr;
 }
 
+/** Keeps an unfinished row's status up to date while the page is open (GET /{kind}/{id}/events). */
+function follow(tr) {
+  if (followed >= MAX_FOLLOWED || !['created', 'started'].includes(tr.dataset.status)) return;
+  followed++;
+  const { signal } = following;
+  watch(`/${kind}/${encodeURIComponent(tr.dataset.id)}/events`, (r) => {
+    if (signal.aborted || tr.dataset.status === r.status) return;
+    const fresh = row(r);
+    tr.replaceChildren(...fresh.childNodes);
+    tr.dataset.status = r.status;
+  }, { signal })
+    .catch(() => {})
+    .finally(() => {
+      if (!signal.aborted) followed--;
+    });
+}
+
 function emptyRow() {
   const tr = document.createElement('tr');
   const td = cell('', select.value ? `No ${kind} with this status.` : `No ${kind} yet.`);
@@ -84,13 +107,22 @@ async function load(token) {
     return showError(error, res);
   }
   error.textContent = '';
-  if (!token) rows.replaceChildren();
-  for (const r of res.body[kind]) rows.append(row(r));
+  if (!token) {
+    following.abort();
+    following = new AbortController();
+    followed = 0;
+    rows.replaceChildren();
+  }
+  for (const r of res.body[kind]) {
+    const tr = row(r);
+    rows.append(tr);
+    follow(tr);
+  }
   if (!rows.querySelector('tr[data-id]')) rows.replaceChildren(emptyRow());
   const shown = rows.querySelectorAll('tr[data-id]').length;
   nextToken = res.body.token;
   more.hidden = !nextToken;
-  status.textContent = `${shown} ${shown === 1 ? ONE : kind} shown${select.value ? ` (${LABELS[select.value].toLowerCase()})` : ''}${nextToken ? ', more below' : ''}.`;
+  status.textContent = shown === 0 ? '' : `${shown} ${shown === 1 ? ONE : kind} shown${select.value ? ` (${LABELS[select.value].toLowerCase()})` : ''}${nextToken ? ', more below' : ''}.`;
 }
 
 const fail = (err) => {
@@ -107,4 +139,5 @@ select.addEventListener('change', () => {
   load().catch(fail);
 });
 more.addEventListener('click', () => load(nextToken).catch(fail));
+addEventListener('pagehide', () => following.abort());
 load().catch(fail);

@@ -42,7 +42,7 @@ export function NewClipPage({ session, csrf, presenterId }: { session: StudioSes
 
         <fieldset class="panel">
           <legend>Voice</legend>
-          <label for="voice">Voice</label>
+          <label for="voice">Who speaks the script</label>
           <div class="row">
             <select id="voice" name="voice" aria-describedby="voice-hint voice-error">
               <option value="">The presenter's own voice</option>
