@@ -169,7 +169,7 @@ describe('the studio clip pages in a browser', () => {
     const wav = await fetch(`${mimic.base}/tts/voices/en-US-flite-slt/sample?text=${encodeURIComponent('Hello from an audio file.')}`, { headers: { authorization: `Basic ${ada.key}` } });
     writeFileSync(wavPath, Buffer.from(await wav.arrayBuffer()));
     await page.getByRole('link', { name: 'Make another' }).click();
-    await page.waitForURL(`${mimic.base}/studio/clips/new`);
+    await page.waitForURL(`${mimic.base}/studio/clips/new?presenter_id=${eileen.id}`);
     await page.locator('#presenter-choices input').first().waitFor({ state: 'attached' });
     await page.check('input[name="script-type"][value="audio"]');
     expect(await page.isHidden('#script')).toBe(true);
@@ -235,6 +235,7 @@ describe('the studio clip pages in a browser', () => {
       await page.waitForLoadState('networkidle').catch(() => {});
       const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
       expect(overflow, path).toBeLessThanOrEqual(0);
+      if (path === '/studio/clips') await page.screenshot({ path: screenshot('studio-clips-phone.png'), fullPage: true });
     }
 
     expect(t.blocked).toEqual([]);

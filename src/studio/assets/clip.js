@@ -134,7 +134,13 @@ function showDone(r) {
   download.href = r.result_url;
   download.setAttribute('download', `${id}.${(r.config?.result_format ?? 'mp4').replace(/^\./, '')}`);
   download.hidden = false;
-  if (again) again.hidden = false;
+  if (again) showAgain(r);
+}
+
+/** "Make another" with the same presenter. */
+function showAgain(r) {
+  if (r.presenter_id) again.href = `/studio/clips/new?presenter_id=${encodeURIComponent(r.presenter_id)}`;
+  again.hidden = false;
 }
 
 async function namePresenter(id) {
@@ -166,7 +172,7 @@ function show(r) {
     progress.hidden = true;
     status.textContent = '';
     error.textContent = r.error?.description ?? `The ${one} could not be made.`;
-    if (again) again.hidden = false;
+    if (again) showAgain(r);
   } else {
     status.textContent = '';
   }

@@ -63,7 +63,7 @@ function row(r) {
   const badge = document.createElement('span');
   badge.className = `badge ${r.status}`;
   badge.textContent = LABELS[r.status] ?? r.status;
-  tr.append(cell('', ...(picture ? [picture] : [])), cell(ONE, link), cell('Status', badge), cell('Created', timeElement(r.created_at)));
+  tr.append(cell('', ...(picture ? [picture] : [])), cell(`${ONE[0].toUpperCase()}${ONE.slice(1)}`, link), cell('Status', badge), cell('Created', timeElement(r.created_at)));
   return tr;
 }
 

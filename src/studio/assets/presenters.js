@@ -45,7 +45,7 @@ function card(p) {
   const about = document.createElement('p');
   about.className = 'hint';
   const own = p.owner_id !== 'mimic';
-  about.textContent = `${own ? 'Yours' : 'Built-in'} · speaks with ${p.voice.voice_id}`;
+  about.textContent = `${own ? 'Yours' : 'Built-in'}\nVoice: ${p.voice.voice_id}`;
   const make = document.createElement('a');
   make.className = 'button';
   make.href = `/studio/clips/new?presenter_id=${encodeURIComponent(p.presenter_id)}`;
