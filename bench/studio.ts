@@ -48,6 +48,8 @@ const PAGES: readonly { name: string; path: string; signedIn: boolean }[] = [
   { name: 'account', path: '/studio/account', signedIn: true },
   { name: 'avatars', path: '/studio/avatars', signedIn: true },
   { name: 'new avatar', path: '/studio/avatars/new', signedIn: true },
+  { name: 'presenters', path: '/studio/presenters', signedIn: true }, { name: 'new clip', path: '/studio/clips/new', signedIn: true },
+  { name: 'clips', path: '/studio/clips', signedIn: true }, { name: 'talks', path: '/studio/talks', signedIn: true }, { name: 'animations', path: '/studio/animations', signedIn: true },
 ];
 
 /** Runs before any script of the page: long tasks are recorded from the navigation's start. */

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { extname } from 'node:path';
 import type { Hono } from 'hono';
 import type { StudioEnv } from './env.ts';
@@ -25,8 +26,32 @@ const TYPES: Readonly<Record<string, string>> = { '.js': 'text/javascript; chars
 const SIBLING_IMPORT = /(\bfrom\s*|\bimport\s*\(?\s*)(['"])\.\/([\w-]+\.js)\2/g;
 export const ASSET_PREFIX = '/studio/assets/';
 
-export function loadStudioAssets(dir: URL = ASSET_DIR): Map<string, StudioAsset> {
-  const sources = new Map(readdirSync(dir).filter((n) => TYPES[extname(n)]).map((n) => [n, readFileSync(new URL(n, dir))]));
+/**
+ * The few files of npm packages the studio serves as its own assets, by the name a script
+ * imports them under (`import('./hls.js')`) and their path as the package exports it. Only
+ * these, read from node_modules at the first use and hashed like the rest, so no page loads a
+ * script from anywhere but mimic. Each must run under the studio's CSP: no eval, no inline
+ * script, no HTML sink (Trusted Types), no worker from a blob.
+ */
+export const VENDOR_ASSETS: Readonly<Record<string, string>> = {
+  // hls.js's light ES module build (no subtitles, alternate audio or DRM: a render has none):
+  // plays a render's pending_url, an HLS playlist, where the browser cannot by itself.
+  'hls.js': 'hls.js/dist/hls.light.min.mjs',
+};
+/** A `//# sourceMappingURL=` line: cut from vendor files, whose maps are not served. */
+const SOURCE_MAP_COMMENT = /\n\/\/# sourceMappingURL=\S+\s*$/;
+
+function readVendor(spec: string): Buffer {
+  const text = readFileSync(createRequire(import.meta.url).resolve(spec), 'utf8');
+  return Buffer.from(text.replace(SOURCE_MAP_COMMENT, '\n'));
+}
+
+export function loadStudioAssets(dir: URL = ASSET_DIR, vendor: Readonly<Record<string, string>> = VENDOR_ASSETS): Map<string, StudioAsset> {
+  const sources = new Map<string, Buffer>(readdirSync(dir).filter((n) => TYPES[extname(n)]).map((n) => [n, readFileSync(new URL(n, dir))]));
+  for (const [name, spec] of Object.entries(vendor)) {
+    if (sources.has(name)) throw new Error(`studio asset ${name} is both a file of src/studio/assets and a vendor file (${spec})`);
+    sources.set(name, readVendor(spec));
+  }
   const assets = new Map<string, StudioAsset>();
   const resolving = new Set<string>();
   const build = (name: string): StudioAsset => {
@@ -36,7 +61,8 @@ export function loadStudioAssets(dir: URL = ASSET_DIR): Map<string, StudioAsset>
     if (!source) throw new Error(`studio asset ${name} is imported but there is no src/studio/assets/${name}`);
     if (resolving.has(name)) throw new Error(`studio assets import each other in a cycle through ${name}`);
     resolving.add(name);
-    const text = extname(name) === '.js'
+    // A vendor file is served as it is: its imports are not ours to rewrite.
+    const text = extname(name) === '.js' && !(name in vendor)
       ? Buffer.from(source.toString('utf8').replace(SIBLING_IMPORT, (_m, lead: string, q: string, dep: string) => `${lead}${q}./${build(dep).path.slice(ASSET_PREFIX.length)}${q}`))
       : source;
     const body = new Uint8Array(text);

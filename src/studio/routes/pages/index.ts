@@ -6,6 +6,9 @@ import { HomePage } from './home.tsx';
 import { KeysPage } from './keys.tsx';
 import { AccountPage } from './account.tsx';
 import { avatarPages } from './avatars.tsx';
+import { PresentersPage } from './presenters.tsx';
+import { NewClipPage } from './clips-new.tsx';
+import { RenderListPage, RenderPage } from './clips.tsx';
 
 /**
  * The studio's pages: its assets (public: the sign-in page needs the style sheet), then the
@@ -18,4 +21,10 @@ export function pageRoutes(app: Hono<StudioEnv>, deps: StudioDeps): void {
   app.get('/keys', requireSession(), (c) => c.html(KeysPage({ session: c.get('session')!, csrf: c.get('csrf')! })));
   app.get('/account', requireSession(), (c) => c.html(AccountPage({ session: c.get('session')!, csrf: c.get('csrf')! })));
   avatarPages(app);
+  app.get('/presenters', requireSession(), (c) => c.html(PresentersPage({ session: c.get('session')!, csrf: c.get('csrf')! })));
+  app.get('/clips/new', requireSession(), (c) => c.html(NewClipPage({ session: c.get('session')!, csrf: c.get('csrf')!, presenterId: c.req.query('presenter_id')?.slice(0, 200) })));
+  for (const kind of ['clips', 'talks', 'animations'] as const) {
+    app.get(`/${kind}`, requireSession(), (c) => c.html(RenderListPage({ session: c.get('session')!, csrf: c.get('csrf')!, kind, status: c.req.query('status') })));
+    app.get(`/${kind}/:id{[A-Za-z0-9_]{1,100}}`, requireSession(), (c) => c.html(RenderPage({ session: c.get('session')!, csrf: c.get('csrf')!, kind, id: c.req.param('id') })));
+  }
 }
