@@ -20,13 +20,19 @@ export interface StudioAsset {
 }
 
 const ASSET_DIR = new URL('../assets/', import.meta.url);
+/**
+ * Modules the studio shares with a page outside it, served as if they were in assets/: the
+ * WebRTC stream of examples/stream/ (the agent page talks to an agent as that example does).
+ */
+const SHARED_ASSETS: Readonly<Record<string, URL>> = { 'stream.js': new URL('../../../examples/stream/stream.js', import.meta.url) };
 const TYPES: Readonly<Record<string, string>> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.svg': 'image/svg+xml' };
 /** A relative import of a sibling module: `from './api.js'`, `import './x.js'`, `import('./x.js')`. */
 const SIBLING_IMPORT = /(\bfrom\s*|\bimport\s*\(?\s*)(['"])\.\/([\w-]+\.js)\2/g;
 export const ASSET_PREFIX = '/studio/assets/';
 
-export function loadStudioAssets(dir: URL = ASSET_DIR): Map<string, StudioAsset> {
+export function loadStudioAssets(dir: URL = ASSET_DIR, shared: Readonly<Record<string, URL>> = SHARED_ASSETS): Map<string, StudioAsset> {
   const sources = new Map(readdirSync(dir).filter((n) => TYPES[extname(n)]).map((n) => [n, readFileSync(new URL(n, dir))]));
+  for (const [name, url] of Object.entries(shared)) sources.set(name, readFileSync(url));
   const assets = new Map<string, StudioAsset>();
   const resolving = new Set<string>();
   const build = (name: string): StudioAsset => {
