@@ -25,6 +25,8 @@ import { FRAME, MIN_FRAMES } from './world.ts';
 
 const SHOTS = process.env.MIMIC_UPDATE_SCREENSHOTS === '1' ? new URL('../../docs/images/', import.meta.url).pathname : mkdtempSync(join(tmpdir(), 'mimic-studio-shots-'));
 const screenshot = (name: string) => join(SHOTS, name);
+/** The phone-width look, for whoever changes the CSS to check by eye (not in the docs). */
+const PHONE_SHOTS = mkdtempSync(join(tmpdir(), 'mimic-studio-phone-'));
 
 /** What the loopback model says to anything: the test looks for it in the page and hears it on the stream. */
 const ANSWER = 'Hello! I am Ava, and I can help you plan a trip.';
@@ -296,7 +298,8 @@ describe('the agents pages of the studio', () => {
 
     // A phone's width: nothing scrolls sideways on any of the four pages.
     await t.page.setViewportSize({ width: 360, height: 740 });
-    for (const path of ['/studio/agents', '/studio/agents/new', `/studio/agents/${agentId}`, `/studio/agents/${agentId}/edit`]) await noSidewaysScroll(t.page, `${mimic.base}${path}`);
+    for (const path of ['/studio/agents', '/studio/agents/new', `/studio/agents/${agentId}/edit`, `/studio/agents/${agentId}`]) await noSidewaysScroll(t.page, `${mimic.base}${path}`);
+    await t.page.screenshot({ path: join(PHONE_SHOTS, 'studio-agent-phone.png'), fullPage: true });
 
     expect([...t.blocked, ...visitor.blocked]).toEqual([]);
     expect(violations, t.console.join('\n')).toEqual([]);

@@ -21,8 +21,11 @@ function agentRow(agent) {
   link.className = 'agent-name';
   link.textContent = agent.preview_name || 'Untitled agent';
   const presenter = agent.presenter.type === 'clip' ? names.get(agent.presenter.presenter_id) ?? agent.presenter.presenter_id : 'A photo';
+  const name = document.createElement('span');
+  name.className = 'agent-cell';
+  name.append(thumbnail(agent.preview_thumbnail), link);
   tr.append(
-    cell('Name', thumbnail(agent.preview_thumbnail), link),
+    cell('Name', name),
     cell('Presenter', presenter),
     cell('Model', modelSummary(agent.llm)),
     cell('Created', timeElement(agent.created_at)),

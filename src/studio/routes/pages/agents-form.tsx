@@ -1,5 +1,4 @@
 /** @jsxRuntime automatic @jsxImportSource hono/jsx */
-import { MAX_AGENT_TOOLS } from '../../../agents/schemas.ts';
 import { Layout } from '../layout.tsx';
 import type { AgentPageProps } from './agents.tsx';
 
@@ -125,7 +124,7 @@ export function AgentFormPage({ session, csrf, agentId }: AgentPageProps & { age
           <fieldset id="tools-field" aria-describedby="tools-hint err-tools">
             <legend>Tools the model may call</legend>
             <p id="tools-hint" class="hint">
-              Up to {MAX_AGENT_TOOLS} of your tools. A server tool runs through mimic with its secret attached; a client tool is handed to the page.
+              Any of your tools, offered to the model in this order. A server tool runs through mimic with its secret attached; a client tool is handed to the page.
             </p>
             <div id="tool-options" class="tool-list">
               <p class="hint">Loading tools…</p>
