@@ -11,7 +11,7 @@ export interface LayoutProps {
   csrf?: string;
   /** The page's modules by file name under src/studio/assets (`keys.js`); served under their hashed names, never inline. */
   scripts?: readonly string[];
-  /** Extra style sheets by file name under src/studio/assets (`agents.css`), after studio.css. */
+  /** The page's own style sheets by file name under src/studio/assets (`clips.css`), after studio.css. */
   styles?: readonly string[];
   /** The path of the page, so that its navigation link says `aria-current="page"`. */
   current?: string;
