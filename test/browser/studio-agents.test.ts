@@ -197,7 +197,7 @@ describe('the agents pages of the studio', () => {
     await t.page.fill('#chat-message', QUESTION);
     await t.page.keyboard.press('Enter');
     await waitForPage(t, (p) => p.locator('#chat-log li.chat-agent:not(.chat-pending)').last().textContent(), (s) => (s ?? '').includes(ANSWER), 'the answer shown', SLOW).catch(async (err: Error) => {
-      throw new Error(`${err.message}\ndata channel: ${JSON.stringify(await channelLog(t.page))}\nmodel: ${model.received.length} requests\nmimic: ${mimic.logs.slice(-20).join('\n')}`);
+      throw new Error(`${err.message}\ndata channel: ${JSON.stringify(await channelLog(t.page))}\nstatus: ${await t.page.textContent('#talk-status')}, error: ${await t.page.textContent('#chat-error')}\nmodel: ${model.received.length} requests\nmimic: ${mimic.logs.slice(-20).join('\n')}`);
     });
     expect(await t.page.locator('#chat-log li.chat-user').last().textContent()).toContain(QUESTION);
     // Spoken: frames of the presenter and sound arrive, and the video element plays them.
@@ -300,6 +300,21 @@ describe('the agents pages of the studio', () => {
     await t.page.setViewportSize({ width: 360, height: 740 });
     for (const path of ['/studio/agents', '/studio/agents/new', `/studio/agents/${agentId}/edit`, `/studio/agents/${agentId}`]) await noSidewaysScroll(t.page, `${mimic.base}${path}`);
     await t.page.screenshot({ path: join(PHONE_SHOTS, 'studio-agent-phone.png'), fullPage: true });
+
+    // Deleted from its form, after the confirmation (Escape cancels it first): the list is empty, the API says 404.
+    await t.page.setViewportSize({ width: 1100, height: 900 });
+    await t.page.goto(`${mimic.base}/studio/agents/${agentId}/edit`);
+    await waitForPage(t, (p) => p.inputValue('#agent-name'), (v) => v === 'Ava Travel', 'the form filled');
+    await t.page.click('#agent-delete');
+    await t.page.locator('#agent-delete-dialog').waitFor({ state: 'visible' });
+    await t.page.keyboard.press('Escape');
+    await t.page.locator('#agent-delete-dialog').waitFor({ state: 'hidden' });
+    expect((await asAda('GET', `/agents/${agentId}`)).status).toBe(200);
+    await t.page.click('#agent-delete');
+    await t.page.getByRole('button', { name: 'Delete agent', exact: true }).last().click();
+    await t.page.waitForURL(`${mimic.base}/studio/agents`);
+    await waitForPage(t, (p) => p.textContent('#agents-rows'), (s) => (s ?? '').includes('No agents yet'), 'the empty list');
+    expect((await asAda('GET', `/agents/${agentId}`)).status).toBe(404);
 
     expect([...t.blocked, ...visitor.blocked]).toEqual([]);
     expect(violations, t.console.join('\n')).toEqual([]);

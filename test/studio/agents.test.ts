@@ -58,6 +58,11 @@ describe('the agents pages', () => {
     expect(html).toContain(`<a class="button secondary" href="/studio/agents/${AGENT}/edit">`);
   });
 
+  it('deleting is on the edit page only, behind a confirmation', async () => {
+    expect(await (await studio.get(`/studio/agents/${AGENT}/edit`)).text()).toContain('<dialog id="agent-delete-dialog" aria-labelledby="agent-delete-title"');
+    expect(await (await studio.get('/studio/agents/new')).text()).not.toContain('agent-delete');
+  });
+
   it.each(['/studio/agents/nope', '/studio/agents/agt_<x>', '/studio/agents/agt_a%22b/edit', `/studio/agents/${AGENT}/more`])('%s is the studio\'s 404', async (path) => {
     expect((await studio.get(path)).status).toBe(404);
   });

@@ -255,7 +255,22 @@ async function start() {
   form.setAttribute('aria-busy', 'false');
 }
 
+/** Deleting the agent (the edit page only), after a confirmation: then back to the list. */
+function confirmDelete() {
+  const dialog = $('agent-delete-dialog');
+  dialog.returnValue = '';
+  dialog.addEventListener('close', async function onClose() {
+    dialog.removeEventListener('close', onClose);
+    if (dialog.returnValue !== 'delete') return $('agent-delete').focus();
+    const res = await api('DELETE', `/agents/${encodeURIComponent(agentId)}`);
+    if (res.status !== 200) return showError($('agent-delete-error'), res);
+    location.assign('/studio/agents');
+  });
+  dialog.showModal();
+}
+
 provider.addEventListener('change', showProvider);
+$('agent-delete')?.addEventListener('click', confirmDelete);
 presentersMore.addEventListener('click', () => loadPresenters(presentersToken));
 form.addEventListener('submit', submit);
 start().catch((err) => {

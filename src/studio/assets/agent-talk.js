@@ -104,23 +104,43 @@ async function showAgent() {
   starters.hidden = !agent.starter_message.length;
 }
 
+const STATES = {
+  connected: 'Live: type a message and the agent says its answer.',
+  connecting: 'Connecting…',
+  new: 'Connecting…',
+  failed: 'The connection failed: stop and start the video again.',
+  disconnected: 'The connection dropped…',
+};
+
+/** Says how the video is, once the stream is set up: the peer may connect before the last step of openStream has answered. */
+function showState() {
+  if (stream && !stream.closed) talkStatus.textContent = STATES[peerState] ?? '';
+}
+
+let peerState = 'new';
+
 async function start() {
   connect.disabled = true;
   chatError.textContent = '';
   talkStatus.textContent = 'Connecting…';
   try {
     lastToken = await getToken();
+    peerState = 'new';
     stream = await openStream(call, `${path}/streams`, { fluent: true }, video, {
       state(s) {
-        talkStatus.textContent = { connected: 'Live: type a message and the agent says its answer.', connecting: 'Connecting…', failed: 'The connection failed: stop and start the video again.', disconnected: 'The connection dropped…' }[s] ?? '';
+        peerState = s;
+        showState();
       },
       message({ subject }) {
         if (subject === 'stream/error') talkStatus.textContent = 'The agent could not say that (stream/error).';
       },
       autoplayRefused: () => (talkStatus.textContent = 'Press play on the video to hear the agent (the browser held back its sound).'),
     });
+    // The Start button goes away: its focus goes to the message (never taken from where the person went meanwhile).
+    const hadFocus = document.activeElement === connect;
     setLive(true);
-    disconnect.focus();
+    if (hadFocus) message.focus();
+    showState();
   } catch (err) {
     talkStatus.textContent = '';
     chatError.textContent = `The video could not start: ${err.message}`;
@@ -132,8 +152,9 @@ async function start() {
 async function stop() {
   const s = stream;
   stream = undefined;
+  const hadFocus = document.activeElement === disconnect;
   setLive(false);
-  connect.focus();
+  if (hadFocus) connect.focus();
   talkStatus.textContent = 'Video stopped.';
   await closeStream(call, s).catch(() => {});
 }

@@ -156,9 +156,35 @@ export function AgentFormPage({ session, csrf, agentId }: AgentPageProps & { age
         </div>
         <p id="agent-form-status" class="status" role="status" aria-live="polite"></p>
       </form>
+      {agentId ? (
+        <section class="panel danger-zone" aria-labelledby="agent-delete-heading">
+          <h2 id="agent-delete-heading">Delete this agent</h2>
+          <p>Its chats and client keys go with it; pages that embed it stop working. The tools and secrets it uses stay.</p>
+          <button id="agent-delete" type="button" class="danger">
+            Delete agent
+          </button>
+          <p id="agent-delete-error" class="error" role="alert"></p>
+        </section>
+      ) : null}
       <noscript>
         <p class="error">This page needs JavaScript: it calls the API from your browser.</p>
       </noscript>
+      {agentId ? (
+        <dialog id="agent-delete-dialog" aria-labelledby="agent-delete-title" aria-describedby="agent-delete-text">
+          <form method="dialog">
+            <h2 id="agent-delete-title">Delete this agent?</h2>
+            <p id="agent-delete-text">The agent, its chats and its client keys are deleted at once: pages that embed it stop working. This cannot be undone.</p>
+            <div class="row">
+              <button value="cancel" class="secondary" autofocus>
+                Cancel
+              </button>
+              <button value="delete" class="danger solid">
+                Delete agent
+              </button>
+            </div>
+          </form>
+        </dialog>
+      ) : null}
     </Layout>
   );
 }
