@@ -154,6 +154,10 @@ describe('the agents pages of the studio', () => {
     expect(await t.page.locator('#agent-voice option').count()).toBeGreaterThan(1);
 
     await t.page.fill('#agent-name', 'Ava');
+    // The presenter picker is a radio group: the keyboard moves the choice (Eileen, the first, then Grace).
+    await t.page.locator('input[name="presenter"]:checked').focus();
+    await t.page.keyboard.press('ArrowRight');
+    expect(await t.page.locator('input[name="presenter"]:checked').getAttribute('value')).toBe('grace-Hq4mW8zL2c');
     await t.page.getByLabel('Grace').check();
     await t.page.selectOption('#agent-voice', { label: 'RMS (Flite) (en-US)' });
     await t.page.fill('#llm-model', 'gpt-studio');
