@@ -50,6 +50,8 @@ const PAGES: readonly { name: string; path: string; signedIn: boolean }[] = [
   { name: 'new avatar', path: '/studio/avatars/new', signedIn: true },
   { name: 'presenters', path: '/studio/presenters', signedIn: true }, { name: 'new clip', path: '/studio/clips/new', signedIn: true },
   { name: 'clips', path: '/studio/clips', signedIn: true }, { name: 'talks', path: '/studio/talks', signedIn: true }, { name: 'animations', path: '/studio/animations', signedIn: true },
+  { name: 'agents', path: '/studio/agents', signedIn: true },
+  { name: 'new agent', path: '/studio/agents/new', signedIn: true },
 ];
 
 /** Runs before any script of the page: long tasks are recorded from the navigation's start. */

@@ -1,15 +1,15 @@
 // mimic's live stream example: a photo or an agent, speaking over WebRTC in this page.
-// Plain browser JavaScript, no build step. What it does, in the order a client must:
+// Plain browser JavaScript, no build step. The stream itself (create, peer connection, data
+// channel, SDP answer, ICE candidates, close) is stream.js, which the studio's agent page
+// shares; this page adds the key, the buttons and the log:
 //   1. POST /talks/streams (or /agents/{id}/streams) with fluent: true (the face idles between
-//      sentences): answers id, session_id, the SDP offer and ICE servers
-//   2. a peer connection on those ICE servers; the client opens the data channel itself
-//      ('JanusDataChannel') BEFORE answering, so the channel is part of the answer
-//   3. set the offer, create and set the answer, POST .../{id}/sdp {answer, session_id}
-//   4. each ICE candidate to POST .../{id}/ice with session_id; the end of candidates as {session_id}
-//   5. speak: POST .../{id} {script, session_id}; the data channel tells stream/started and stream/done
-//   6. agents: POST /agents/{id}/chat, then POST /agents/{id}/chat/{chatId}
+//      sentences), connected by stream.js
+//   2. speak: POST .../{id} {script, session_id}; the data channel tells stream/started and stream/done
+//   3. agents: POST /agents/{id}/chat, then POST /agents/{id}/chat/{chatId}
 //      {messages, streamId, sessionId}: the answer comes back as text and is spoken on the stream
-//   7. DELETE .../{id} {session_id}
+//   4. DELETE .../{id} {session_id}
+import { abandonStream, closeStream as endStream, openStream as startStream } from './stream.js';
+
 const $ = (id) => document.getElementById(id);
 
 const fields = {
@@ -47,19 +47,12 @@ function log(text, cls) {
   logList.append(li);
   li.scrollIntoView({ block: 'nearest' });
 }
+const baseUrl = () => fields.base.value.trim().replace(/\/+$/, '');
 const setStatus = (text) => (statusLine.textContent = text);
-/** A percent-encoded text decoded; as it came when it is not valid percent-encoding. */
-function decoded(text) {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
-}
 
 /** One call to the API with the key; answers the JSON body, or throws with the service's error. */
 async function api(method, path, body) {
-  const base = fields.base.value.trim().replace(/\/+$/, '');
+  const base = baseUrl();
   const key = fields.key.value.trim();
   if (!base || !key) throw new Error('fill in the base URL and the API key first');
   const headers = { Authorization: `Basic ${key}` };
@@ -82,73 +75,27 @@ async function api(method, path, body) {
 }
 
 /** A live stream of `prefix` (`/talks/streams`, `/agents/{id}/streams`), connected and playing in the video element. */
-async function openStream(prefix, createBody) {
-  const created = await api('POST', prefix, createBody);
-  const { id, session_id: sessionId, offer, ice_servers: iceServers } = created;
-  log(`stream ${id} created`);
-  const path = `${prefix}/${id}`;
-
-  const pc = new RTCPeerConnection({ iceServers: iceServers ?? [] });
-  // Opened by the client, before the answer: mimic sends its events on this channel.
-  const channel = pc.createDataChannel('JanusDataChannel');
-  const stream = { id, sessionId, path, pc, channel, closed: false };
-
-  channel.onopen = () => log('data channel open');
-  channel.onmessage = (e) => {
-    const data = String(e.data);
-    const colon = data.indexOf(':');
-    const subject = colon < 0 ? data : data.slice(0, colon);
-    const payload = colon < 0 ? '' : data.slice(colon + 1);
-    // chat/answer carries the text percent-encoded: the page shows it (and logs it) decoded.
-    const shown = subject === 'chat/answer' ? decoded(payload) : payload;
-    if (subject === 'chat/answer') showAnswer(shown);
-    log(`${subject}${shown ? ` ${shown}` : ''}`, subject === 'stream/error' ? 'error' : undefined);
-  };
-
-  const remote = new MediaStream();
-  video.srcObject = remote;
-  pc.ontrack = (e) => {
-    remote.addTrack(e.track);
-    void video.play().catch(() => log('press play on the video to hear it (autoplay was refused)'));
-  };
-  // close() fires no state change: closeStream says "disconnected" itself, and a late event does not overwrite it.
-  pc.onconnectionstatechange = () => {
-    if (!stream.closed) setStatus(`${prefix}: ${pc.connectionState}`);
-  };
-
-  // Candidates found before the answer is posted wait for it, then go in order.
-  let answered = false;
-  const early = [];
-  const sendCandidate = (c) =>
-    api('POST', `${path}/ice`, c ? { candidate: c.candidate, sdpMid: c.sdpMid, sdpMLineIndex: c.sdpMLineIndex, session_id: sessionId } : { session_id: sessionId }).catch((err) =>
-      log(`ice: ${err.message}`, 'error'),
-    );
-  pc.onicecandidate = (e) => {
-    const c = e.candidate ? e.candidate.toJSON() : null;
-    if (answered) void sendCandidate(c);
-    else early.push(c);
-  };
-
-  await pc.setRemoteDescription(offer);
-  const answer = await pc.createAnswer();
-  await pc.setLocalDescription(answer);
-  await api('POST', `${path}/sdp`, { answer: { type: answer.type, sdp: answer.sdp }, session_id: sessionId });
-  answered = true;
-  for (const c of early.splice(0)) await sendCandidate(c);
-  return stream;
+function openStream(prefix, createBody) {
+  return startStream(api, prefix, createBody, video, {
+    log: (text, isError) => log(text, isError ? 'error' : undefined),
+    // chat/answer carries the text percent-encoded: stream.js gives it decoded, shown and logged.
+    message({ subject, payload }) {
+      if (subject === 'chat/answer') showAnswer(payload);
+      log(`${subject}${payload ? ` ${payload}` : ''}`, subject === 'stream/error' ? 'error' : undefined);
+    },
+    state: (s) => setStatus(`${prefix}: ${s}`),
+    autoplayRefused: () => log('press play on the video to hear it (autoplay was refused)'),
+  });
 }
 
 async function closeStream(stream) {
   if (!stream || stream.closed) return;
-  stream.closed = true;
-  // DELETE first: once the peer connection closes, the service ends the stream on its own.
   try {
-    await api('DELETE', stream.path, { session_id: stream.sessionId });
+    await endStream(api, stream);
     log(`stream ${stream.id} closed`);
   } catch (err) {
     log(err.message, 'error');
   } finally {
-    stream.pc.close();
     setStatus('disconnected');
   }
 }
@@ -266,17 +213,7 @@ action($('agent-disconnect'), async () => {
 
 // Leaving the page ends the streams (the service also ends idle ones after session_timeout).
 addEventListener('pagehide', () => {
-  for (const s of [talk, agent?.stream]) {
-    if (!s || s.closed) continue;
-    s.closed = true;
-    s.pc.close();
-    void fetch(`${fields.base.value.trim().replace(/\/+$/, '')}${s.path}`, {
-      method: 'DELETE',
-      keepalive: true,
-      headers: { Authorization: `Basic ${fields.key.value.trim()}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ session_id: s.sessionId }),
-    });
-  }
+  for (const s of [talk, agent?.stream]) abandonStream(baseUrl(), s, { Authorization: `Basic ${fields.key.value.trim()}` });
 });
 
 refresh();

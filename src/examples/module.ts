@@ -6,7 +6,7 @@ import { defineModule, type Route } from '../platform/module.ts';
 /**
  * The browser example of live streams (examples/stream/), served at GET /examples/stream/ so
  * a new user opens it from the service they run (the trailing slash matters: the page loads
- * `app.js` next to it). Two fixed files read once at start: no path
+ * `app.js` and `stream.js` next to it; the studio's agent page serves stream.js too). Three fixed files read once at start: no path
  * from the request reaches the file system, nothing else is listed. The page holds no secret
  * (the user types the API key into it), so it is public; its Content-Security-Policy lets it
  * run only its own script and its one inline style block.
@@ -33,21 +33,25 @@ export function examplePolicy(styleHash: string): string {
 interface Page {
   html: string;
   script: string;
+  /** stream.js: the WebRTC stream the page opens (app.js imports it). */
+  stream: string;
   policy: string;
 }
 
 function readPage(): Page | undefined {
   let html: string;
   let script: string;
+  let stream: string;
   try {
     html = readFileSync(new URL('index.html', DIR), 'utf8');
     script = readFileSync(new URL('app.js', DIR), 'utf8');
+    stream = readFileSync(new URL('stream.js', DIR), 'utf8');
   } catch {
     return undefined; // an install without examples/: the routes answer 404
   }
   const style = /<style>([\s\S]*?)<\/style>/.exec(html)?.[1] ?? '';
   const styleHash = `sha256-${createHash('sha256').update(style).digest('base64')}`;
-  return { html, script, policy: examplePolicy(styleHash) };
+  return { html, script, stream, policy: examplePolicy(styleHash) };
 }
 
 const HEADERS = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'cache-control': 'no-cache' };
@@ -70,6 +74,12 @@ export function exampleRoutes(page: Page | undefined): Route[] {
       ok: { status: 200, description: 'a JavaScript module', contentType: 'text/javascript' },
       errors: ['NotFoundError'],
       handler: served((p) => p.script, 'text/javascript; charset=utf-8'),
+    },
+    {
+      ...common, method: 'get', path: `${PREFIX}/stream.js`, summary: 'The example page\'s WebRTC stream module (app.js imports it)',
+      ok: { status: 200, description: 'a JavaScript module', contentType: 'text/javascript' },
+      errors: ['NotFoundError'],
+      handler: served((p) => p.stream, 'text/javascript; charset=utf-8'),
     },
   ];
 }

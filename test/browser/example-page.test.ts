@@ -17,7 +17,7 @@ let pageOrigin: string;
 
 beforeAll(async () => {
   // The documented way without mimic serving it: any static server, its origin in MIMIC_CORS_ORIGINS.
-  pages = await servePages({ '/': join(ROOT, 'examples/stream/index.html'), '/app.js': join(ROOT, 'examples/stream/app.js') });
+  pages = await servePages({ '/': join(ROOT, 'examples/stream/index.html'), '/app.js': join(ROOT, 'examples/stream/app.js'), '/stream.js': join(ROOT, 'examples/stream/stream.js') });
   pageOrigin = `http://127.0.0.1:${pages.port}`;
   mimic = await startLiveService({ env: { MIMIC_CORS_ORIGINS: pageOrigin } });
 });

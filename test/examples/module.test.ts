@@ -37,11 +37,11 @@ describe('GET /examples/stream/', () => {
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
   });
 
-  it('serves its script', async () => {
-    const js = await h.call('GET', '/examples/stream/app.js');
+  it.each(['app.js', 'stream.js'])('serves its script %s', async (name) => {
+    const js = await h.call('GET', `/examples/stream/${name}`);
     expect(js.status).toBe(200);
     expect(js.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
-    expect(js.body).toBe(file('app.js'));
+    expect(js.body).toBe(file(name));
   });
 
   it('lists nothing and serves no other file (an unknown path is behind the key)', async () => {

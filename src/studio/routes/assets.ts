@@ -21,6 +21,11 @@ export interface StudioAsset {
 }
 
 const ASSET_DIR = new URL('../assets/', import.meta.url);
+/**
+ * Modules the studio shares with a page outside it, served as if they were in assets/: the
+ * WebRTC stream of examples/stream/ (the agent page talks to an agent as that example does).
+ */
+const SHARED_ASSETS: Readonly<Record<string, URL>> = { 'stream.js': new URL('../../../examples/stream/stream.js', import.meta.url) };
 const TYPES: Readonly<Record<string, string>> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.svg': 'image/svg+xml' };
 /** A relative import of a sibling module: `from './api.js'`, `import './x.js'`, `import('./x.js')`. */
 const SIBLING_IMPORT = /(\bfrom\s*|\bimport\s*\(?\s*)(['"])\.\/([\w-]+\.js)\2/g;
@@ -46,11 +51,19 @@ function readVendor(spec: string): Buffer {
   return Buffer.from(text.replace(SOURCE_MAP_COMMENT, '\n'));
 }
 
-export function loadStudioAssets(dir: URL = ASSET_DIR, vendor: Readonly<Record<string, string>> = VENDOR_ASSETS): Map<string, StudioAsset> {
+export function loadStudioAssets(
+  dir: URL = ASSET_DIR,
+  vendor: Readonly<Record<string, string>> = VENDOR_ASSETS,
+  shared: Readonly<Record<string, URL>> = SHARED_ASSETS,
+): Map<string, StudioAsset> {
   const sources = new Map<string, Buffer>(readdirSync(dir).filter((n) => TYPES[extname(n)]).map((n) => [n, readFileSync(new URL(n, dir))]));
   for (const [name, spec] of Object.entries(vendor)) {
     if (sources.has(name)) throw new Error(`studio asset ${name} is both a file of src/studio/assets and a vendor file (${spec})`);
     sources.set(name, readVendor(spec));
+  }
+  for (const [name, url] of Object.entries(shared)) {
+    if (sources.has(name)) throw new Error(`studio asset ${name} is both a studio or vendor file and a shared module (${url.pathname})`);
+    sources.set(name, readFileSync(url));
   }
   const assets = new Map<string, StudioAsset>();
   const resolving = new Set<string>();

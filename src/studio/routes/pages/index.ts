@@ -9,6 +9,7 @@ import { avatarPages } from './avatars.tsx';
 import { PresentersPage } from './presenters.tsx';
 import { NewClipPage } from './clips-new.tsx';
 import { RenderListPage, RenderPage } from './clips.tsx';
+import { agentPageRoutes } from './agents-routes.ts';
 
 /**
  * The studio's pages: its assets (public: the sign-in page needs the style sheet), then the
@@ -27,4 +28,5 @@ export function pageRoutes(app: Hono<StudioEnv>, deps: StudioDeps): void {
     app.get(`/${kind}`, requireSession(), (c) => c.html(RenderListPage({ session: c.get('session')!, csrf: c.get('csrf')!, kind, status: c.req.query('status') })));
     app.get(`/${kind}/:id{[A-Za-z0-9_]{1,100}}`, requireSession(), (c) => c.html(RenderPage({ session: c.get('session')!, csrf: c.get('csrf')!, kind, id: c.req.param('id') })));
   }
+  agentPageRoutes(app, deps);
 }
