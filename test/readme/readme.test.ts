@@ -31,6 +31,10 @@ const dataDir = join(work, 'data');
 const groups: number[] = [];
 let service: ChildProcess | undefined;
 let base = '';
+/** The documented stand-in upstream listens on 9443; each run gives it a free port instead, so two suites at once do not meet. */
+const DOCUMENTED_UPSTREAM_PORT = '9443';
+let upstreamPort = DOCUMENTED_UPSTREAM_PORT;
+const onUpstreamPort = (code: string) => code.split(DOCUMENTED_UPSTREAM_PORT).join(upstreamPort);
 const serviceLog: string[] = [];
 
 /** Runs one block in its own process group (a block may leave a server running in the background). */
@@ -105,7 +109,8 @@ beforeAll(async () => {
   // when it starts (NODE_EXTRA_CA_CERTS is read once, at start): that block runs first.
   const first = BLOCKS.find((b) => b.code.includes('openssl req'));
   expect(first).toBeDefined();
-  const made = await bash(first!.code, {});
+  upstreamPort = String(await freePort());
+  const made = await bash(onUpstreamPort(first!.code), {});
   expect(made.status, made.stderr).toBe(0);
   await startService(startVariables());
 }, 150_000);
@@ -139,7 +144,7 @@ describe('the README and the docs pages of its walk-throughs', () => {
     let variables = '';
     for (const block of blocks) {
       const extra: Record<string, string> = block.code.includes('<result_url>') ? { '<result_url>': await resultUrl(seen) } : {};
-      const code = substitute(block.code, seen, base, extra);
+      const code = onUpstreamPort(substitute(block.code, seen, base, extra));
       const where = `${block.file} line ${block.line}`;
       expect(code, `${where}: a placeholder no earlier block printed`).not.toMatch(/^[^#]*\b(?:mimic|[a-z]+)_\.\.\./m);
       // `npm run -s mimic` from the checkout, on the test's data directory.
