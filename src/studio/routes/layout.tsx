@@ -22,6 +22,7 @@ export interface LayoutProps {
 const NAV: readonly { href: string; label: string }[] = [
   { href: '/studio/', label: 'Home' },
   { href: '/studio/keys', label: 'API keys' },
+  { href: '/studio/secrets', label: 'Secrets' },
   { href: '/studio/account', label: 'Account' },
   { href: '/docs', label: 'API reference' },
 ];
