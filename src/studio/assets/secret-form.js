@@ -12,16 +12,17 @@ export function clearFieldErrors(form) {
 const fieldOf = (detail) => String(detail?.field ?? '').replace(/^\//, '').split(/[/[.]/)[0];
 
 /**
- * Shows a 400's details beside their fields; true when at least one found its field (else the
- * caller shows the description in the form's own error line).
+ * Shows a 400's details beside their fields (`labels` names a field in words); true when at
+ * least one found its field (else the caller shows the description in the form's own error line).
  */
-export function showFieldErrors(form, res) {
+export function showFieldErrors(form, res, labels = {}) {
   const details = Array.isArray(res?.body?.details) ? res.body.details : [];
   let first;
   for (const detail of details) {
     const slot = form.querySelector(`.field-error[data-field="${CSS.escape(fieldOf(detail))}"]`);
     if (!slot) continue;
-    slot.textContent = slot.textContent ? `${slot.textContent} ${detail.message}` : `This ${fieldOf(detail).replace(/_/g, ' ')} ${detail.message}.`;
+    const what = labels[fieldOf(detail)] ?? fieldOf(detail).replace(/_/g, ' ');
+    slot.textContent = slot.textContent ? `${slot.textContent} ${detail.message}` : `This ${what} ${detail.message}.`;
     const input = form.querySelector(`[name="${CSS.escape(fieldOf(detail))}"]`);
     input?.setAttribute('aria-invalid', 'true');
     first ??= input;

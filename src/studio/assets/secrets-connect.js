@@ -41,8 +41,7 @@ function showResult(title, text, { ok, retry }) {
   resultTitle.textContent = title;
   resultText.setAttribute('role', ok ? 'status' : 'alert');
   resultText.replaceChildren(...text);
-  resultActions.hidden = false;
-  tryAgain.hidden = !retry;
+  resultActions.hidden = !retry;
   if (retry) tryAgain.href = retry;
   result.focus();
 }
@@ -61,7 +60,8 @@ async function showAttempt(id) {
     return showResult('Unknown connection attempt', ['This attempt is not one of yours, or it ended more than a week ago.'], { ok: false, retry: '#connect-heading' });
   }
   const c = res.body;
-  const again = c.reconnects ? `/studio/secrets/connect?secret=${encodeURIComponent(c.reconnects)}` : '/studio/secrets/connect';
+  // Try again: the form below (a reconnect: the form for that secret).
+  const again = c.reconnects ? `/studio/secrets/connect?secret=${encodeURIComponent(c.reconnects)}` : '#connect-heading';
   if (c.status === 'connected') {
     const see = link('/studio/secrets', 'See your secrets');
     const verb = c.reconnects ? 'is connected again' : 'is connected';
@@ -102,6 +102,13 @@ function bodyOf() {
   return body;
 }
 
+/** The provider's addresses must be https: said in words here, before the API's pattern message. */
+function checkUrls(body) {
+  const wrong = ['issuer', 'authorization_url', 'token_url'].filter((name) => name in body && !/^https:\/\/[^\s/?#]+/i.test(body[name]));
+  const labels = { issuer: 'issuer URL', authorization_url: 'authorization URL', token_url: 'token URL' };
+  return !showFieldErrors(form, { body: { details: wrong.map((name) => ({ field: name, message: `must be an https address (https://…)${body[name] ? '' : ', and is required'}` })) } }, labels);
+}
+
 form.addEventListener('submit', async (event) => {
   event.preventDefault();
   const submit = form.querySelector('button[type="submit"]');
@@ -110,6 +117,7 @@ form.addEventListener('submit', async (event) => {
   const body = bodyOf();
   // The client secret leaves the page with this request only.
   form.elements.namedItem('client_secret').value = '';
+  if (!checkUrls(body)) return;
   submit.disabled = true;
   formStatus.textContent = 'Starting the connection…';
   try {

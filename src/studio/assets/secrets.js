@@ -4,7 +4,7 @@
 // and sends an oauth2 secret that needs reauthorization to Reconnect. A value typed here goes
 // to the API once and is emptied from the page; no answer holds one. Text through textContent only.
 import { api, showError } from './api.js';
-import { cell, timeElement } from './dom.js';
+import { cell } from './dom.js';
 import { clearFieldErrors, showFieldErrors } from './secret-form.js';
 
 const $ = (id) => document.getElementById(id);
@@ -32,6 +32,15 @@ const VALUES = {
     { name: 'password', label: 'New password', type: 'password' },
   ],
 };
+
+/** A date as the reader's locale writes it, the full time in its title (the table stays narrow). */
+function dateElement(iso) {
+  const t = document.createElement('time');
+  t.dateTime = iso;
+  t.textContent = new Date(iso).toLocaleDateString();
+  t.title = new Date(iso).toLocaleString();
+  return t;
+}
 
 let nextToken;
 /** The secrets on the page by id, as the API last answered them. */
@@ -137,7 +146,7 @@ function secretRow(secret) {
     header.textContent = `in ${secret.header_name}`;
     kind.append(header);
   }
-  const changed = secret.updated_at === secret.created_at ? document.createTextNode('never') : timeElement(secret.updated_at);
+  const changed = secret.updated_at === secret.created_at ? document.createTextNode('never') : dateElement(secret.updated_at);
   const actions = cell('');
   actions.className = 'actions';
   if (secret.type === 'oauth2') {
@@ -155,7 +164,7 @@ function secretRow(secret) {
     cell('Name', name, document.createElement('br'), id),
     cell('Kind', kind),
     statusCell(secret),
-    cell('Created', timeElement(secret.created_at)),
+    cell('Created', dateElement(secret.created_at)),
     cell('Last changed', changed),
     cell('Used by', usage(secret.used_by)),
     actions,
