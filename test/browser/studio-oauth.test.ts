@@ -13,51 +13,29 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { useChromium, waitForPage, type TestPage } from '../helpers/browser.ts';
-import { startLiveService, type LiveService } from '../helpers/live-service.ts';
-import { startOidcProvider, type OidcProvider } from '../helpers/oidc-provider.ts';
-import { seedPerson, type Person } from '../helpers/studio.ts';
-import { startTlsServer, testCertificate, type TestServer } from '../helpers/tls.ts';
+import type { LiveService } from '../helpers/live-service.ts';
+import { startConnectScene, type ConnectScene, type OidcProvider } from '../helpers/oidc-provider.ts';
+import { apiAs, seedPerson, type Person } from '../helpers/studio.ts';
 
 const SHOTS = process.env.MIMIC_UPDATE_SCREENSHOTS === '1' ? new URL('../../docs/images/', import.meta.url).pathname : mkdtempSync(join(tmpdir(), 'mimic-studio-shots-'));
 const screenshot = (name: string) => join(SHOTS, name);
 const chromium = useChromium();
 const CLIENT = { clientId: 'mimic-studio-test', clientSecret: 'oidc-client-secret-Vb7Nq2Wx5Pz8' };
+let scene: ConnectScene;
 let op: OidcProvider;
 let mimic: LiveService;
-let api: TestServer;
 let ada: Person;
-let offset = 0;
-/** Each bearer token the API received, and the grant the provider said it belongs to. */
-const seen: { token: string; grant: string | undefined }[] = [];
+let asAda: ReturnType<typeof apiAs>;
 
 beforeAll(async () => {
-  mimic = await startLiveService({
-    env: { MIMIC_EGRESS_ALLOW: 'localhost', MIMIC_TOOL_TIMEOUT_MS: '60000' },
-    options: { ca: [(await testCertificate()).cert], clock: { now: () => Date.now() + offset } },
-  });
-  op = await startOidcProvider({ ...CLIENT, redirectUri: `${mimic.base}/secrets/oauth2/callback` });
-  api = await startTlsServer(async (req, res) => {
-    const token = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
-    const grant = await op.grantOf(token);
-    seen.push({ token, grant });
-    res.writeHead(grant ? 200 : 401, { 'content-type': 'application/json' }).end(JSON.stringify(grant ? { events: [] } : { error: 'invalid_token' }));
-  });
+  scene = await startConnectScene(CLIENT);
+  ({ op, mimic } = scene);
   ada = await seedPerson(mimic.running.services, { email: 'ada@example.com', password: 'correct horse battery staple', name: 'Ada Lovelace' });
+  asAda = apiAs(mimic.base, ada.key);
 });
 afterAll(async () => {
-  await mimic?.close();
-  await api?.close();
-  await op?.close();
+  await scene?.close();
 });
-
-async function asAda(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${mimic.base}${path}`, {
-    method,
-    headers: { authorization: `Basic ${ada.key}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  return { status: res.status, body: await res.json() };
-}
 
 /** Fills the connect form (reconnecting keeps the name the page put there) and continues to the provider. */
 async function fillConnectForm(t: TestPage): Promise<void> {
@@ -130,19 +108,19 @@ describe('connecting an account in the studio', () => {
     const tool = await asAda('POST', '/tools', {
       name: 'calendar_events', description: 'Events', provider: 'calendar',
       schema: { parameters: { type: 'object', properties: { city: { type: 'string' } } } },
-      config: { type: 'server', url: `${api.url}/events`, method: 'GET' }, auth: { secret_id: secretId },
+      config: { type: 'server', url: `${scene.api.url}/events`, method: 'GET' }, auth: { secret_id: secretId },
     });
     expect(tool.status, JSON.stringify(tool.body)).toBe(201);
     expect((await callTool(tool.body.id)).body.output?.status).toBe(200);
-    const first = seen.at(-1)!;
+    const first = scene.seen.at(-1)!;
     expect(first.grant).toBeTruthy();
 
     // The token expires (mimic's clock), the refresh rotates it; the person revokes the grant at the provider; the next refresh is refused.
-    offset = 2 * 3600_000;
+    scene.setOffset(2 * 3600_000);
     expect((await callTool(tool.body.id)).body.output?.status).toBe(200);
-    expect(seen.at(-1)!.token).not.toBe(first.token);
+    expect(scene.seen.at(-1)!.token).not.toBe(first.token);
     await op.revoke(first.grant!);
-    offset = 4 * 3600_000;
+    scene.setOffset(4 * 3600_000);
     expect(JSON.stringify((await callTool(tool.body.id)).body)).toMatch(/reauthori/i);
 
     // The secrets page: needs reauthorization, with Reconnect; the tool is listed as using it.
@@ -167,8 +145,8 @@ describe('connecting an account in the studio', () => {
     expect(await t.page.textContent('#connect-result-text')).toContain(`calendar is connected again: it is stored as the oauth2 secret ${secretId}.`);
     const back = await callTool(tool.body.id);
     expect(back.body.output?.status, JSON.stringify(back.body)).toBe(200);
-    expect(seen.at(-1)!.grant).toBeTruthy();
-    expect(seen.at(-1)!.grant).not.toBe(first.grant);
+    expect(scene.seen.at(-1)!.grant).toBeTruthy();
+    expect(scene.seen.at(-1)!.grant).not.toBe(first.grant);
     await t.page.goto(`${mimic.base}/studio/secrets`);
     await row.waitFor();
     expect(await row.locator('td[data-label="Status"]').textContent()).toBe('Active');
@@ -197,7 +175,7 @@ describe('connecting an account in the studio', () => {
 
     // No credential on any page the browser showed, nor in mimic's log lines.
     await waitForPage(t, async () => pages.length, (n) => n >= 6, 'the pages recorded');
-    for (const credential of [CLIENT.clientSecret, ...seen.map((s) => s.token)]) {
+    for (const credential of [CLIENT.clientSecret, ...scene.seen.map((s) => s.token)]) {
       for (const html of pages) expect(html).not.toContain(credential);
       for (const line of mimic.logs) expect(line).not.toContain(credential);
     }

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { useChromium, waitForPage, type TestPage } from '../helpers/browser.ts';
 import { startLiveService, type LiveService } from '../helpers/live-service.ts';
-import { seedPerson, type Person } from '../helpers/studio.ts';
+import { apiAs, seedPerson, type Person } from '../helpers/studio.ts';
 import { startTlsServer, testCertificate, type TestServer } from '../helpers/tls.ts';
 import { CANARY } from '../helpers/canaries.ts';
 import { toolBody } from '../helpers/tools.ts';
@@ -24,26 +24,18 @@ const chromium = useChromium();
 let mimic: LiveService;
 let upstream: TestServer;
 let ada: Person;
+let asAda: ReturnType<typeof apiAs>;
 
 beforeAll(async () => {
   mimic = await startLiveService({ env: { MIMIC_EGRESS_ALLOW: 'localhost' }, options: { ca: [(await testCertificate()).cert] } });
   upstream = await startTlsServer((_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end('{"temperature":21}'));
   ada = await seedPerson(mimic.running.services, { email: 'ada@example.com', password: 'correct horse battery staple', name: 'Ada Lovelace' });
+  asAda = apiAs(mimic.base, ada.key);
 });
 afterAll(async () => {
   await mimic?.close();
   await upstream?.close();
 });
-
-/** One call with Ada's API key. */
-async function asAda(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${mimic.base}${path}`, {
-    method,
-    headers: { authorization: `Basic ${ada.key}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  return { status: res.status, body: await res.json() };
-}
 
 /** Signs in on the sign-in page the browser was sent to, and waits to be back at `path`. */
 async function signIn(t: TestPage, path: string): Promise<void> {
