@@ -46,6 +46,8 @@ const PAGES: readonly { name: string; path: string; signedIn: boolean }[] = [
   { name: 'home', path: '/studio/', signedIn: true },
   { name: 'API keys', path: '/studio/keys', signedIn: true },
   { name: 'account', path: '/studio/account', signedIn: true },
+  { name: 'secrets', path: '/studio/secrets', signedIn: true },
+  { name: 'connect an account', path: '/studio/secrets/connect', signedIn: true },
 ];
 
 /** Runs before any script of the page: long tasks are recorded from the navigation's start. */
