@@ -133,7 +133,8 @@ describe('the secrets page', () => {
     expect(await t.page.evaluate('document.activeElement?.id')).toBe('rotate-token');
     await t.page.fill('#rotate-token', CANARY.rotatedBearer);
     await t.page.screenshot({ path: screenshot('studio-secrets-rotate.png') });
-    await t.page.click('#secret-rotate-save');
+    // Enter saves (the dialog's first button is Cancel).
+    await t.page.keyboard.press('Enter');
     await waitForPage(t, (p) => p.textContent('#secrets-status'), (s) => (s ?? '').includes('rotated'), 'the rotation');
     expect(await t.page.isVisible('#secret-rotate-dialog')).toBe(false);
     expect(await t.page.locator('#rotate-token').count()).toBe(0);

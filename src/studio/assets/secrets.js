@@ -298,9 +298,17 @@ function rotate(secret, opener) {
     heading.focus();
   };
   rotateForm.addEventListener('submit', save);
+  // Enter in a field saves (the form's first button, which a browser would press, is Cancel).
+  const enter = (event) => {
+    if (event.key !== 'Enter' || event.target.tagName !== 'INPUT') return;
+    event.preventDefault();
+    rotateForm.requestSubmit($('secret-rotate-save'));
+  };
+  rotateFields.addEventListener('keydown', enter);
   rotateDialog.addEventListener('close', function onClose() {
     rotateDialog.removeEventListener('close', onClose);
     rotateForm.removeEventListener('submit', save);
+    rotateFields.removeEventListener('keydown', enter);
     rotateFields.replaceChildren();
     if (rotateDialog.returnValue !== 'saved' && opener.isConnected) opener.focus();
   });

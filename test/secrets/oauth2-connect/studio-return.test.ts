@@ -118,3 +118,29 @@ describe('an attempt started for the studio', () => {
     expect((await h.call('GET', '/secrets/oauth2/callback?state=nope&code=x')).status).toBe(400);
   });
 });
+
+describe('over https', () => {
+  it('the binding cookie is __Secure- and Secure, and is read under that name', async () => {
+    const redirect = 'https://mimic.test/secrets/oauth2/callback';
+    const server = await startOAuthServer({ clientId: CLIENT_ID, clientSecret: CANARY.clientSecret, redirectUri: redirect });
+    const secure = harness({ MIMIC_EGRESS_ALLOW: 'localhost', MIMIC_PUBLIC_URL: 'https://mimic.test' }, { ca: [server.server.ca] });
+    try {
+      const u = secure.user();
+      const started = await secure.call('POST', '/secrets/oauth2/connections', {
+        key: u.key,
+        body: { provider: 'calendar', issuer: server.issuer, client_id: CLIENT_ID, client_secret: CANARY.clientSecret, scopes: ['openid', 'offline_access'], return_to: 'studio' },
+      });
+      expect(started.status, JSON.stringify(started.body)).toBe(201);
+      const setCookie = started.headers.get('set-cookie')!;
+      expect(setCookie).toMatch(/^__Secure-mimic_oauth=[A-Za-z0-9_-]{43};/);
+      expect(setCookie).toMatch(/; Secure/);
+      const cookie = /^__Secure-mimic_oauth=([^;]+)/.exec(setCookie)![1];
+      const back = await secure.call('GET', await server.authorize(started.body.authorization_url), { headers: { cookie: `__Secure-mimic_oauth=${cookie}` } });
+      expect(back.status).toBe(303);
+      expect(back.headers.get('location')).toBe(`/studio/secrets/connect?connection=${started.body.id}`);
+    } finally {
+      await secure.close();
+      await server.close();
+    }
+  });
+});
