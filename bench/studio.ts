@@ -52,6 +52,8 @@ const PAGES: readonly { name: string; path: string; signedIn: boolean }[] = [
   { name: 'clips', path: '/studio/clips', signedIn: true }, { name: 'talks', path: '/studio/talks', signedIn: true }, { name: 'animations', path: '/studio/animations', signedIn: true },
   { name: 'agents', path: '/studio/agents', signedIn: true },
   { name: 'new agent', path: '/studio/agents/new', signedIn: true },
+  { name: 'secrets', path: '/studio/secrets', signedIn: true },
+  { name: 'connect an account', path: '/studio/secrets/connect', signedIn: true },
 ];
 
 /** Runs before any script of the page: long tasks are recorded from the navigation's start. */

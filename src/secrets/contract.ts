@@ -16,6 +16,8 @@ export type { SecretStore } from './store.ts';
 export { createSqliteSecretStore } from './store.ts';
 export { credentialOf, openSecretValues, staticCredential } from './resolve.ts';
 export { ReauthorizationRequired, RefreshFailed, type OAuth2Refresher } from './oauth2/index.ts';
+/** The OAuth redirect URI's path (under MIMIC_PUBLIC_URL): the studio shows it to register at a provider. */
+export { CALLBACK_PATH as OAUTH2_CALLBACK_PATH } from './oauth2-connect/flow.ts';
 
 /** The secrets store, built by the secrets module from the platform's handle: what opens a secret's sealed values. */
 export const SECRET_STORE = defineServiceKey<SecretStore>('secretStore');

@@ -21,7 +21,7 @@ export function secretRoutes(deps: SecretDeps, publicUrl: string): Route[] {
       handler: async (c) => c.json(await createSecret(deps, c.get('user').id, await jsonBody(c)), 201),
     },
     {
-      method: 'get', path: '/secrets', summary: 'List your secrets, newest first (next page: X-Next-Token / Link headers)', tag: 'Secrets', params: pageParams,
+      method: 'get', path: '/secrets', summary: 'List your secrets, newest first, each with the tools and agents that use it (next page: X-Next-Token / Link headers)', tag: 'Secrets', params: pageParams,
       ok: { status: 200, schema: SecretList, description: 'a page of secrets' }, errors: ['BadRequestError', 'AuthorizationError'],
       handler: async (c) => {
         // A bare array, as the hosted service answers: the largest page by default, so clients
@@ -36,7 +36,7 @@ export function secretRoutes(deps: SecretDeps, publicUrl: string): Route[] {
       },
     },
     {
-      method: 'get', path: '/secrets/{id}', summary: 'Get a secret (never its value)', tag: 'Secrets', params: [id],
+      method: 'get', path: '/secrets/{id}', summary: 'Get a secret (never its value), with the tools and agents that use it', tag: 'Secrets', params: [id],
       ok: { status: 200, schema: Secret, description: 'the secret' }, errors: ['AuthorizationError', 'NotFoundError'],
       handler: async (c) => c.json(await fetchSecret(deps, c.get('user').id, c.req.param('id')!)),
     },

@@ -82,6 +82,37 @@ export const UpdateSecret = Type.Union([UpdateBearerSecret, UpdateApiKeySecret, 
 
 export const SecretType = Type.Union([typeOf('bearer'), typeOf('api_key'), typeOf('basic'), typeOf('oauth2')]);
 
+/** How many tools and how many agents `used_by` lists at most (the totals count them all). */
+export const USAGE_LISTED = 20;
+
+/** What refers to a secret: the tools that send it and the agents that use it (as their model key, or through one of those tools). */
+export const SecretUsage = named(
+  'SecretUsage',
+  Type.Object(
+    {
+      tools: Type.Array(Type.Object({ id: Type.String(), name: Type.String() }, { additionalProperties: false }), {
+        description: `the tools whose auth names this secret, newest first (at most ${USAGE_LISTED})`,
+      }),
+      tools_total: Type.Integer({ minimum: 0, description: 'how many tools refer to it in all' }),
+      agents: Type.Array(
+        Type.Object(
+          {
+            id: Type.String(),
+            name: Type.String({ description: 'the agent\'s preview_name, or "" when it has none' }),
+            model: Type.Boolean({ description: 'the secret is the key of the agent\'s model provider (llm.secret_id)' }),
+            tool_ids: Type.Array(Type.String(), { description: 'the agent\'s tools that send the secret' }),
+          },
+          { additionalProperties: false },
+        ),
+        { description: `the agents that use it, newest first (at most ${USAGE_LISTED})` },
+      ),
+      agents_total: Type.Integer({ minimum: 0, description: 'how many agents use it in all' }),
+    },
+    { additionalProperties: false },
+  ),
+);
+export type SecretUsageView = Static<typeof SecretUsage>;
+
 export const Secret = named(
   'Secret',
   Type.Object(
@@ -98,6 +129,8 @@ export const Secret = named(
       }),
       header_name: Type.Optional(Type.String({ description: 'api_key secrets: the header the key is sent in' })),
       expires_at: Type.Optional(Type.Union([IsoTime, Type.Null()], { description: 'oauth2 secrets: when the stored access token expires' })),
+      // In GET /secrets and GET /secrets/{id}: which tools and agents use the secret (a secret in use cannot be deleted).
+      used_by: Type.Optional(SecretUsage),
     },
     { additionalProperties: false },
   ),

@@ -4,9 +4,10 @@ import { byCreation, toPage, type PageCursor } from '../pagination.ts';
 import { validate } from '../schemas/ajv.ts';
 import {
   CreateApiKeySecret, CreateBasicSecret, CreateBearerSecret, FORBIDDEN_HEADER_NAMES,
-  UpdateApiKeySecret, UpdateBasicSecret, UpdateBearerSecret, UpdateOAuth2Secret,
-  type SecretView,
+  UpdateApiKeySecret, UpdateBasicSecret, UpdateBearerSecret, UpdateOAuth2Secret, USAGE_LISTED,
+  type SecretUsageView, type SecretView,
 } from './schemas.ts';
+import type { SecretUsage } from './store.ts';
 import { auditRecord } from '../audit/contract.ts';
 import { DEFAULT_API_KEY_HEADER, type SecretType } from '../egress/credential.ts';
 import { SECRET_FIELDS, type SecretDeps } from './deps.ts';
@@ -116,13 +117,28 @@ export async function deleteSecret(deps: SecretDeps, userId: string, id: string)
   return presentSecret(outcome.deleted);
 }
 
+function presentUsage(u: SecretUsage): SecretUsageView {
+  return {
+    tools: u.tools,
+    tools_total: u.toolsTotal,
+    agents: u.agents.map((a) => ({ id: a.id, name: a.name, model: a.model, tool_ids: a.toolIds })),
+    agents_total: u.agentsTotal,
+  };
+}
+
+/** Secrets as GET answers them: each with `used_by`, read for the whole page at once. */
+async function withUsage(deps: SecretDeps, userId: string, rows: SecretRow[]): Promise<SecretView[]> {
+  const usage = rows.length ? await deps.secretStore.usage(userId, rows.map((r) => r.id), USAGE_LISTED) : new Map<string, SecretUsage>();
+  return rows.map((row) => ({ ...presentSecret(row), used_by: presentUsage(usage.get(row.id)!) }));
+}
+
 export async function fetchSecret(deps: SecretDeps, userId: string, id: string): Promise<SecretView> {
   const row = await deps.secretStore.get(userId, id);
   if (!row) throw notFound('Secret');
-  return presentSecret(row);
+  return (await withUsage(deps, userId, [row]))[0]!;
 }
 
 export async function pageSecrets(deps: SecretDeps, userId: string, limit: number, cursor: PageCursor | null): Promise<{ secrets: SecretView[]; token?: string }> {
   const page = toPage(await deps.secretStore.list(userId, limit + 1, cursor), limit, byCreation);
-  return { secrets: page.items.map(presentSecret), ...(page.token ? { token: page.token } : {}) };
+  return { secrets: await withUsage(deps, userId, page.items), ...(page.token ? { token: page.token } : {}) };
 }

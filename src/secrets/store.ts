@@ -32,6 +32,14 @@ export interface SealedWrite {
 /** `usedBy`: the tools that refer to the secret; `usedByAgents`: the agents whose model key it is. */
 export type DeleteOutcome = { deleted: SecretRow } | { usedBy: string[]; usedByAgents?: string[] } | undefined;
 
+/** What refers to one secret (the tools and agents lists cut at `max`, the totals whole). */
+export interface SecretUsage {
+  tools: { id: string; name: string }[];
+  toolsTotal: number;
+  agents: { id: string; name: string; model: boolean; toolIds: string[] }[];
+  agentsTotal: number;
+}
+
 /**
  * The rows of secrets and their sealed values. Every change bumps `version` in the same
  * conditional UPDATE that makes it (readers detect a stale copy by it), and commits with its
@@ -52,6 +60,11 @@ export interface SecretStore {
   replaceGrant(userId: string, id: string, patch: GrantPatch, sealed: SealedValue[], audit: AuditRecord): Promise<SecretRow | undefined>;
   /** Refused (with up to `max` tool ids) while a tool refers to the secret. */
   delete(userId: string, id: string, audit: (row: SecretRow) => AuditRecord, max?: number): Promise<DeleteOutcome>;
+  /**
+   * Which tools refer to each of these secrets of the user, and which agents use them (the
+   * model's key, or through one of those tools), newest first, at most `max` of each listed.
+   */
+  usage(userId: string, secretIds: readonly string[], max: number): Promise<Map<string, SecretUsage>>;
   /** A refreshed oauth2 token pair; false when the secret is gone. */
   saveTokens(secretId: string, expiresAt: number | null, refreshedAt: number, sealed: SealedValue[]): Promise<boolean>;
   markNeedsReauthorization(secretId: string, now: number): Promise<void>;
@@ -120,6 +133,20 @@ export function createSqliteSecretStore(handle: Store): SecretStore {
        AND NOT EXISTS (SELECT 1 FROM tools WHERE tools.secret_id = secrets.id)
        AND NOT EXISTS (SELECT 1 FROM agents WHERE agents.secret_id = secrets.id) RETURNING *`,
   );
+  // Usage, for a page of secret ids at once (a JSON array parameter).
+  const toolsUsing = sqlite.prepare<[string, string], { secret_id: string; id: string; name: string }>(
+    `SELECT secret_id, id, name FROM tools WHERE user_id = ? AND secret_id IN (SELECT value FROM json_each(?))
+     ORDER BY created_at DESC, id DESC`,
+  );
+  const agentsUsing = sqlite.prepare<[string, string, string, string], { secret_id: string; id: string; name: string | null; tool_id: string | null }>(
+    `SELECT a.secret_id AS secret_id, a.id AS id, json_extract(a.body, '$.preview_name') AS name, NULL AS tool_id, a.created_at AS created_at
+       FROM agents a WHERE a.user_id = ? AND a.secret_id IN (SELECT value FROM json_each(?))
+     UNION ALL
+     SELECT t.secret_id, a.id, json_extract(a.body, '$.preview_name'), t.id, a.created_at
+       FROM agent_tools at JOIN tools t ON t.id = at.tool_id JOIN agents a ON a.id = at.agent_id
+      WHERE a.user_id = ? AND t.secret_id IN (SELECT value FROM json_each(?))
+     ORDER BY created_at DESC, id DESC`,
+  );
   const removeFields = sqlite.prepare<[string]>('DELETE FROM secret_fields WHERE secret_id = ?');
   const upsertField = sqlite.prepare<[string, string, string, string, string]>(
     `INSERT INTO secret_fields (secret_id, field, kek_id, wrapped_key, ciphertext) VALUES (?, ?, ?, ?, ?)
@@ -170,6 +197,29 @@ export function createSqliteSecretStore(handle: Store): SecretStore {
     return true;
   });
 
+  const usage = sqlite.transaction((userId: string, secretIds: readonly string[], max: number) => {
+    const out = new Map<string, SecretUsage>(secretIds.map((id) => [id, { tools: [], toolsTotal: 0, agents: [], agentsTotal: 0 }]));
+    const ids = JSON.stringify(secretIds);
+    for (const t of toolsUsing.all(userId, ids)) {
+      const u = out.get(t.secret_id)!;
+      if (u.toolsTotal++ < max) u.tools.push({ id: t.id, name: t.name });
+    }
+    const seen = new Map<string, { id: string; name: string; model: boolean; toolIds: string[] }>();
+    for (const a of agentsUsing.all(userId, ids, userId, ids)) {
+      const u = out.get(a.secret_id)!;
+      const key = `${a.secret_id} ${a.id}`;
+      let agent = seen.get(key);
+      if (!agent) {
+        agent = { id: a.id, name: a.name ?? '', model: false, toolIds: [] };
+        seen.set(key, agent);
+        if (u.agentsTotal++ < max) u.agents.push(agent);
+      }
+      if (a.tool_id === null) agent.model = true;
+      else agent.toolIds.push(a.tool_id);
+    }
+    return out;
+  });
+
   return {
     get: async (userId, id) => maybeRow(byUser.get(id, userId)),
     getById: async (id) => maybeRow(byId.get(id)),
@@ -181,6 +231,7 @@ export function createSqliteSecretStore(handle: Store): SecretStore {
     replace: async (userId, id, patch, sealed, record) => replace(userId, id, patch, sealed, record),
     replaceGrant: async (userId, id, patch, sealed, record) => replaceGrant(userId, id, patch, sealed, record),
     delete: async (userId, id, record, max = 20) => del(userId, id, record, max),
+    usage: async (userId, secretIds, max) => usage(userId, secretIds, max),
     saveTokens: async (secretId, expiresAt, refreshedAt, sealed) => saveTokens(secretId, expiresAt, refreshedAt, sealed),
     markNeedsReauthorization: async (secretId, now) => {
       needsReauthorization.run(now, secretId);

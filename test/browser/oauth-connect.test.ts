@@ -10,40 +10,28 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { useChromium } from '../helpers/browser.ts';
-import { startLiveService, type LiveService } from '../helpers/live-service.ts';
-import { startOidcProvider, type OidcProvider } from '../helpers/oidc-provider.ts';
-import { startTlsServer, testCertificate, type TestServer } from '../helpers/tls.ts';
+import type { LiveService } from '../helpers/live-service.ts';
+import { startConnectScene, type ConnectScene, type OidcProvider } from '../helpers/oidc-provider.ts';
+import type { TestServer } from '../helpers/tls.ts';
 
 const chromium = useChromium();
 const CLIENT = { clientId: 'mimic-studio-test', clientSecret: 'oidc-client-secret-6Yh2Kq9Lw3' };
+let scene: ConnectScene;
 let op: OidcProvider;
 let mimic: LiveService;
 let api: TestServer;
 let context: BrowserContext;
-let offset = 0;
 /** Each bearer token the API received, and the grant the provider said it belongs to. */
-const seen: { token: string; grant: string | undefined }[] = [];
+let seen: ConnectScene['seen'];
 
 beforeAll(async () => {
-  // The provider's certificate is the one test certificate: mimic trusts it before the provider starts.
-  mimic = await startLiveService({
-    env: { MIMIC_EGRESS_ALLOW: 'localhost', MIMIC_TOOL_TIMEOUT_MS: '60000' },
-    options: { ca: [(await testCertificate()).cert], clock: { now: () => Date.now() + offset } },
-  });
-  op = await startOidcProvider({ ...CLIENT, redirectUri: `${mimic.base}/secrets/oauth2/callback` });
-  api = await startTlsServer(async (req, res) => {
-    const token = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
-    const grant = await op.grantOf(token);
-    seen.push({ token, grant });
-    res.writeHead(grant ? 200 : 401, { 'content-type': 'application/json' }).end(JSON.stringify(grant ? { events: [] } : { error: 'invalid_token' }));
-  });
+  scene = await startConnectScene(CLIENT);
+  ({ op, mimic, api, seen } = scene);
   context = await chromium.browser.newContext({ ignoreHTTPSErrors: true });
 });
 afterAll(async () => {
   await context?.close();
-  await mimic?.close();
-  await api?.close();
-  await op?.close();
+  await scene?.close();
 });
 
 /** Through the provider's pages: sign in when asked (any login), then consent; ends on mimic's result page. */
@@ -99,7 +87,7 @@ describe('connecting an account through the provider’s pages', () => {
     expect(firstToken.grant).toBeTruthy();
 
     // Two hours on mimic's clock: the access token has expired, the refresh token rotates.
-    offset = 2 * 3600_000;
+    scene.setOffset(2 * 3600_000);
     const refreshed = await callTool(tool.body.id);
     expect(refreshed.body.output?.status, JSON.stringify(refreshed.body)).toBe(200);
     expect(seen.at(-1)!.token).not.toBe(firstToken.token);
@@ -107,7 +95,7 @@ describe('connecting an account through the provider’s pages', () => {
 
     // The person withdraws access at the provider; once the token expires again the refresh is refused.
     await op.revoke(firstToken.grant!);
-    offset = 4 * 3600_000;
+    scene.setOffset(4 * 3600_000);
     const refused = await callTool(tool.body.id);
     expect(JSON.stringify(refused.body)).toMatch(/reauthori/i);
     expect((await mimic.api('GET', `/secrets/${secretId}`)).body.status).toBe('needs_reauthorization');

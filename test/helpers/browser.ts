@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import { chromiumPath } from '../../scripts/ensure-chromium.mjs';
 import { startHttpServer, type TestServer } from './tls.ts';
 
@@ -75,8 +75,8 @@ export interface TestPage {
 
 export interface ChromiumForFile {
   readonly browser: Browser;
-  /** A fresh context and page, loopback only, recording peers and data channels. */
-  newPage(): Promise<TestPage>;
+  /** A fresh context and page, loopback only, recording peers and data channels (`options`: the context's, e.g. ignoreHTTPSErrors for a loopback https provider). */
+  newPage(options?: BrowserContextOptions): Promise<TestPage>;
 }
 
 /** One browser for the enclosing test file: launched in beforeAll, closed in afterAll. */
@@ -95,9 +95,9 @@ export function useChromium(opts: { mdnsCandidates?: boolean } = {}): ChromiumFo
       if (!browser) throw new Error('useChromium: the browser is launched in beforeAll');
       return browser;
     },
-    async newPage() {
+    async newPage(options) {
       if (!browser) throw new Error('useChromium: the browser is launched in beforeAll');
-      const context = await browser.newContext();
+      const context = await browser.newContext(options);
       contexts.push(context);
       const blocked: string[] = [];
       const lines: string[] = [];

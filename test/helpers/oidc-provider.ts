@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
-import { testCertificate } from './tls.ts';
+import { startTlsServer, testCertificate, type TestServer } from './tls.ts';
+import { startLiveService, type LiveService } from './live-service.ts';
 
 /**
  * A certified OpenID Connect provider (oidc-provider) on loopback https, with the self-signed
@@ -54,5 +55,49 @@ export async function startOidcProvider(client: { clientId: string; clientSecret
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/**
+ * What the connect tests run against: mimic on loopback (trusting the test certificate, its
+ * clock `offset` ms ahead, egress to localhost allowed), the provider with mimic's callback as
+ * its client's redirect URI, and an upstream API on https that accepts a bearer token only when
+ * the provider says it issued it (every token it received, with its grant, in `seen`).
+ */
+export interface ConnectScene {
+  mimic: LiveService;
+  op: OidcProvider;
+  api: TestServer;
+  seen: { token: string; grant: string | undefined }[];
+  /** Moves mimic's clock to `ms` past the real one (an access token expires). */
+  setOffset(ms: number): void;
+  close(): Promise<void>;
+}
+
+export async function startConnectScene(client: { clientId: string; clientSecret: string }): Promise<ConnectScene> {
+  let offset = 0;
+  // The provider's certificate is the one test certificate: mimic trusts it before the provider starts.
+  const mimic = await startLiveService({
+    env: { MIMIC_EGRESS_ALLOW: 'localhost', MIMIC_TOOL_TIMEOUT_MS: '60000' },
+    options: { ca: [(await testCertificate()).cert], clock: { now: () => Date.now() + offset } },
+  });
+  const op = await startOidcProvider({ ...client, redirectUri: `${mimic.base}/secrets/oauth2/callback` });
+  const seen: ConnectScene['seen'] = [];
+  const api = await startTlsServer(async (req, res) => {
+    const token = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
+    const grant = await op.grantOf(token);
+    seen.push({ token, grant });
+    res.writeHead(grant ? 200 : 401, { 'content-type': 'application/json' }).end(JSON.stringify(grant ? { events: [] } : { error: 'invalid_token' }));
+  });
+  return {
+    mimic, op, api, seen,
+    setOffset: (ms) => {
+      offset = ms;
+    },
+    async close() {
+      await mimic.close();
+      await api.close();
+      await op.close();
+    },
   };
 }

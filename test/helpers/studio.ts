@@ -60,3 +60,15 @@ export async function signInByKeyboard(page: Page, person: Pick<Person, 'email' 
   await page.keyboard.press('Enter');
   return stops;
 }
+
+/** Calls the API as a seeded person, with their API key: `{status, body}` (JSON). */
+export function apiAs(base: string, key: string) {
+  return async (method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> => {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Basic ${key}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    return { status: res.status, body: await res.json() };
+  };
+}

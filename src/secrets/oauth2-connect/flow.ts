@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import {
   ClientSecretBasic, ClientSecretPost, Configuration, None, authorizationCodeGrant, buildAuthorizationUrl, calculatePKCECodeChallenge,
   customFetch, randomNonce, randomPKCECodeVerifier, randomState, type ClientAuth, type ServerMetadata,
@@ -20,6 +20,9 @@ import { DiscoveryFailed, PROVIDER_TIMEOUT_MS, discoverIssuer } from './discover
 import type { ConnectionStore, FailedStatus } from './store.ts';
 import { StartConnection, type ConnectionView, type StartedConnectionView } from './schemas.ts';
 
+/** Where the callback of a studio attempt (return_to studio) sends the browser: the studio's page for the attempt. */
+export const STUDIO_RESULT_PATH = '/studio/secrets/connect';
+
 /** How long the person has to consent at the provider. */
 export const CONNECTION_TTL_MS = 10 * 60_000;
 export const CALLBACK_PATH = '/secrets/oauth2/callback';
@@ -37,12 +40,18 @@ export interface ConnectDeps extends SecretDeps {
 type AuthMethod = OAuthConnectionRow['authMethod'];
 
 /** Why a callback stored nothing: each has its own page. */
-export type CallbackFailure = 'bad_state' | 'used_state' | 'expired' | 'denied' | 'provider_error' | 'invalid_response' | 'no_refresh_token' | 'secret_gone' | 'interrupted';
+export type CallbackFailure =
+  | 'bad_state' | 'used_state' | 'expired' | 'denied' | 'provider_error' | 'invalid_response' | 'no_refresh_token' | 'secret_gone' | 'interrupted' | 'wrong_browser';
+/** `studio`: the attempt was started with return_to studio, and this is the browser that started it. */
 export type CallbackOutcome =
-  | { ok: true; connectionId: string; secretId: string; provider: string; reconnected: boolean }
-  | { ok: false; reason: CallbackFailure; provider?: string; connectionId?: string; providerError?: string };
+  | { ok: true; connectionId: string; secretId: string; provider: string; reconnected: boolean; studio: boolean }
+  | { ok: false; reason: CallbackFailure; provider?: string; connectionId?: string; providerError?: string; studio?: boolean };
 
 const hashState = (key: Buffer, state: string) => createHmac('sha256', key).update(state).digest('base64url');
+/** A studio attempt keeps (sealed) the HMAC of its browser's binding cookie, never the cookie. */
+const hashBrowser = (key: Buffer, browser: string) => createHmac('sha256', key).update(`browser:${browser}`).digest('base64url');
+/** The binding cookie's value: 256 random bits, base64url. */
+export const BROWSER_BINDING = /^[A-Za-z0-9_-]{43}$/;
 
 const badBody = (field: string, message: string) => new ApiError('BadRequestError', `Invalid request body: ${field} ${message}`, [{ field, message }]);
 
@@ -101,8 +110,10 @@ async function endpointsOf(deps: ConnectDeps, body: { issuer?: string; authoriza
  * POST /secrets/oauth2/connections: a new attempt and the URL to send the person to. The
  * code verifier, the nonce and the client secret are sealed in the vault for (user, attempt).
  */
-export async function startConnection(deps: ConnectDeps, userId: string, raw: Record<string, unknown>): Promise<StartedConnectionView> {
+export async function startConnection(deps: ConnectDeps, userId: string, raw: Record<string, unknown>, browser?: string): Promise<StartedConnectionView> {
   const body = validate(StartConnection, raw);
+  // return_to studio binds the attempt to the browser's cookie (the route reads or makes it).
+  if ((body.return_to === 'studio') !== (browser !== undefined && BROWSER_BINDING.test(browser))) throw new Error('startConnection: return_to studio goes with a browser binding');
   if (body.secret_id !== undefined) {
     const target = await deps.secretStore.get(userId, body.secret_id);
     if (!target) throw notFound('Secret');
@@ -133,6 +144,7 @@ export async function startConnection(deps: ConnectDeps, userId: string, raw: Re
     code_verifier: codeVerifier,
     ...(nonce ? { nonce } : {}),
     ...(body.client_secret ? { client_secret: body.client_secret } : {}),
+    ...(browser !== undefined ? { browser: hashBrowser(deps.stateKey, browser) } : {}),
   });
   const now = deps.clock.now();
   const row: OAuthConnectionRow = {
@@ -154,7 +166,7 @@ export async function fetchConnection(deps: ConnectDeps, userId: string, id: str
   const error = lapsed ? 'expired' : row.errorCode;
   return {
     id: row.id, status, provider: row.provider, ...(row.issuer ? { issuer: row.issuer } : {}), scopes: JSON.parse(row.scopes) as string[],
-    ...(row.resultSecretId ? { secret_id: row.resultSecretId } : {}), ...(error ? { error } : {}),
+    ...(row.resultSecretId ? { secret_id: row.resultSecretId } : {}), ...(row.targetSecretId ? { reconnects: row.targetSecretId } : {}), ...(error ? { error } : {}),
     created_at: isoTime(row.createdAt), expires_at: isoTime(row.expiresAt), ...(row.finishedAt !== null ? { finished_at: isoTime(row.finishedAt) } : {}),
   };
 }
@@ -167,7 +179,7 @@ const errorCode = (value: string | undefined): string | undefined => (value && /
  * its PKCE verifier and stores the grant as an oauth2 secret. Any failure ends the attempt
  * and stores nothing.
  */
-export async function completeConnection(deps: ConnectDeps, query: Record<string, string | undefined>): Promise<CallbackOutcome> {
+export async function completeConnection(deps: ConnectDeps, query: Record<string, string | undefined>, browser?: string): Promise<CallbackOutcome> {
   const { state } = query;
   if (!state || state.length > 512) return { ok: false, reason: 'bad_state' };
   const stateHash = hashState(deps.stateKey, state);
@@ -175,13 +187,22 @@ export async function completeConnection(deps: ConnectDeps, query: Record<string
   const row = await deps.connections.claim(stateHash, now);
   if (!row) return unclaimed(deps, stateHash, now);
 
+  let studio = false;
   const fail = async (status: FailedStatus, reason: CallbackFailure, detail: string, providerError?: string): Promise<CallbackOutcome> => {
     deps.log.warn('oauth2 connect failed', { connection_id: row.id, provider_host: hostOf(row.tokenUrl), reason: detail });
     await deps.connections.finishFailed(row.id, status, reason, deps.clock.now(), connectAudit(deps, row, 'failure', reason, row.targetSecretId));
-    return { ok: false, reason, provider: row.provider, connectionId: row.id, ...(providerError ? { providerError } : {}) };
+    return { ok: false, reason, provider: row.provider, connectionId: row.id, studio, ...(providerError ? { providerError } : {}) };
   };
   try {
-    return await redeem(deps, row, query, fail);
+    const values = await deps.vault.open(row.userId, row.id, JSON.parse(row.sealed) as SealedValue[]);
+    if (values.browser !== undefined) {
+      // A studio attempt completes only in the browser that started it (the login-CSRF defence, SECURITY.md).
+      const given = browser !== undefined && BROWSER_BINDING.test(browser) ? hashBrowser(deps.stateKey, browser) : '';
+      if (!sameText(given, values.browser)) return await fail('failed', 'wrong_browser', 'wrong_browser');
+      studio = true;
+    }
+    const outcome = await redeem(deps, row, values, query, fail);
+    return outcome.ok ? { ...outcome, studio } : outcome;
   } catch (err) {
     // A fault of ours (the vault, the database): the attempt ends rather than stay claimed, and the error goes on to the 500.
     await fail('failed', 'interrupted', 'internal').catch(() => undefined);
@@ -191,15 +212,21 @@ export async function completeConnection(deps: ConnectDeps, query: Record<string
 
 type Fail = (status: FailedStatus, reason: CallbackFailure, detail: string, providerError?: string) => Promise<CallbackOutcome>;
 
+function sameText(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
 /** The claimed attempt: the provider's answer checked, the code redeemed, the grant stored. */
-async function redeem(deps: ConnectDeps, row: OAuthConnectionRow, query: Record<string, string | undefined>, fail: Fail): Promise<CallbackOutcome> {
+async function redeem(
+  deps: ConnectDeps, row: OAuthConnectionRow, values: Record<string, string>, query: Record<string, string | undefined>, fail: Fail,
+): Promise<CallbackOutcome> {
   if (query.error !== undefined) {
     const code = errorCode(query.error);
     return code === 'access_denied' ? fail('denied', 'denied', 'access_denied') : fail('failed', 'provider_error', code ?? 'malformed_error', code);
   }
   if (!query.code) return fail('failed', 'invalid_response', 'no_code');
-
-  const values = await deps.vault.open(row.userId, row.id, JSON.parse(row.sealed) as SealedValue[]);
   const metadata: ServerMetadata = row.metadata
     ? (JSON.parse(row.metadata) as ServerMetadata)
     : { issuer: new URL(row.authorizationUrl).origin, authorization_endpoint: row.authorizationUrl, token_endpoint: row.tokenUrl };
@@ -241,7 +268,7 @@ async function redeem(deps: ConnectDeps, row: OAuthConnectionRow, query: Record<
   }
   await deps.connections.finishConnected(row.id, secretId, deps.clock.now(), connectAudit(deps, row, 'success', undefined, secretId));
   deps.log.info('oauth2 account connected', { connection_id: row.id, secret_id: secretId, provider_host: hostOf(row.tokenUrl) });
-  return { ok: true, connectionId: row.id, secretId, provider: row.provider, reconnected: row.targetSecretId !== null };
+  return { ok: true, connectionId: row.id, secretId, provider: row.provider, reconnected: row.targetSecretId !== null, studio: false };
 }
 
 /** An exchange takes seconds (10 s deadlines); one still running an hour after its attempt expired lost its process. */

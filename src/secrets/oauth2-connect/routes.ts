@@ -1,8 +1,45 @@
+import { randomBytes } from 'node:crypto';
+import type { Context } from 'hono';
+import { getCookie, setCookie } from 'hono/cookie';
 import type { Route } from '../../platform/module.ts';
 import { jsonBody } from '../../http/body.ts';
 import { idParam } from '../../http/params.ts';
 import { Connection, StartConnection, StartedConnection } from './schemas.ts';
-import { CALLBACK_PATH, CONNECTION_TTL_MS, completeConnection, fetchConnection, startConnection, type CallbackOutcome, type ConnectDeps } from './flow.ts';
+import {
+  BROWSER_BINDING, CALLBACK_PATH, CONNECTION_TTL_MS, STUDIO_RESULT_PATH, completeConnection, fetchConnection, startConnection, type CallbackOutcome, type ConnectDeps,
+} from './flow.ts';
+
+/**
+ * The cookie that binds the studio's attempts to the browser that started them: random, one
+ * per browser (kept while attempts are started), sent only to /secrets/oauth2/ (the start and
+ * the callback). `__Secure-` and Secure when the public URL is https.
+ */
+const BINDING_COOKIE = 'mimic_oauth';
+const BINDING_PATH = '/secrets/oauth2/';
+
+function bindingCookie(c: Context, secure: boolean): string | undefined {
+  const value = secure ? getCookie(c, BINDING_COOKIE, 'secure') : getCookie(c, BINDING_COOKIE);
+  return value !== undefined && BROWSER_BINDING.test(value) ? value : undefined;
+}
+
+function setBindingCookie(c: Context, secure: boolean, value: string): void {
+  const options = { httpOnly: true, sameSite: 'Lax', path: BINDING_PATH, maxAge: CONNECTION_TTL_MS / 1000 } as const;
+  if (secure) setCookie(c, BINDING_COOKIE, value, { ...options, secure: true, prefix: 'secure' });
+  else setCookie(c, BINDING_COOKIE, value, options);
+}
+
+/**
+ * Where the callback sends a browser back to the studio: a studio attempt to its page (which
+ * reads the attempt through the API), and a failure it cannot place (unknown, used or expired
+ * state) in a browser that has started studio attempts to the same page with the reason.
+ */
+function studioReturn(outcome: CallbackOutcome, hasBinding: boolean): string | undefined {
+  if (outcome.studio) return `${STUDIO_RESULT_PATH}?connection=${encodeURIComponent(outcome.connectionId!)}`;
+  if (!outcome.ok && hasBinding && (outcome.reason === 'bad_state' || outcome.reason === 'used_state' || outcome.reason === 'expired')) {
+    return `${STUDIO_RESULT_PATH}?result=${outcome.reason}`;
+  }
+  return undefined;
+}
 
 /**
  * The result page of the callback: fixed text with the provider's label and ids escaped,
@@ -61,6 +98,15 @@ function pageOf(outcome: CallbackOutcome): { status: 200 | 400 | 403 | 500 | 502
       return { status: 502, title: 'Unusable answer', text: [`The provider${at} sent an answer that failed the checks (its ID token, issuer or tokens).`, START_AGAIN] };
     case 'interrupted':
       return { status: 500, title: 'Not finished', text: ['The connection could not be finished here.', START_AGAIN] };
+    case 'wrong_browser':
+      return {
+        status: 403,
+        title: 'Another browser',
+        text: [
+          'This connection was started in the studio in another browser (or this browser has since lost its cookie), so it can only finish there.',
+          'Nothing was stored. Start the connection again from the studio, in the browser you consent in.',
+        ],
+      };
   }
 }
 
@@ -94,7 +140,15 @@ export function connectRoutes(deps: ConnectDeps): Route[] {
         'With `secret_id`, the new grant replaces that secret\'s (after its refresh token was revoked). The attempt expires after 10 minutes.',
       body: StartConnection, ok: { status: 201, schema: StartedConnection, description: 'the attempt, pending' },
       errors: ['BadRequestError', 'AuthorizationError', 'NotFoundError'],
-      handler: async (c) => c.json(await startConnection(deps, c.get('user').id, await jsonBody(c)), 201),
+      handler: async (c) => {
+        const body = await jsonBody(c);
+        if (body.return_to !== 'studio') return c.json(await startConnection(deps, c.get('user').id, body), 201);
+        const secure = deps.redirectUri.startsWith('https:');
+        const browser = bindingCookie(c, secure) ?? randomBytes(32).toString('base64url');
+        const started = await startConnection(deps, c.get('user').id, body, browser);
+        setBindingCookie(c, secure, browser);
+        return c.json(started, 201);
+      },
     },
     {
       method: 'get', path: '/secrets/oauth2/connections/{id}', tag: 'Secrets', params: [id],
@@ -105,18 +159,23 @@ export function connectRoutes(deps: ConnectDeps): Route[] {
     {
       method: 'get', path: CALLBACK_PATH, tag: 'Secrets', access: 'public', security: [],
       summary: "The OAuth redirect URI: the provider sends the person's browser here; answers an HTML page saying what was stored",
-      description: 'No API key: the `state` parameter names the attempt, once. A wrong, reused or expired state, a refused consent or a provider error store nothing.',
+      description:
+        'No API key: the `state` parameter names the attempt, once. A wrong, reused or expired state, a refused consent or a provider error store nothing. ' +
+        'An attempt started with `return_to: studio` completes only in the browser holding its `mimic_oauth` cookie (else 403, nothing stored) and ends with a 303 to the studio\'s page for it.',
       params: [
         { name: 'state', in: 'query', description: 'the state mimic sent with the authorization request' },
         { name: 'code', in: 'query', description: 'the authorization code' },
         { name: 'error', in: 'query', description: 'the provider\'s error code (access_denied, ...)' },
         { name: 'iss', in: 'query', description: 'the issuer (RFC 9207), checked when the provider announces it' },
       ],
-      ok: { status: 200, description: 'an HTML page: connected, or why nothing was stored (then 400, 403 or 502)', contentType: 'text/html' },
+      ok: { status: 200, description: 'an HTML page: connected, or why nothing was stored (then 400, 403 or 502); a studio attempt: 303 to the studio', contentType: 'text/html' },
       handler: async (c) => {
         const q = c.req.query();
         if (q.state === undefined && q.code === undefined && q.error === undefined) return c.body(ABOUT_PAGE, 200, PAGE_HEADERS);
-        const outcome = await completeConnection(deps, { state: q.state, code: q.code, error: q.error, iss: q.iss });
+        const browser = bindingCookie(c, deps.redirectUri.startsWith('https:'));
+        const outcome = await completeConnection(deps, { state: q.state, code: q.code, error: q.error, iss: q.iss }, browser);
+        const back = studioReturn(outcome, browser !== undefined);
+        if (back) return c.body(null, 303, { location: back, 'referrer-policy': 'no-referrer', 'cache-control': 'no-store' });
         const page = renderCallbackPage(outcome);
         return c.body(page.html, page.status, PAGE_HEADERS);
       },

@@ -29,6 +29,14 @@ export const StartConnection = named(
       scopes: Type.Array(Scope, { minItems: 0, maxItems: 50, uniqueItems: true, description: "the scopes asked for; include the provider's offline scope (offline_access, ...) so that it issues a refresh token" }),
       secret_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'reconnect: the existing oauth2 secret (sec_...) whose grant the new one replaces; tools that use it keep working' })),
       token_endpoint_auth_method: Type.Optional(AuthMethod),
+      return_to: Type.Optional(
+        Type.Literal('studio', {
+          description:
+            'studio: for a page on mimic\'s own origin (the studio). The answer sets a cookie (`mimic_oauth`, HttpOnly, SameSite=Lax, Path=/secrets/oauth2/) ' +
+            'that binds the attempt to this browser: the callback in a browser without it stores nothing. The callback then ends on the studio\'s page ' +
+            'for the attempt (303 to /studio/secrets/connect?connection=<id>) instead of its own result page.',
+        }),
+      ),
     },
     { additionalProperties: false },
   ),
@@ -41,8 +49,12 @@ export const ConnectionStatus = Type.Union(
 );
 
 export const ConnectionError = Type.Union(
-  ['denied', 'provider_error', 'invalid_response', 'no_refresh_token', 'expired', 'secret_gone', 'interrupted'].map((s) => Type.Literal(s)),
-  { description: 'why nothing was stored: the person refused consent, the provider answered an error or something unusable, it issued no refresh token, the attempt expired, the secret to reconnect was deleted meanwhile, the service stopped during the exchange' },
+  ['denied', 'provider_error', 'invalid_response', 'no_refresh_token', 'expired', 'secret_gone', 'interrupted', 'wrong_browser'].map((s) => Type.Literal(s)),
+  {
+    description:
+      'why nothing was stored: the person refused consent, the provider answered an error or something unusable, it issued no refresh token, the attempt expired, ' +
+      'the secret to reconnect was deleted meanwhile, the service stopped during the exchange, the callback came to another browser than the one that started a studio attempt (return_to studio)',
+  },
 );
 
 export const Connection = named(
@@ -55,6 +67,7 @@ export const Connection = named(
       issuer: Type.Optional(Type.String()),
       scopes: Type.Array(Type.String()),
       secret_id: Type.Optional(Type.String({ description: 'connected: the oauth2 secret tools refer to (on reconnect, the same one)' })),
+      reconnects: Type.Optional(Type.String({ description: 'a reconnect: the oauth2 secret (sec_...) the attempt was started for (secret_id of the request)' })),
       error: Type.Optional(ConnectionError),
       created_at: IsoTime,
       expires_at: IsoTime,

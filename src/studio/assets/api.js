@@ -59,7 +59,7 @@ async function send(method, path, body) {
 }
 
 /**
- * One API call: `{status, body}` (the JSON body, or null). A 401 means the token was
+ * One API call: `{status, body, headers}` (the JSON body, or null). A 401 means the token was
  * refused (the session revoked meanwhile, say): a new token is asked for once.
  */
 export async function api(method, path, body) {
@@ -75,7 +75,7 @@ export async function api(method, path, body) {
   } catch {
     parsed = null;
   }
-  return { status: res.status, body: parsed };
+  return { status: res.status, body: parsed, headers: res.headers };
 }
 
 /** Says what went wrong in `el`, as text: an API error's description, or the status. */

@@ -25,6 +25,7 @@ const NAV: readonly { href: string; label: string }[] = [
   { href: '/studio/presenters', label: 'Presenters' }, { href: '/studio/clips', label: 'Clips' }, { href: '/studio/talks', label: 'Talks' }, { href: '/studio/animations', label: 'Animations' },
   { href: '/studio/agents', label: 'Agents' },
   { href: '/studio/keys', label: 'API keys' },
+  { href: '/studio/secrets', label: 'Secrets' },
   { href: '/studio/account', label: 'Account' },
   { href: '/docs', label: 'API reference' },
 ];

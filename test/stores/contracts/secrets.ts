@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
 import type { Dialect } from '../dialects.ts';
+import type { AgentRow } from '../../../src/agents/store.ts';
 import { audit, sealed, secretRow, seedUser, toolRow, withDatabase } from '../seed.ts';
 
 /** Secrets need a KEK row for their sealed values' foreign key: the vault store makes one. */
@@ -134,6 +135,38 @@ export function contract(dialect: Dialect): void {
     expect(await stores.secrets.get(u, 'sec_1')).toBeUndefined();
     expect(await stores.secrets.delete(u, 'sec_1', () => audit(u, 4000))).toBeUndefined();
     expect((await stores.audit.list({ userId: u, action: 'secret.deleted' }, 10, null)).map((e) => e.secretId)).toEqual(['sec_1']);
+    });
+  });
+
+  it('usage: the tools and agents that use each of a page of secrets, capped, with totals, only the user’s', async () => {
+    await withDatabase(dialect, async ({ stores }) => {
+      const u = await seedUser(stores, 'usr_a');
+      const b = await seedUser(stores, 'usr_b');
+      for (const id of ['sec_1', 'sec_2', 'sec_3']) await stores.secrets.create(secretRow(u, id, 1000), [], audit(u, 1000));
+      await stores.tools.create(toolRow(u, 'tool_1', 1000, { secretId: 'sec_1', name: 'first' }), audit(u, 1000));
+      await stores.tools.create(toolRow(u, 'tool_2', 2000, { secretId: 'sec_1', name: 'second' }), audit(u, 2000));
+      await stores.tools.create(toolRow(u, 'tool_3', 3000, { secretId: 'sec_2', name: 'third' }), audit(u, 3000));
+      const agent = (id: string, createdAt: number, over: Partial<AgentRow>): AgentRow => ({
+        id, userId: u, body: `{"preview_name":"${id}"}`, secretId: null, toolIds: [], voice: null, version: 1, createdAt, modifiedAt: createdAt, ...over,
+      });
+      await stores.agents.create(agent('agt_1', 1000, { secretId: 'sec_1', toolIds: ['tool_1', 'tool_3'] }));
+      await stores.agents.create(agent('agt_2', 2000, { toolIds: ['tool_2'] }));
+
+      const usage = await stores.secrets.usage(u, ['sec_1', 'sec_2', 'sec_3'], 20);
+      expect(usage.get('sec_1')).toEqual({
+        tools: [{ id: 'tool_2', name: 'second' }, { id: 'tool_1', name: 'first' }],
+        toolsTotal: 2,
+        agents: [{ id: 'agt_2', name: 'agt_2', model: false, toolIds: ['tool_2'] }, { id: 'agt_1', name: 'agt_1', model: true, toolIds: ['tool_1'] }],
+        agentsTotal: 2,
+      });
+      expect(usage.get('sec_2')).toEqual({ tools: [{ id: 'tool_3', name: 'third' }], toolsTotal: 1, agents: [{ id: 'agt_1', name: 'agt_1', model: false, toolIds: ['tool_3'] }], agentsTotal: 1 });
+      expect(usage.get('sec_3')).toEqual({ tools: [], toolsTotal: 0, agents: [], agentsTotal: 0 });
+
+      const capped = (await stores.secrets.usage(u, ['sec_1'], 1)).get('sec_1')!;
+      expect(capped).toMatchObject({ tools: [{ id: 'tool_2' }], toolsTotal: 2, agents: [{ id: 'agt_2' }], agentsTotal: 2 });
+      // Another user asking about these ids sees nothing of them.
+      expect((await stores.secrets.usage(b, ['sec_1'], 20)).get('sec_1')).toEqual({ tools: [], toolsTotal: 0, agents: [], agentsTotal: 0 });
+      expect((await stores.secrets.usage(u, [], 20)).size).toBe(0);
     });
   });
 }
