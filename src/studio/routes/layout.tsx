@@ -21,6 +21,7 @@ export interface LayoutProps {
 /** The navigation of a signed-in person: the studio's pages, then the API reference. */
 const NAV: readonly { href: string; label: string }[] = [
   { href: '/studio/', label: 'Home' },
+  { href: '/studio/consents', label: 'Consents' },
   { href: '/studio/keys', label: 'API keys' },
   { href: '/studio/account', label: 'Account' },
   { href: '/docs', label: 'API reference' },
