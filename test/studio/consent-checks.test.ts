@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 interface Step { check: string; passed: boolean; measured: Record<string, unknown>; limit: Record<string, unknown>; note?: string }
 interface Checks {
   CHECKS: { check: string; title: string }[];
-  describeStep(step: Step): { state: string; text: string };
+  describeStep(step: Step, consent?: Record<string, unknown>): { state: string; text: string };
   outcomeOf(rec: Record<string, unknown>): { state: string; title: string; text: string; detail?: string };
   statusWords(rec: Record<string, unknown>): string;
 }
@@ -43,6 +43,17 @@ describe('the words of each check', () => {
     const d = describeStep(s);
     expect(d.state).toBe(state);
     expect(d.text).toContain(text);
+  });
+});
+
+describe('the words check names what was not heard', () => {
+  const rec = { name: 'Maria Lopez', passcode: ['garden', 'pencil', 'river'] };
+  it.each([
+    [{ name_found: [true, true], passcode_found: [false, true, false] }, 'We did not hear the passcode words garden and river.'],
+    [{ name_found: [true, false], passcode_found: [true, true, true] }, 'We did not hear your name (Maria Lopez).'],
+    [{ name_found: [false, false], passcode_found: [true, true, false] }, 'We did not hear your name (Maria Lopez) and the passcode word river.'],
+  ])('%o', (measured, text) => {
+    expect(describeStep(step('words', false, { recogniser: 'pocketsphinx', ...measured }), rec).text).toContain(text);
   });
 });
 

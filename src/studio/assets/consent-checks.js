@@ -19,8 +19,23 @@ const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 /** A recogniser's verdict needs a person: no recogniser for the language, or one word not heard. */
 const waitsForOperator = (step) => step.check === 'words' && !step.passed && (step.measured?.recogniser === null || /review/.test(step.note ?? ''));
 
-/** What a measured step says: `{state: 'passed'|'failed'|'review', text}`. */
-export function describeStep(step) {
+/** 'a', 'a and b', 'a, b and c'. */
+const listed = (words) => (words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} and ${words[words.length - 1]}`);
+
+/** The words of the name and of the passcode the recogniser did not hear (`consent`: its record, for the words). */
+function unheard(m, consent) {
+  const parts = [];
+  if (Array.isArray(m.name_found) && m.name_found.includes(false)) parts.push(consent?.name ? `your name (${consent.name})` : 'your name');
+  const codes = Array.isArray(consent?.passcode) && Array.isArray(m.passcode_found) ? consent.passcode.filter((_, i) => m.passcode_found[i] === false) : [];
+  if (codes.length) parts.push(`the passcode word${codes.length > 1 ? 's' : ''} ${listed(codes)}`);
+  return parts;
+}
+
+/**
+ * What a measured step says: `{state: 'passed'|'failed'|'review', text}`. `consent` (its
+ * record, optional) lets the words check name the words that were not heard.
+ */
+export function describeStep(step, consent) {
   const m = step.measured ?? {};
   const l = step.limit ?? {};
   if (waitsForOperator(step)) {
@@ -57,6 +72,7 @@ export function describeStep(step) {
     }
     case 'words':
       if (step.passed) return ok('Your name and the three passcode words were heard.');
+      if (unheard(m, consent).length) return no(`We did not hear ${listed(unheard(m, consent))}. Read the statement exactly as shown, with your name and the three passcode words, clearly.`);
       return no('We did not hear the statement as it is written. Read it exactly as shown, with your name and the three passcode words, clearly.');
     default:
       return step.passed ? ok('Passed.') : no('This check did not pass.');
@@ -81,12 +97,13 @@ export function outcomeOf(rec) {
       return { state: 'refused', title: 'Not verified', text: 'An operator watched your video and could not confirm the statement. Record again, reading it exactly as shown.', detail: rec.error?.description ?? review.reason };
     }
     const failed = steps.find((s) => !s.passed);
-    const text = failed ? describeStep(failed).text : 'Your video could not be checked. Record again.';
+    const text = failed ? describeStep(failed, rec).text : 'Your video could not be checked. Record again.';
     return { state: 'refused', title: 'Not verified', text, detail: rec.error?.description };
   }
   if (rec.status === 'validating' && review?.state === 'pending') {
     const words = steps.find((s) => s.check === 'words');
-    return { state: 'review', title: 'Waiting for an operator', text: words ? describeStep(words).text : 'An operator will watch your video.', detail: review.reason };
+    const why = words ? describeStep(words, rec).text : 'An operator will watch your video.';
+    return { state: 'review', title: 'Waiting for an operator', text: `${why} This page shows their decision when it comes.`, detail: review.reason };
   }
   if (rec.status === 'validating') return { state: 'checking', title: 'Checking', text: 'Each check appears below as it is measured.' };
   return { state: 'waiting', title: 'Waiting for a video', text: 'Record the statement to give this consent.' };

@@ -33,6 +33,7 @@ const statementEl = $('statement');
 const passcodeEl = $('passcode');
 const expiresEl = $('expires');
 const preview = $('preview');
+const cameraOff = $('camera-off');
 const playback = $('playback');
 const countdown = $('countdown');
 const recIndicator = $('rec-indicator');
@@ -70,6 +71,7 @@ const recorder = new Recorder({
   onTrackEnded: (kind) => {
     recordError.textContent = kind === 'video' ? 'The camera stopped (unplugged, or taken by another app). Turn it on again.' : 'The microphone stopped (unplugged, or taken by another app). Turn it on again.';
     recorder.close();
+    cameraOff.hidden = false;
     show({ camera: true });
   },
 });
@@ -89,7 +91,7 @@ function show(which) {
 async function loadLanguages() {
   const res = await api('GET', '/consents/languages');
   if (res.status !== 200) return showError(chooseError, res);
-  languages = res.body.languages;
+  languages = [...res.body.languages].sort((a, b) => a.name.localeCompare(b.name));
   const label = (l) => l.name.charAt(0).toUpperCase() + l.name.slice(1);
   const recognised = languages.filter((l) => l.recognised).map(label);
   const reviewed = languages.filter((l) => !l.recognised).map(label);
@@ -173,12 +175,14 @@ function startRecording(rec) {
 }
 
 recordName.addEventListener('input', () => consent && renderStatement());
+chooseName.addEventListener('input', () => void (chooseError.textContent = ''));
 
 buttons.camera.addEventListener('click', async () => {
   recordError.textContent = '';
   buttons.camera.disabled = true;
   try {
     await recorder.open();
+    cameraOff.hidden = true;
     show({ record: true });
     recordStatus.textContent = 'Camera and microphone on. Check that your face is in the picture, then start recording.';
     buttons.record.focus();
@@ -304,6 +308,7 @@ buttons.upload.addEventListener('click', async () => {
     return;
   }
   recorder.close();
+  cameraOff.hidden = false;
   showVerify(res.body);
 });
 
@@ -334,7 +339,7 @@ function renderChecks(rec) {
     const text = document.createElement('span');
     text.className = 'check-text';
     if (step) {
-      const d = describeStep(step);
+      const d = describeStep(step, rec);
       li.dataset.state = d.state;
       state.textContent = { passed: 'Passed', failed: 'Not passed', review: 'Operator' }[d.state];
       text.textContent = d.text;
@@ -360,7 +365,6 @@ function renderOutcome(rec) {
   outcomeDetail.textContent = o.detail ? `Details: ${o.detail}` : '';
   recordAgain.hidden = !(o.state === 'refused' || o.state === 'expired');
   verifyHeading.textContent = o.state === 'checking' ? 'Checking your video' : `Your consent: ${o.title.toLowerCase()}`;
-  pageStatus.textContent = o.state === 'checking' ? '' : `${o.title}. ${o.text}`;
 }
 
 function showVerify(rec) {

@@ -71,6 +71,9 @@ export function ConsentRecordPage({ session, csrf, consentId }: { session: Studi
 
           <div class="recorder">
             <div class="stage">
+              <p id="camera-off" class="camera-off">
+                Camera off
+              </p>
               <video id="preview" class="preview" muted playsinline aria-label="Camera preview"></video>
               <video id="playback" class="preview" controls playsinline aria-label="Your recording" hidden></video>
               <p id="countdown" class="countdown" aria-live="assertive" hidden></p>
@@ -124,21 +127,21 @@ export function ConsentRecordPage({ session, csrf, consentId }: { session: Studi
           <h2 id="verify-heading" tabindex={-1}>
             3. Checking your video
           </h2>
-          <dl class="facts" id="consent-facts"></dl>
-          <ol id="checks" class="checks" aria-live="polite"></ol>
-          <div id="outcome" class="outcome" hidden>
+          <div id="outcome" class="outcome" role="status" aria-live="polite" hidden>
             <p id="outcome-title" class="outcome-title"></p>
             <p id="outcome-text"></p>
             <p id="outcome-detail" class="hint"></p>
-          </div>
-          <div class="row">
             <button id="record-again" type="button" hidden>
               Record again
             </button>
+          </div>
+          <dl class="facts" id="consent-facts"></dl>
+          <ol id="checks" class="checks" aria-live="polite"></ol>
+          <p>
             <a class="button secondary" href="/studio/consents">
               All your consents
             </a>
-          </div>
+          </p>
         </section>
         <noscript>
           <p class="error">This page needs JavaScript: it records with your camera and calls the API from your browser.</p>
