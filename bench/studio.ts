@@ -46,6 +46,8 @@ const PAGES: readonly { name: string; path: string; signedIn: boolean }[] = [
   { name: 'home', path: '/studio/', signedIn: true },
   { name: 'API keys', path: '/studio/keys', signedIn: true },
   { name: 'account', path: '/studio/account', signedIn: true },
+  { name: 'consents', path: '/studio/consents', signedIn: true },
+  { name: 'record a consent', path: '/studio/consents/new', signedIn: true },
 ];
 
 /** Runs before any script of the page: long tasks are recorded from the navigation's start. */
