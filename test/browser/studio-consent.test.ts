@@ -128,6 +128,8 @@ async function recordAndUpload(t: TestPage, seconds: number, shot?: string): Pro
   await waitForPage(t, (p) => p.evaluate('document.getElementById("playback").readyState') as Promise<number>, (n) => n >= 1, 'the take loaded in the player');
   await t.page.click('#upload');
   await t.page.locator('#step-verify').waitFor({ state: 'visible', timeout: 120_000 });
+  // The progress bar ran to the end before the checks took over.
+  expect(await t.page.evaluate('document.getElementById("upload-bar").value')).toBe(100);
 }
 
 describe('recording a consent in the studio', () => {
