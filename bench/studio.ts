@@ -54,6 +54,8 @@ const PAGES: readonly { name: string; path: string; signedIn: boolean }[] = [
   { name: 'new agent', path: '/studio/agents/new', signedIn: true },
   { name: 'secrets', path: '/studio/secrets', signedIn: true },
   { name: 'connect an account', path: '/studio/secrets/connect', signedIn: true },
+  { name: 'consents', path: '/studio/consents', signedIn: true },
+  { name: 'record a consent', path: '/studio/consents/new', signedIn: true },
 ];
 
 /** Runs before any script of the page: long tasks are recorded from the navigation's start. */

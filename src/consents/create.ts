@@ -42,7 +42,7 @@ export async function createConsent(deps: ConsentDeps, user: AuthUser, raw: unkn
   const details: ConsentDetails = { language: lang.name, text, passcode, expiresAt: now + CONSENT_TTL_MS, steps: [] };
   const row = await deps.lifecycle.create({ id, userId: user.id, request: body, details });
   if (!row) throw new Error('a free consent was refused for credits');
-  return { id, created_at: isoTime(row.createdAt), created_by: user.id, text, language: lang.name, expires_at: isoTime(details.expiresAt) };
+  return { id, created_at: isoTime(row.createdAt), created_by: user.id, text, passcode, language: lang.name, expires_at: isoTime(details.expiresAt) };
 }
 
 /**

@@ -88,6 +88,7 @@ export function presentConsent(c: Consent, media: Pick<MediaAccess, 'signedUrl' 
     owner_id: row.userId,
     language: d.language,
     text: d.text,
+    passcode: [...d.passcode],
     expires_at: isoTime(d.expiresAt),
     status: (expired ? 'error' : row.status) as ConsentView['status'],
     name: d.name ?? null,

@@ -28,12 +28,16 @@ export type UploadConsentBody = Static<ConsentSchemas['UploadConsent']>;
 
 export const ConsentStatus = Type.Union([Type.Literal('created'), Type.Literal('validating'), Type.Literal('done'), Type.Literal('error')], { $id: 'ConsentStatus' });
 
+/** The passcode's words, in the order they are said (they are also in `text`): for a page that shows them large. */
+const Passcode = Type.Array(Type.String(), { minItems: 3, maxItems: 3, description: 'the three passcode words of `text`, in order (mimic\'s addition: a page may show them large)' });
+
 export const CreateConsentResponse = Type.Object(
   {
     id: Type.String({ description: 'the consent id, used later as consent_id' }),
     created_at: IsoTime,
     created_by: Type.String(),
     text: Type.String({ description: 'the statement to read, with [user name] and a passcode of three words' }),
+    passcode: Passcode,
     language: Type.String(),
     expires_at: IsoTime,
   },
@@ -62,6 +66,7 @@ export const Consent = Type.Object(
     owner_id: Type.String(),
     language: Type.String(),
     text: Type.String(),
+    passcode: Passcode,
     expires_at: IsoTime,
     status: ConsentStatus,
     name: Type.Union([Type.String(), Type.Null()], { description: 'the name given with the upload; null before' }),

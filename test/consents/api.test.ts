@@ -27,7 +27,7 @@ describe('POST /consents', () => {
     for (const lang of CONSENT_LANGUAGES) {
       const res = await h.call('POST', '/consents', { key: u.key, body: { language: lang.name } });
       expect(res.status, JSON.stringify(res.body)).toBe(201);
-      expect(Object.keys(res.body).sort()).toEqual(['created_at', 'created_by', 'expires_at', 'id', 'language', 'text']);
+      expect(Object.keys(res.body).sort()).toEqual(['created_at', 'created_by', 'expires_at', 'id', 'language', 'passcode', 'text']);
       expect(res.body).toMatchObject({ created_by: u.id, language: lang.name });
       expect(res.body.id).toMatch(/^cns_/);
       expect(Date.parse(res.body.expires_at) - Date.parse(res.body.created_at)).toBe(30 * 60 * 1000);
@@ -37,6 +37,9 @@ describe('POST /consents', () => {
       const code = res.body.text.slice(before.length, res.body.text.length - after.length).split(' ');
       expect(code).toHaveLength(3);
       for (const w of code) expect(lang.words).toContain(w);
+      // The same words on their own, for a page that shows them large; and on the record.
+      expect(res.body.passcode).toEqual(code);
+      expect((await h.call('GET', `/consents/${res.body.id}`, { key: u.key })).body.passcode).toEqual(code);
       expect(res.body.text).toContain('[user name]');
     }
   });

@@ -430,3 +430,42 @@ export function avatarFootage(opts: AvatarFootageOptions = {}): Promise<string> 
     await makeAvatarFootage(opts, out, speaking);
   });
 }
+
+// ---------------------------------------------------------------------------------------------
+// A camera and a microphone for Chromium
+
+export interface FakeCaptureFiles {
+  /** Raw frames for `--use-file-for-fake-video-capture`. */
+  video: string;
+  /** 16-bit PCM for `--use-file-for-fake-audio-capture`. */
+  audio: string;
+  /** Seconds of the video (and of the WAV) before the padding. */
+  seconds: number;
+}
+
+/**
+ * A video as Chromium's fake camera and microphone play it (studio browser tests): a .y4m
+ * (320x320, 15 fps: Chromium reads raw frames only) and a 48 kHz mono .wav, both `leadSec` of
+ * the first frame and silence, the video, then `tailSec` of the last frame and silence. Chromium
+ * plays both from the moment a page starts capturing and loops them; the lead covers the
+ * page's countdown, the tail keeps the loop out of a take.
+ */
+export async function fakeCaptureFiles(video: string, dir: string, { leadSec, tailSec }: { leadSec: number; tailSec: number }): Promise<FakeCaptureFiles> {
+  const probe = await runFfmpeg(['-i', video]);
+  const m = /Duration: (\d+):(\d+):([\d.]+)/.exec(probe.stderr);
+  if (!m) throw new Error(`cannot read the duration of ${video}`);
+  const seconds = Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3]);
+  const total = (leadSec + seconds + tailSec).toFixed(3);
+  const files = { video: join(dir, 'camera.y4m'), audio: join(dir, 'microphone.wav'), seconds };
+  await ffmpeg([
+    '-i', video, '-an',
+    '-vf', `fps=15,scale=320:320,tpad=start_duration=${leadSec}:start_mode=clone:stop_duration=${tailSec + 1}:stop_mode=clone`,
+    '-t', total, '-pix_fmt', 'yuv420p', '-f', 'yuv4mpegpipe', files.video,
+  ], 'fake camera');
+  await ffmpeg([
+    '-i', video, '-vn',
+    '-af', `aresample=48000,aformat=channel_layouts=mono,adelay=${Math.round(leadSec * 1000)},apad`,
+    '-t', total, '-ac', '1', '-ar', '48000', '-c:a', 'pcm_s16le', files.audio,
+  ], 'fake microphone');
+  return files;
+}

@@ -97,27 +97,46 @@ export function useChromium(opts: { mdnsCandidates?: boolean } = {}): ChromiumFo
     },
     async newPage(options) {
       if (!browser) throw new Error('useChromium: the browser is launched in beforeAll');
-      const context = await browser.newContext(options);
-      contexts.push(context);
-      const blocked: string[] = [];
-      const lines: string[] = [];
-      await context.route('**/*', (route) => {
-        const url = route.request().url();
-        if (isLoopbackUrl(url)) return route.continue();
-        blocked.push(url);
-        return route.abort('blockedbyclient');
-      });
-      await context.routeWebSocket((url) => !isLoopbackUrl(url.href), (ws) => {
-        blocked.push(ws.url());
-        void ws.close({ code: 1008, reason: 'not loopback' });
-      });
-      await context.addInitScript({ path: PEERS_SCRIPT.pathname });
-      const page = await context.newPage();
-      page.on('console', (m) => lines.push(`${m.type()}: ${m.text()}`));
-      page.on('pageerror', (e) => lines.push(`pageerror: ${e.message}`));
-      return { page, context, blocked, console: lines };
+      const t = await openTestPage(browser, options);
+      contexts.push(t.context);
+      return t;
     },
   };
+}
+
+/**
+ * A fresh context and page of `browser` (one of useChromium's, or one launched with more
+ * args, e.g. fake capture files): loopback only, recording peers and data channels. The
+ * caller closes its context (or the browser).
+ */
+export async function openTestPage(browser: Browser, options?: BrowserContextOptions): Promise<TestPage> {
+  const context = await browser.newContext(options);
+  const blocked: string[] = [];
+  const lines: string[] = [];
+  await context.route('**/*', (route) => {
+    const url = route.request().url();
+    if (isLoopbackUrl(url)) return route.continue();
+    blocked.push(url);
+    return route.abort('blockedbyclient');
+  });
+  await context.routeWebSocket((url) => !isLoopbackUrl(url.href), (ws) => {
+    blocked.push(ws.url());
+    void ws.close({ code: 1008, reason: 'not loopback' });
+  });
+  await context.addInitScript({ path: PEERS_SCRIPT.pathname });
+  const page = await context.newPage();
+  page.on('console', (m) => lines.push(`${m.type()}: ${m.text()}`));
+  page.on('pageerror', (e) => lines.push(`pageerror: ${e.message}`));
+  return { page, context, blocked, console: lines };
+}
+
+/**
+ * Chromium whose fake camera and microphone play these files (a .y4m video and a .wav), looped,
+ * from the moment a page starts capturing: CHROMIUM_ARGS plus the two file flags. Chromium
+ * reads the files when a capture starts, so a test that needs other footage launches another.
+ */
+export function launchChromiumWithCapture(files: { video: string; audio: string }): Promise<Browser> {
+  return launchChromium([...CHROMIUM_ARGS, `--use-file-for-fake-video-capture=${files.video}`, `--use-file-for-fake-audio-capture=${files.audio}`]);
 }
 
 export interface MediaStats {

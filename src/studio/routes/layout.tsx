@@ -24,6 +24,7 @@ const NAV: readonly { href: string; label: string }[] = [
   { href: '/studio/avatars', label: 'Avatars' },
   { href: '/studio/presenters', label: 'Presenters' }, { href: '/studio/clips', label: 'Clips' }, { href: '/studio/talks', label: 'Talks' }, { href: '/studio/animations', label: 'Animations' },
   { href: '/studio/agents', label: 'Agents' },
+  { href: '/studio/consents', label: 'Consents' },
   { href: '/studio/keys', label: 'API keys' },
   { href: '/studio/secrets', label: 'Secrets' },
   { href: '/studio/account', label: 'Account' },

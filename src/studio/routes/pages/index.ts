@@ -13,6 +13,7 @@ import { agentPageRoutes } from './agents-routes.ts';
 import { SecretsPage } from './secrets.tsx';
 import { ConnectSecretPage } from './secrets-connect.tsx';
 import { OAUTH2_CALLBACK_PATH } from '../../../secrets/contract.ts';
+import { consentPages } from './consents.tsx';
 
 /**
  * The studio's pages: its assets (public: the sign-in page needs the style sheet), then the
@@ -37,4 +38,5 @@ export function pageRoutes(app: Hono<StudioEnv>, deps: StudioDeps): void {
     const redirectUri = `${deps.publicUrl}${OAUTH2_CALLBACK_PATH}`;
     return c.html(ConnectSecretPage({ session: c.get('session')!, csrf: c.get('csrf')!, redirectUri, connection, result, secret }));
   });
+  consentPages(app);
 }
