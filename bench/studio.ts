@@ -31,6 +31,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import { chromiumPath } from '../scripts/ensure-chromium.mjs';
 import { median } from './stats.ts';
+import { STUDIO_PAGES } from '../src/studio/routes/pages/catalogue.ts';
 import { NODE_ARGS, freePort, killChildrenOnExit, root, runBench, serviceEnv, startService, waitForHealth } from './procs.ts';
 
 const LOADS = Math.max(1, Number(process.env.BENCH_LOADS ?? 5));
@@ -38,25 +39,8 @@ const GOAL_MS = 300;
 const EMAIL = 'bench@example.com';
 const PASSWORD = 'a bench password, long enough';
 
-/** Every studio page there is: those of a signed-in person, and those anyone may open. */
-const PAGES: readonly { name: string; path: string; signedIn: boolean }[] = [
-  { name: 'sign-in', path: '/studio/sign-in', signedIn: false },
-  { name: 'forgot password', path: '/studio/forgot-password', signedIn: false },
-  { name: 'set password (invite link)', path: '/studio/invite?token=bench', signedIn: false },
-  { name: 'home', path: '/studio/', signedIn: true },
-  { name: 'API keys', path: '/studio/keys', signedIn: true },
-  { name: 'account', path: '/studio/account', signedIn: true },
-  { name: 'avatars', path: '/studio/avatars', signedIn: true },
-  { name: 'new avatar', path: '/studio/avatars/new', signedIn: true },
-  { name: 'presenters', path: '/studio/presenters', signedIn: true }, { name: 'new clip', path: '/studio/clips/new', signedIn: true },
-  { name: 'clips', path: '/studio/clips', signedIn: true }, { name: 'talks', path: '/studio/talks', signedIn: true }, { name: 'animations', path: '/studio/animations', signedIn: true },
-  { name: 'agents', path: '/studio/agents', signedIn: true },
-  { name: 'new agent', path: '/studio/agents/new', signedIn: true },
-  { name: 'secrets', path: '/studio/secrets', signedIn: true },
-  { name: 'connect an account', path: '/studio/secrets/connect', signedIn: true },
-  { name: 'consents', path: '/studio/consents', signedIn: true },
-  { name: 'record a consent', path: '/studio/consents/new', signedIn: true },
-];
+/** Every studio page at a fixed address: those of a signed-in person, and those anyone may open. */
+const PAGES = STUDIO_PAGES;
 
 /** Runs before any script of the page: long tasks are recorded from the navigation's start. */
 const OBSERVE_LONG_TASKS = `{

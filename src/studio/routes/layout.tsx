@@ -2,6 +2,7 @@
 import type { Child } from 'hono/jsx';
 import type { StudioSession } from '../../accounts/contract.ts';
 import { assetPath } from './assets.ts';
+import { STUDIO_PAGES } from './pages/catalogue.ts';
 
 export interface LayoutProps {
   title: string;
@@ -18,16 +19,9 @@ export interface LayoutProps {
   children?: Child;
 }
 
-/** The navigation of a signed-in person: the studio's pages, then the API reference. */
+/** The navigation of a signed-in person: the studio's pages (pages/catalogue.ts), then the API reference. */
 const NAV: readonly { href: string; label: string }[] = [
-  { href: '/studio/', label: 'Home' },
-  { href: '/studio/avatars', label: 'Avatars' },
-  { href: '/studio/presenters', label: 'Presenters' }, { href: '/studio/clips', label: 'Clips' }, { href: '/studio/talks', label: 'Talks' }, { href: '/studio/animations', label: 'Animations' },
-  { href: '/studio/agents', label: 'Agents' },
-  { href: '/studio/consents', label: 'Consents' },
-  { href: '/studio/keys', label: 'API keys' },
-  { href: '/studio/secrets', label: 'Secrets' },
-  { href: '/studio/account', label: 'Account' },
+  ...STUDIO_PAGES.flatMap((p) => (p.nav ? [{ href: p.path, label: p.nav }] : [])),
   { href: '/docs', label: 'API reference' },
 ];
 
