@@ -6,7 +6,7 @@ import { defaultBackoff, type JobHandler, type JobKind } from '../jobs/catalogue
 import type { MediaAccess } from '../media/index.ts';
 import type { PageCursor } from '../pagination.ts';
 import type { Route } from '../platform/module.ts';
-import { resourceLifecycle, type CreateInput, type Lifecycle, type ResourceKind } from './lifecycle.ts';
+import { isFinalStatus, resourceLifecycle, statesOf, type CreateInput, type Lifecycle, type ResourceKind } from './lifecycle.ts';
 import { resourceRoutes } from './routes.ts';
 import { createSqliteResourceStore, type Claim, type ResourceRow, type ResourceStore } from './store.ts';
 
@@ -82,6 +82,19 @@ export interface ResourceParts<T extends ResourceTypes> {
   cost?: number;
   /** What a delete removes besides the record, its job and its media folder (a clip's pending video). */
   onRemove?(record: ResourceRecord<T>): Promise<void>;
+  /**
+   * Whether a record in a final state will change no more, so that its live events end
+   * (GET `<path>/{id}/events`); a final state is enough when not given. An avatar that is
+   * `done` before its talking preview exists is not settled yet.
+   */
+  settled?(record: ResourceRecord<T>): boolean;
+}
+
+/** A record as its live events see it: a version that changes with every change of its row, and whether it is settled. */
+export interface ResourceSnapshot {
+  version: string;
+  settled: boolean;
+  view: object;
 }
 
 /** A new record's input; the job's attempts are the platform's unless given. */
@@ -96,8 +109,10 @@ export interface Resource<T extends ResourceTypes> extends Lifecycle<T['view']> 
   record(userId: string, id: string): Promise<ResourceRecord<T>>;
   /** GET `<path>/{id}`. */
   get(userId: string, id: string): Promise<T['view']>;
-  /** GET `<path>`: a page of the user's records, newest first, as `{<many>: [...], token?}`. */
-  list(userId: string, limit: number, cursor: PageCursor | null): Promise<Record<string, unknown>>;
+  /** GET `<path>`: a page of the user's records (in `status`, when given), newest first, as `{<many>: [...], token?}`. */
+  list(userId: string, limit: number, cursor: PageCursor | null, status?: string): Promise<Record<string, unknown>>;
+  /** The user's record as its live events see it; undefined once it is gone. */
+  snapshot(userId: string, id: string): Promise<ResourceSnapshot | undefined>;
   /** DELETE `<path>/{id}`: the record (refunded when unfinished), its job, its media; the record as it was. */
   delete(userId: string, id: string): Promise<T['view']>;
   /** The routes in mounting order: `create`, list, the kind's own literal paths, get, its own paths under `{id}`, delete. */
@@ -175,9 +190,18 @@ export function defineResource<T extends ResourceTypes>(declaration: ResourceDec
       createClaiming: (input, claim) => life.createClaiming({ maxAttempts, ...input }, claim),
       record: async (userId, id) => read(await life.fetch(userId, id, label)),
       get: async (userId, id) => present(await life.fetch(userId, id, label)),
-      async list(userId, limit, cursor) {
-        const page = await life.page(userId, limit, cursor);
+      async list(userId, limit, cursor, status) {
+        const page = await life.page(userId, limit, cursor, status);
         return { [http.many]: page.items.map(present), ...(page.token ? { token: page.token } : {}) };
+      },
+      async snapshot(userId, id) {
+        const row = await life.getById(id);
+        if (!row || row.userId !== userId) return undefined;
+        const record = read(row);
+        // Every write of the lifecycle moves modified_at, but two in one millisecond would not: the columns that change say it.
+        const version = [row.status, row.modifiedAt, row.progressDone, row.progressTotal, row.details, row.result, row.error, row.claimedBy].join('\u0000');
+        const settled = isFinalStatus(life.kind, row.status) && (parts.settled?.(record) ?? true);
+        return { version, settled, view: parts.present(record) as object };
       },
       async delete(userId, id) {
         const record = read(await life.remove(userId, id, label));
@@ -187,7 +211,7 @@ export function defineResource<T extends ResourceTypes>(declaration: ResourceDec
         await host.media.removePrefix(userId, `${http.many}/${id}/`);
         return parts.present(record);
       },
-      routes: (create, ...own) => resourceRoutes({ ...http, name }, resource, create, own),
+      routes: (create, ...own) => resourceRoutes({ ...http, name, states: statesOf(life.kind) }, resource, create, own),
       job: (handler) => ({
         kind: declaration.job.kind,
         handler,

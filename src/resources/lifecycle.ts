@@ -72,7 +72,8 @@ export interface Lifecycle<View> {
   amendResult(userId: string, id: string, result: unknown, label: string): Promise<ResourceRow>;
   /** The user's record, or NotFoundError naming `label`. */
   fetch(userId: string, id: string, label: string): Promise<ResourceRow>;
-  page(userId: string, limit: number, cursor: PageCursor | null): Promise<{ items: ResourceRow[]; token?: string }>;
+  /** A page of the user's records (in `status`, when given), newest first. */
+  page(userId: string, limit: number, cursor: PageCursor | null, status?: string): Promise<{ items: ResourceRow[]; token?: string }>;
   /** Deletes (refunding an unfinished one); the row as it was, or NotFoundError. */
   remove(userId: string, id: string, label: string): Promise<ResourceRow>;
   getById(id: string): Promise<ResourceRow | undefined>;
@@ -97,6 +98,16 @@ export interface Lifecycle<View> {
 
 export const isFinalStatus = (kind: ResourceKind<unknown>, status: string): boolean =>
   status === 'done' || status === 'error' || (kind.extraStates?.final?.includes(status) ?? false);
+
+/** Every state a record of the kind can be in: the four shared ones and the kind's own. */
+export const statesOf = (kind: Pick<ResourceKind<unknown>, 'extraStates'>): string[] => [
+  'created',
+  'started',
+  ...(kind.extraStates?.active ?? []),
+  'done',
+  'error',
+  ...(kind.extraStates?.final ?? []),
+];
 
 const isActiveStatus = (kind: ResourceKind<unknown>, status: string): boolean =>
   status === 'created' || status === 'started' || (kind.extraStates?.active?.includes(status) ?? false);
@@ -171,8 +182,8 @@ export function resourceLifecycle<View>(kind: ResourceKind<View>, deps: Lifecycl
       return row;
     },
 
-    async page(userId, limit, cursor) {
-      const { items, token } = toPage(await resources.list(userId, kind.name, limit + 1, cursor), limit, byCreation);
+    async page(userId, limit, cursor, status) {
+      const { items, token } = toPage(await resources.list(userId, kind.name, limit + 1, cursor, status), limit, byCreation);
       return token ? { items, token } : { items };
     },
 

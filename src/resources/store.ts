@@ -84,8 +84,8 @@ export interface ResourceStore {
   /** The user's resource of that kind, or undefined. */
   get(userId: string, kind: string, id: string): Promise<ResourceRow | undefined>;
   getById(id: string): Promise<ResourceRow | undefined>;
-  /** Up to `limit` of the user's resources of a kind, newest first, after `cursor`. */
-  list(userId: string, kind: string, limit: number, cursor: PageCursor | null): Promise<ResourceRow[]>;
+  /** Up to `limit` of the user's resources of a kind (in `status`, when given), newest first, after `cursor`. */
+  list(userId: string, kind: string, limit: number, cursor: PageCursor | null, status?: string): Promise<ResourceRow[]>;
   /** Up to `limit` resources of a kind in a state, of every user, oldest first (an operator's review queue). */
   listInState(kind: string, status: string, limit: number): Promise<ResourceRow[]>;
   /** Marks an unfinished resource `started` (keeping the first start time); undefined when it is finished or gone. */
@@ -158,7 +158,15 @@ export function createSqliteResourceStore(handle: Store, enqueueJob: EnqueueJob)
     db
       .select()
       .from(r)
-      .where(and(eq(r.userId, p('userId')), eq(r.kind, p('kind')), after ? olderThan(r.createdAt, r.id, { createdAt: p('at'), id: p('after') }) : undefined))
+      .where(
+        and(
+          eq(r.userId, p('userId')),
+          eq(r.kind, p('kind')),
+          // One statement for a page with and without a status filter: NULL means every state.
+          sql`(${p('status')} IS NULL OR ${r.status} = ${p('status')})`,
+          after ? olderThan(r.createdAt, r.id, { createdAt: p('at'), id: p('after') }) : undefined,
+        ),
+      )
       .orderBy(desc(r.createdAt), desc(r.id))
       .limit(p('limit'))
       .prepare();
@@ -267,8 +275,10 @@ export function createSqliteResourceStore(handle: Store, enqueueJob: EnqueueJob)
     amendResult: async (userId, kind, id, result, now) => amend.get({ id, userId, kind, result, now }),
     get: async (userId, kind, id) => asRow(owned.get(id, userId, kind)),
     getById: async (id) => asRow(byId.get(id)),
-    list: async (userId, kind, limit, cursor) =>
-      cursor ? nextPage.all({ userId, kind, limit, at: cursor.createdAt, after: cursor.id }) : firstPage.all({ userId, kind, limit }),
+    list: async (userId, kind, limit, cursor, status) =>
+      cursor
+        ? nextPage.all({ userId, kind, limit, status: status ?? null, at: cursor.createdAt, after: cursor.id })
+        : firstPage.all({ userId, kind, limit, status: status ?? null }),
     listInState: async (kind, status, limit) => inState.all({ kind, status, limit }),
     start: async (id, now) => start.get({ id, now }),
     setStatus: async (id, status, now) => setStatus.run({ id, status, now }).changes > 0,

@@ -4,6 +4,7 @@ import { startTlsServer, type TestServer } from '../helpers/tls.ts';
 import type { ServiceOptions } from '../../src/services.ts';
 import type { ModuleInstance } from '../../src/platform/module.ts';
 import type { Job } from '../../src/jobs/queue.ts';
+import { sseEvents } from '../helpers/sse.ts';
 
 /**
  * What every resource kind (src/resources/define.ts) promises over HTTP, on the real app and
@@ -117,6 +118,56 @@ export function resourceContract(kind: ResourceFixture): void {
       expect(second[kind.many].map((r: { id: string }) => r.id)).toEqual([ids[0]]);
       expect(second.token).toBeUndefined();
       expect((await h.call('GET', `${kind.path}?limit=0`, { key: u.key })).status).toBe(400);
+    });
+
+    it('filters its list by status; an unknown status is a 400 that names the states', async () => {
+      const u = user();
+      const failed = await kind.create(h, u);
+      now += 1000;
+      const live = await kind.create(h, u);
+      await exhaust(failed);
+      const ids = async (query: string) => ((await h.call('GET', `${kind.path}${query}`, { key: u.key })).body[kind.many] as { id: string }[]).map((r) => r.id);
+      expect(await ids('?status=error')).toEqual([failed]);
+      expect(await ids('')).toEqual([live, failed]);
+      expect(await ids('?status=done')).toEqual([]);
+      const bad = await h.call('GET', `${kind.path}?status=bogus`, { key: u.key });
+      expect(bad.status).toBe(400);
+      expect(bad.body).toMatchObject({ kind: 'BadRequestError', details: { states: expect.arrayContaining(['created', 'done', 'error']) } });
+    });
+
+    it('follows a record live: its record at once, each change, then end; not another user\'s', async () => {
+      const u = user();
+      const id = await kind.create(h, u);
+      const res = await h.app.request(`${kind.path}/${id}/events`, { headers: { authorization: `Basic ${u.key}` } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      expect(res.headers.get('cache-control')).toBe('no-cache');
+      const events = sseEvents(res.body!);
+      const first = await events.next();
+      expect(first.value).toMatchObject({ event: 'record', data: { id, object: kind.name } });
+      await exhaust(id);
+      const rest: { event: string; data: any }[] = [];
+      for await (const e of events) rest.push(e);
+      expect(rest.at(-2)).toMatchObject({ event: 'record', data: { id, status: 'error', error: { kind: 'UnknownError' } } });
+      expect(rest.at(-1)).toEqual({ event: 'end', data: { id, status: 'error' } });
+      // A settled record: its record, then end at once.
+      const again = sseEvents((await h.app.request(`${kind.path}/${id}/events`, { headers: { authorization: `Basic ${u.key}` } })).body!);
+      const replay: string[] = [];
+      for await (const e of again) replay.push(e.event);
+      expect(replay).toEqual(['record', 'end']);
+      expect((await h.call('GET', `${kind.path}/${id}/events`, { key: user().key })).status).toBe(404);
+      expect((await h.call('GET', `${kind.path}/${kind.name.slice(0, 3)}_nope/events`, { key: u.key })).status).toBe(404);
+    });
+
+    it('tells a follower when the record is deleted', async () => {
+      const u = user();
+      const id = await kind.create(h, u);
+      const events = sseEvents((await h.app.request(`${kind.path}/${id}/events`, { headers: { authorization: `Basic ${u.key}` } })).body!);
+      expect((await events.next()).value).toMatchObject({ event: 'record' });
+      expect((await h.call('DELETE', `${kind.path}/${id}`, { key: u.key })).status).toBe(200);
+      const rest: string[] = [];
+      for await (const e of events) rest.push(e.event);
+      expect(rest.at(-1)).toBe('deleted');
     });
 
     it("is its owner's only: another user's GET and DELETE of it answer 404, and their list is empty", async () => {

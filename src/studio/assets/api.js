@@ -47,6 +47,11 @@ export function getToken() {
   return minting;
 }
 
+/** Forgets the token in memory (the API refused it: the session was revoked, say); the next call mints another. */
+export function forgetToken() {
+  token = undefined;
+}
+
 async function send(method, path, body) {
   const headers = { authorization: `Bearer ${await getToken()}`, accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
@@ -60,7 +65,7 @@ async function send(method, path, body) {
 export async function api(method, path, body) {
   let res = await send(method, path, body);
   if (res.status === 401) {
-    token = undefined;
+    forgetToken();
     res = await send(method, path, body);
   }
   const text = await res.text();

@@ -11,6 +11,8 @@ export interface LayoutProps {
   csrf?: string;
   /** The page's modules by file name under src/studio/assets (`keys.js`); served under their hashed names, never inline. */
   scripts?: readonly string[];
+  /** The page's own style sheets by file name under src/studio/assets (`clips.css`), after studio.css. */
+  styles?: readonly string[];
   /** The path of the page, so that its navigation link says `aria-current="page"`. */
   current?: string;
   children?: Child;
@@ -29,7 +31,7 @@ const NAV: readonly { href: string; label: string }[] = [
  * Text reaches it only as JSX children and attributes, which Hono escapes; the page's data
  * reaches its scripts through `data-*` attributes and the CSRF meta tag, never inline script.
  */
-export function Layout({ title, session, csrf, scripts = [], current, children }: LayoutProps) {
+export function Layout({ title, session, csrf, scripts = [], styles = [], current, children }: LayoutProps) {
   return (
     <html lang="en">
       <head>
@@ -47,6 +49,9 @@ export function Layout({ title, session, csrf, scripts = [], current, children }
         */}
         <meta name="referrer" content="same-origin" />
         <link rel="stylesheet" href={assetPath('studio.css')} />
+        {styles.map((name) => (
+          <link rel="stylesheet" href={assetPath(name)} />
+        ))}
         {scripts.map((name) => (
           <script type="module" src={assetPath(name)} />
         ))}
