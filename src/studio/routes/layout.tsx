@@ -22,6 +22,8 @@ export interface LayoutProps {
 const NAV: readonly { href: string; label: string }[] = [
   { href: '/studio/', label: 'Home' },
   { href: '/studio/keys', label: 'API keys' },
+  { href: '/studio/tools', label: 'Tools' },
+  { href: '/studio/audit', label: 'Audit log' },
   { href: '/studio/account', label: 'Account' },
   { href: '/docs', label: 'API reference' },
 ];
