@@ -36,8 +36,8 @@ function currentFilters() {
   return new URLSearchParams(FILTERS.filter((f) => q.get(f)).map((f) => [f, q.get(f)]));
 }
 
-function fillForm(filters) {
-  for (const name of FILTERS) {
+function fillForm(filters, names = FILTERS) {
+  for (const name of names) {
     const control = form.elements[name];
     const value = filters.get(name) ?? '';
     if (name === 'since' || name === 'until') control.value = value ? localInput(value) : '';
@@ -163,9 +163,11 @@ addEventListener('popstate', () => {
   load().catch((err) => (error.textContent = err.message));
 });
 more.addEventListener('click', () => load(nextToken));
+// The filters that need no list at once; the tool and the secret once their choices are in.
+fillForm(currentFilters(), ['action', 'outcome', 'since', 'until']);
 loadChoices()
   .then(() => {
-    fillForm(currentFilters());
+    fillForm(currentFilters(), ['tool_id', 'secret_id']);
     return load();
   })
   .catch((err) => {
