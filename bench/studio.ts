@@ -46,6 +46,9 @@ const PAGES: readonly { name: string; path: string; signedIn: boolean }[] = [
   { name: 'home', path: '/studio/', signedIn: true },
   { name: 'API keys', path: '/studio/keys', signedIn: true },
   { name: 'account', path: '/studio/account', signedIn: true },
+  { name: 'tools', path: '/studio/tools', signedIn: true },
+  { name: 'new tool', path: '/studio/tools/new', signedIn: true },
+  { name: 'audit log', path: '/studio/audit', signedIn: true },
 ];
 
 /** Runs before any script of the page: long tasks are recorded from the navigation's start. */

@@ -166,6 +166,7 @@ describe('the tools and audit pages in a browser', () => {
     // The audit log: everything, then the tool's events, then the sign-ins.
     await t.page.goto(`${mimic.base}/studio/audit`);
     await waitForPage(t, (p) => p.locator('#audit-rows tr[data-action]').count(), (n) => n >= 3, 'the events');
+    await t.page.screenshot({ path: screenshot('studio-audit.png'), fullPage: true });
     await t.page.selectOption('#filter-tool', toolId);
     await t.page.click('#audit-filters button[type=submit]');
     await waitForPage(t, shownActions, (a) => a.length > 0 && a.every((x) => x !== 'account.sign_in'), 'the tool filter');
@@ -186,7 +187,6 @@ describe('the tools and audit pages in a browser', () => {
     await t.page.reload();
     await waitForPage(t, (p) => p.locator('#audit-rows tr[data-action]').count(), (n) => n === 1, 'the filter after a reload');
     expect(await t.page.inputValue('#filter-action')).toBe('account.*');
-    await t.page.screenshot({ path: screenshot('studio-audit.png'), fullPage: true });
     await expectNoCanary(t);
 
     // A phone's width: nothing scrolls sideways.
