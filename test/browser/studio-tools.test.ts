@@ -201,9 +201,22 @@ describe('the tools and audit pages in a browser', () => {
       expect(overflow, `${path}: ${wide}`).toBeLessThanOrEqual(0);
     }
 
+    // Delete it from the list, after the confirmation; its editor then says it is gone.
+    await t.page.setViewportSize({ width: 1000, height: 800 });
+    await t.page.goto(`${mimic.base}/studio/tools`);
+    await t.page.getByRole('button', { name: 'Delete tool get_weather' }).click();
+    await t.page.getByRole('button', { name: 'Delete tool', exact: true }).click();
+    await waitForPage(t, (p) => p.textContent('#tools-status'), (s) => (s ?? '').includes('deleted'), 'the deletion reported');
+    expect(await t.page.textContent('#tools-rows')).toContain('No tools yet');
+    await t.page.goto(`${mimic.base}/studio/tools/${toolId}`);
+    await waitForPage(t, (p) => p.textContent('#tool-status'), (s) => (s ?? '').includes('no such tool'), 'the missing tool said');
+    expect(await t.page.isVisible('#tool-form')).toBe(false);
+
     expect(t.blocked).toEqual([]);
     expect(violations, t.console.join('\n')).toEqual([]);
     expect(t.console.filter((l) => l.startsWith('pageerror'))).toEqual([]);
+    // The failed requests are refusals the page expects: bodies checked as typed and the refused arguments (400), the deleted tool (404).
+    expect(new Set(t.console.filter((l) => l.startsWith('error')).map((l) => /status of (\d+)/.exec(l)?.[1]))).toEqual(new Set(['400', '404']));
     expect(leakedIn(mimic.logs.join('\n'))).toEqual([]);
   });
 });

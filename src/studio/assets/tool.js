@@ -197,7 +197,15 @@ async function load() {
   if (toolId) {
     const res = await api('GET', `/tools/${encodeURIComponent(toolId)}`);
     form.setAttribute('aria-busy', 'false');
-    if (res.status !== 200) return showError(formError, res);
+    if (res.status !== 200) {
+      // No such tool of yours (deleted, or a wrong address): nothing to edit, and the way back.
+      form.hidden = true;
+      const back = document.createElement('a');
+      back.href = '/studio/tools';
+      back.textContent = 'Back to your tools';
+      status.replaceChildren(res.status === 404 ? 'There is no such tool: it may have been deleted. ' : `${res.body?.description ?? `The service answered ${res.status}.`} `, back);
+      return;
+    }
     fill(res.body);
     showSaved(res.body);
   }
