@@ -18,6 +18,7 @@ import { seedPerson, type Person } from '../helpers/studio.ts';
 import { startTlsServer, type TestServer } from '../helpers/tls.ts';
 import { echo } from '../helpers/tools.ts';
 import { CANARY, leakedIn } from '../helpers/canaries.ts';
+import { STARTER_PARAMETERS as STARTER } from '../../src/studio/routes/pages/tools-editor.tsx';
 
 const SHOTS = process.env.MIMIC_UPDATE_SCREENSHOTS === '1' ? new URL('../../docs/images/', import.meta.url).pathname : mkdtempSync(join(tmpdir(), 'mimic-studio-shots-'));
 const screenshot = (name: string) => join(SHOTS, name);
@@ -111,8 +112,12 @@ describe('the tools and audit pages in a browser', () => {
     await caretAfter(t.page, '"type": "strin');
     await t.page.keyboard.press('Delete');
     await waitForPage(t, verdict, (s) => s.includes('Not a JSON Schema the service accepts'), 'the schema error');
-    expect(await t.page.textContent('#parameters-problems')).toContain('properties.city.type');
+    expect(await t.page.textContent('#parameters-problems')).toContain('Line 4, column 23: properties.city.type');
     await t.page.screenshot({ path: screenshot('studio-tool-editor.png'), fullPage: true });
+    // "Show me where" puts the caret on it; typing there fixes it.
+    await t.page.click('#parameters-goto');
+    expect(await t.page.evaluate('document.activeElement.id + " " + document.activeElement.selectionStart')).toBe(`tool-parameters ${STARTER.indexOf('"string"')}`);
+    await caretAfter(t.page, '"type": "strin');
     await t.page.keyboard.type('g');
     await waitForPage(t, verdict, (s) => s.includes('Valid JSON Schema'), 'the schema error gone');
     expect(await t.page.textContent('#parameters-problems')).toBe('');

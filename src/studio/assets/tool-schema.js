@@ -39,3 +39,99 @@ export function fieldsOf(parameters) {
     return { name, kind, required: required.has(name), description: typeof s.description === 'string' ? s.description : '', schema: s };
   });
 }
+
+/**
+ * Where the value at `path` (property names and array indexes) starts in a JSON text that
+ * parses: `{offset, line, column}`; when the path is not all there (a missing property), where
+ * its longest part that is. A small reader of its own, because JSON.parse keeps no positions.
+ */
+export function locate(text, path) {
+  for (let n = path.length; n >= 0; n--) {
+    const at = locateExactly(text, path.slice(0, n));
+    if (at) return at;
+  }
+  return undefined;
+}
+
+function locateExactly(text, path) {
+  let i = 0;
+  const space = () => {
+    while (i < text.length && ' \t\n\r'.includes(text[i])) i++;
+  };
+  const string = () => {
+    const start = i++;
+    while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+    i++;
+    return JSON.parse(text.slice(start, i));
+  };
+  /** Reads one value; answers the offset of the one at path[depth..] inside it, if any. */
+  const value = (depth) => {
+    space();
+    const start = i;
+    if (depth === path.length) {
+      skip();
+      return start;
+    }
+    let found;
+    if (text[i] === '{') {
+      i++;
+      space();
+      while (text[i] !== '}') {
+        space();
+        const key = string();
+        space();
+        i++; // :
+        const at = key === String(path[depth]) ? value(depth + 1) : (skip(), undefined);
+        found ??= at;
+        space();
+        if (text[i] === ',') i++;
+        space();
+      }
+      i++;
+    } else if (text[i] === '[') {
+      i++;
+      space();
+      for (let n = 0; text[i] !== ']'; n++) {
+        const at = String(n) === String(path[depth]) ? value(depth + 1) : (skip(), undefined);
+        found ??= at;
+        space();
+        if (text[i] === ',') i++;
+        space();
+      }
+      i++;
+    } else skip();
+    return found;
+  };
+  /** Skips one value. */
+  const skip = () => {
+    space();
+    if (text[i] === '"') return void string();
+    if (text[i] === '{' || text[i] === '[') {
+      const close = text[i] === '{' ? '}' : ']';
+      i++;
+      space();
+      while (text[i] !== close) {
+        if (close === '}') {
+          string();
+          space();
+          i++;
+        }
+        skip();
+        space();
+        if (text[i] === ',') i++;
+        space();
+      }
+      i++;
+      return;
+    }
+    while (i < text.length && !',]} \t\n\r'.includes(text[i])) i++;
+  };
+  try {
+    const offset = value(0);
+    if (offset === undefined) return undefined;
+    const before = text.slice(0, offset);
+    return { offset, line: before.split('\n').length, column: offset - before.lastIndexOf('\n') };
+  } catch {
+    return undefined;
+  }
+}

@@ -6,7 +6,7 @@
 // POST /tools/{id}/calls and shows the answer as the API returns it, credentials masked.
 // Text reaches the page through textContent and value only.
 import { api, showError } from './api.js';
-import { fieldsOf, parseJson } from './tool-schema.js';
+import { fieldsOf, locate, parseJson } from './tool-schema.js';
 import { secretLabel } from './tool-view.js';
 
 const $ = (id) => document.getElementById(id);
@@ -51,7 +51,8 @@ let submitted = false;
 const touched = new Set();
 let checkTimer;
 let checkRound = 0;
-let jsonProblem;
+/** Where the first problem of the parameters is in their text (a syntax error, or what the service refused). */
+let problemAt;
 
 const kind = () => form.elements.kind.value;
 
@@ -116,8 +117,9 @@ function showFormProblems(res) {
 
 async function check() {
   const round = ++checkRound;
-  const parsed = parseJson(parameters.value);
-  jsonProblem = parsed.ok ? undefined : parsed;
+  const text = parameters.value;
+  const parsed = parseJson(text);
+  problemAt = parsed.ok ? undefined : parsed;
   gotoButton.hidden = parsed.ok;
   if (!parsed.ok) {
     showSchemaVerdict(false, `Not valid JSON: line ${parsed.line}, column ${parsed.column}: ${parsed.message}.`);
@@ -132,7 +134,12 @@ async function check() {
     showSchemaVerdict(true, 'Valid JSON Schema: the service accepts these parameters.');
   } else if (schemaRes.status === 400 || schemaRes.status === 404) {
     const details = (schemaRes.body?.details ?? []).filter((d) => typeof d?.field === 'string');
-    const list = details.map((d) => `${insideSchema(d.field)}: ${d.message}`);
+    const list = details.map((d) => {
+      const at = locate(text, d.field.split('.').slice(2));
+      problemAt ??= at;
+      return `${at ? `Line ${at.line}, column ${at.column}: ` : ''}${insideSchema(d.field)}: ${d.message}`;
+    });
+    gotoButton.hidden = !problemAt;
     showSchemaVerdict(false, 'Not a JSON Schema the service accepts:', list.length ? list : [schemaRes.body?.description ?? 'refused']);
   } else {
     verdict.textContent = '';
@@ -408,9 +415,9 @@ form.addEventListener('change', (event) => {
 });
 form.addEventListener('submit', save);
 gotoButton.addEventListener('click', () => {
-  if (!jsonProblem) return;
+  if (!problemAt) return;
   parameters.focus();
-  parameters.setSelectionRange(jsonProblem.offset, Math.min(jsonProblem.offset + 1, parameters.value.length));
+  parameters.setSelectionRange(problemAt.offset, Math.min(problemAt.offset + 1, parameters.value.length));
 });
 tryForm.addEventListener('submit', tryIt);
 for (const radio of tryForm.elements['try-mode']) radio.addEventListener('change', switchMode);
