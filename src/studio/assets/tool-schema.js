@@ -8,21 +8,45 @@ export function parseJson(text) {
     return { ok: true, value: JSON.parse(text) };
   } catch (err) {
     const message = String(err.message);
-    const offset = jsonErrorOffset(message, text);
+    const at = /at position (\d+)/.exec(message);
+    const offset = at ? Math.min(Number(at[1]), text.length) : errorOffset(text);
     const before = text.slice(0, offset);
     const line = before.split('\n').length;
     const column = offset - before.lastIndexOf('\n');
-    // V8 says "... in JSON at position 42 (line 3 column 5)": the place is given apart.
-    const reason = message.replace(/\s*(in JSON )?at position \d+.*$/s, '').replace(/^JSON\.parse: /, '');
+    // V8 says "... in JSON at position 42 (line 3 column 5)" or "..., "<the text>" is not valid JSON": the place is given apart.
+    const reason = message.replace(/\s*(in JSON )?at position \d+.*$/s, '').replace(/, ".*" is not valid JSON$/s, '').replace(/^JSON\.parse: /, '');
     return { ok: false, message: reason || 'not valid JSON', offset, line, column };
   }
 }
 
-function jsonErrorOffset(message, text) {
-  const at = /at position (\d+)/.exec(message);
-  if (at) return Math.min(Number(at[1]), text.length);
-  // "Unexpected end of JSON input": the end.
-  return text.length;
+/** A prefix of the text is wrong in itself (not merely unfinished). */
+function brokenPrefix(text, n) {
+  try {
+    JSON.parse(text.slice(0, n));
+    return false;
+  } catch (err) {
+    const message = String(err.message);
+    if (/end of JSON input|Unterminated string/.test(message)) return false;
+    const at = /at position (\d+)/.exec(message);
+    return !(at && Number(at[1]) >= n);
+  }
+}
+
+/**
+ * Where the text stops being JSON when the parser does not say (Node's and older V8's
+ * "Unexpected token"): the shortest prefix that is wrong in itself, by bisection; its last
+ * character is the culprit. The end of the text when only the end is missing.
+ */
+function errorOffset(text) {
+  if (!brokenPrefix(text, text.length)) return text.length;
+  let lo = 1;
+  let hi = text.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (brokenPrefix(text, mid)) hi = mid;
+    else lo = mid + 1;
+  }
+  return hi - 1;
 }
 
 /** The fields "Try it" shows for a parameters schema: one per top-level property, in order. */

@@ -1,12 +1,13 @@
 // The tool editor: the fields of POST/PUT /tools, the parameters' JSON Schema checked as it is
-// typed, and "Try it". The check is two-fold: the JSON itself here (the place of a syntax error
-// by line and column), then POST /tools/validate, the service's own checks without saving
-// (debounced): once with the person's parameters alone (is it a JSON Schema the service
-// accepts?) and once with the whole form (what else would POST /tools refuse?). "Try it" calls
-// POST /tools/{id}/calls and shows the answer as the API returns it, credentials masked.
+// typed, and "Try it" once the tool is saved (tool-try.js). The check is two-fold: the JSON
+// itself here (the place of a syntax error by line and column), then POST /tools/validate, the
+// service's own checks without saving (debounced): once with the person's parameters alone (is
+// it a JSON Schema the service accepts?) and once with the whole form (what else would POST
+// /tools refuse?).
 // Text reaches the page through textContent and value only.
 import { api, showError } from './api.js';
-import { fieldsOf, locate, parseJson } from './tool-schema.js';
+import { locate, parseJson } from './tool-schema.js';
+import { showTry } from './tool-try.js';
 import { secretLabel } from './tool-view.js';
 
 const $ = (id) => document.getElementById(id);
@@ -24,13 +25,6 @@ const secretSelect = $('tool-secret');
 const trySection = $('try');
 const tryClient = $('try-client');
 const tryUnsaved = $('try-unsaved');
-const tryForm = $('try-form');
-const tryFields = $('try-fields');
-const tryJsonBox = $('try-json-box');
-const tryJson = $('try-json');
-const tryJsonError = $('try-json-error');
-const tryError = $('try-error');
-const tryResult = $('try-result');
 
 /** The API's field names → the control that holds each (its error line is `<id>-error`). */
 const CONTROLS = {
@@ -190,7 +184,7 @@ function showSaved(tool) {
   tryUnsaved.hidden = true;
   trySection.hidden = tool.config.type !== 'server';
   tryClient.hidden = tool.config.type === 'server';
-  buildTryForm(tool.schema.parameters);
+  showTry(tool);
 }
 
 async function loadSecrets() {
@@ -252,156 +246,6 @@ async function save(event) {
   }
 }
 
-// --- Try it ------------------------------------------------------------------------------
-
-let tryInputs = [];
-
-function tryControl(field, index) {
-  const id = `try-arg-${index}`;
-  const wrap = document.createElement('div');
-  wrap.className = 'try-field';
-  const label = document.createElement('label');
-  label.htmlFor = id;
-  label.textContent = field.required ? `${field.name} (required)` : field.name;
-  let control;
-  if (field.kind === 'enum' || field.kind === 'boolean') {
-    control = document.createElement('select');
-    const values = field.kind === 'enum' ? field.schema.enum : [true, false];
-    control.append(new Option(field.required ? 'Choose…' : '(not sent)', ''));
-    values.forEach((v, i) => control.append(new Option(String(v), String(i))));
-    control.dataset.values = JSON.stringify(values);
-  } else if (field.kind === 'json') {
-    control = document.createElement('textarea');
-    control.className = 'code';
-    control.rows = 3;
-    control.spellcheck = false;
-  } else {
-    control = document.createElement('input');
-    control.type = field.kind === 'string' ? 'text' : 'number';
-    if (field.kind === 'integer') control.step = '1';
-    if (field.kind === 'number') control.step = 'any';
-    control.autocomplete = 'off';
-  }
-  control.id = id;
-  const hint = document.createElement('p');
-  hint.id = `${id}-hint`;
-  hint.className = 'hint';
-  hint.textContent = [field.description, field.kind === 'json' ? 'As JSON.' : ''].filter(Boolean).join(' ');
-  const problem = document.createElement('p');
-  problem.id = `${id}-error`;
-  problem.className = 'error field-error';
-  control.setAttribute('aria-describedby', `${hint.id} ${problem.id}`);
-  wrap.append(label, control, hint, problem);
-  return { field, control, problem, wrap };
-}
-
-function buildTryForm(schema) {
-  tryInputs = fieldsOf(schema).map(tryControl);
-  if (tryInputs.length) tryFields.replaceChildren(...tryInputs.map((t) => t.wrap));
-  else {
-    const p = document.createElement('p');
-    p.textContent = 'This tool takes no arguments.';
-    tryFields.replaceChildren(p);
-  }
-}
-
-/** The arguments from the form: `{input}`, or `{problem}` with the control to fix. */
-function argumentsFromForm() {
-  const input = {};
-  for (const t of tryInputs) {
-    t.problem.textContent = '';
-    t.control.removeAttribute('aria-invalid');
-    const raw = t.control.value;
-    if (raw === '') continue;
-    let value;
-    if (t.control.dataset.values) value = JSON.parse(t.control.dataset.values)[Number(raw)];
-    else if (t.field.kind === 'integer' || t.field.kind === 'number') value = Number(raw);
-    else if (t.field.kind === 'json') {
-      const parsed = parseJson(raw);
-      if (!parsed.ok) {
-        t.problem.textContent = `Not valid JSON: line ${parsed.line}, column ${parsed.column}: ${parsed.message}.`;
-        t.control.setAttribute('aria-invalid', 'true');
-        return { problem: t.control };
-      }
-      value = parsed.value;
-    } else value = raw;
-    input[t.field.name] = value;
-  }
-  return { input };
-}
-
-function argumentsFromJson() {
-  tryJsonError.textContent = '';
-  tryJson.removeAttribute('aria-invalid');
-  const parsed = parseJson(tryJson.value.trim() === '' ? '{}' : tryJson.value);
-  const problem = !parsed.ok ? `Not valid JSON: line ${parsed.line}, column ${parsed.column}: ${parsed.message}.`
-    : parsed.value === null || typeof parsed.value !== 'object' || Array.isArray(parsed.value) ? 'The arguments must be a JSON object: { "name": value, … }.' : '';
-  if (problem) {
-    tryJsonError.textContent = problem;
-    tryJson.setAttribute('aria-invalid', 'true');
-    return { problem: tryJson };
-  }
-  return { input: parsed.value };
-}
-
-const jsonMode = () => tryForm.elements['try-mode'].value === 'json';
-
-function switchMode() {
-  if (jsonMode()) {
-    const { input } = argumentsFromForm();
-    tryJson.value = JSON.stringify(input ?? {}, null, 2);
-  }
-  tryFields.hidden = jsonMode();
-  tryJsonBox.hidden = !jsonMode();
-}
-
-function showAnswer(result) {
-  const { output } = result;
-  $('try-result-status').textContent = `${output.status} ${output.status < 400 ? '(the upstream succeeded)' : '(the upstream answered with an error)'}`;
-  $('try-result-duration').textContent = `${Math.round(result.duration_ms)} ms`;
-  $('try-result-call').textContent = result.call_id;
-  const headers = $('try-result-headers');
-  headers.replaceChildren();
-  for (const [name, value] of Object.entries(output.headers)) {
-    const dt = document.createElement('dt');
-    dt.textContent = name;
-    const dd = document.createElement('dd');
-    dd.textContent = value;
-    headers.append(dt, dd);
-  }
-  $('try-result-body').textContent = typeof output.body === 'string' ? output.body : JSON.stringify(output.body, null, 2);
-  tryResult.hidden = false;
-  tryResult.focus();
-}
-
-/** An error from the call in words: the API's description, and each field it names. */
-function showCallError(res) {
-  showError(tryError, res);
-  const details = Array.isArray(res.body?.details) ? res.body.details.filter((d) => typeof d?.field === 'string') : [];
-  if (details.length > 1) tryError.textContent += ` (${details.map((d) => `${d.field || 'the arguments'} ${d.message}`).join('; ')})`;
-}
-
-async function tryIt(event) {
-  event.preventDefault();
-  tryError.textContent = '';
-  const args = jsonMode() ? argumentsFromJson() : argumentsFromForm();
-  if (args.problem) return args.problem.focus();
-  const button = $('try-call');
-  button.disabled = true;
-  button.textContent = 'Calling…';
-  try {
-    const res = await api('POST', `/tools/${encodeURIComponent(toolId)}/calls`, { input: args.input });
-    if (res.status !== 200) {
-      tryResult.hidden = true;
-      return showCallError(res);
-    }
-    showAnswer(res.body);
-  } finally {
-    button.disabled = false;
-    button.textContent = 'Call the tool';
-  }
-}
-
 // --- wiring ------------------------------------------------------------------------------
 
 form.addEventListener('input', (event) => {
@@ -419,8 +263,6 @@ gotoButton.addEventListener('click', () => {
   parameters.focus();
   parameters.setSelectionRange(problemAt.offset, Math.min(problemAt.offset + 1, parameters.value.length));
 });
-tryForm.addEventListener('submit', tryIt);
-for (const radio of tryForm.elements['try-mode']) radio.addEventListener('change', switchMode);
 showKind();
 load().catch((err) => {
   formError.textContent = err.message;
