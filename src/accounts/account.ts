@@ -3,6 +3,7 @@ import type { AuthUser } from '../platform/caller.ts';
 import type { Passwords } from './passwords.ts';
 import type { AccountStore } from './store.ts';
 import type { Throttle } from './throttle.ts';
+import type { AccountAudit } from './audit.ts';
 
 /** The signed-in person's own account: who they are, their sessions, their password. Verbs the API routes call. */
 export interface AccountDeps {
@@ -11,6 +12,7 @@ export interface AccountDeps {
   /** Wrong current passwords count against the account's sign-in limit: a stolen token cannot guess the password. */
   throttle: Throttle;
   clock: { now(): number };
+  audit: AccountAudit;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -44,6 +46,7 @@ export async function sessionsOf(deps: AccountDeps, user: AuthUser) {
 
 export async function revokeOwnSession(deps: AccountDeps, user: AuthUser, sessionId: string): Promise<void> {
   if (!(await deps.store.revokeSession(sessionId, deps.clock.now(), user.id))) throw notFound('session');
+  await deps.audit.record(user.id, 'account.session_revoked', 'success', { session_id: sessionId });
 }
 
 /** Sets a new password after checking the current one; every other session of the person ends (the caller's own stays). */
@@ -56,8 +59,11 @@ export async function changePassword(deps: AccountDeps, user: AuthUser, body: { 
   const ok = account.passwordHash !== null && (await deps.passwords.verify(account.passwordHash, body.current_password));
   if (!ok) {
     await deps.throttle.accountFail(account.email, now);
+    await deps.audit.record(user.id, 'account.password_changed', 'failure', { reason: 'wrong_current_password' });
     throw new ApiError('PermissionError', 'The current password is not right');
   }
   await deps.store.setPassword(user.id, await deps.passwords.hash(body.new_password), now);
-  return { revoked_sessions: await deps.store.revokeOtherSessions(user.id, user.sessionId ?? null, now) };
+  const revoked = await deps.store.revokeOtherSessions(user.id, user.sessionId ?? null, now);
+  await deps.audit.record(user.id, 'account.password_changed', 'success', user.sessionId ? { session_id: user.sessionId } : {});
+  return { revoked_sessions: revoked };
 }

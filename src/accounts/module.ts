@@ -12,6 +12,8 @@ import { createTokenService } from './tokens.ts';
 import { createAccounts } from './service.ts';
 import { accountRoutes } from './routes.ts';
 import { ACCOUNT_COMMANDS } from './cli.ts';
+import { AUDIT } from '../audit/contract.ts';
+import { accountAudit } from './audit.ts';
 
 /**
  * People who sign in to the studio: emails and passwords, studio sessions, invites, the
@@ -23,6 +25,7 @@ export const accountsModule = defineModule({
   config: accountsSettings,
   commands: ACCOUNT_COMMANDS,
   provides: [ACCOUNTS, BEARER_TOKENS],
+  needs: [AUDIT],
   uses: [KEY_OWNERS],
   create(p, settings, services) {
     const { clock, newId } = p;
@@ -41,13 +44,14 @@ export const accountsModule = defineModule({
       sessionIdleMs: settings.sessionIdleMs,
       keysVersion: keyOwners ? () => keyOwners.keysVersion() : async () => 0,
     });
-    const accounts = createAccounts({ store, passwords, throttle, tokens, settings, masterKey, clock, newId });
+    const audit = accountAudit(services.get(AUDIT), { clock, newId });
+    const accounts = createAccounts({ store, passwords, throttle, tokens, settings, masterKey, clock, newId, audit, log: p.log });
     return {
       store,
       passwords,
       tokens,
       ring,
-      routes: accountRoutes({ ring, tokens, clock, account: { store, passwords, throttle, clock } }),
+      routes: accountRoutes({ ring, tokens, clock, account: { store, passwords, throttle, clock, audit } }),
       provides: [provide(ACCOUNTS, accounts), provide(BEARER_TOKENS, tokens)],
     };
   },

@@ -8,6 +8,8 @@ import type { Throttle } from './throttle.ts';
 import type { TokenService } from './tokens.ts';
 import type { AccountsSettings } from './settings.ts';
 import { accountTokenHash } from './invites.ts';
+import type { AccountAudit } from './audit.ts';
+import type { Logger } from '../log.ts';
 
 /** last_seen_at moves at most this often (one write a minute per active session, not one per page). */
 const TOUCH_MS = 60_000;
@@ -31,6 +33,8 @@ export function createAccounts(deps: {
   masterKey: Buffer;
   clock: { now(): number };
   newId: (prefix: string) => string;
+  audit: AccountAudit;
+  log: Logger;
 }): Accounts & { sessionKey: Buffer } {
   const { store, passwords, throttle, settings, clock } = deps;
   const sessionKey = deriveKey(deps.masterKey, 'studio-session');
@@ -45,7 +49,11 @@ export function createAccounts(deps: {
     expiresAt: s.expiresAt,
   });
 
-  const startSession = async (account: { userId: string; email: string; name: string | null }, i: { address: string; userAgent?: string }): Promise<SignIn> => {
+  const startSession = async (
+    account: { userId: string; email: string; name: string | null },
+    i: { address: string; userAgent?: string },
+    action: { action: 'account.sign_in' | 'account.invite_accepted'; type?: string },
+  ): Promise<SignIn> => {
     const now = clock.now();
     const cookieToken = randomBytes(32).toString('base64url');
     const row = {
@@ -58,6 +66,7 @@ export function createAccounts(deps: {
       address: i.address,
     };
     await store.createSession(row);
+    await deps.audit.record(account.userId, action.action, 'success', { session_id: row.id, address: i.address, ...(action.type ? { type: action.type } : {}) });
     return { ok: true, cookieToken, session: view({ ...row, email: account.email, name: account.name }) };
   };
 
@@ -74,10 +83,14 @@ export function createAccounts(deps: {
       const ok = account?.passwordHash && acceptable ? await passwords.verify(account.passwordHash, i.password) : (await passwords.dummyVerify(i.password.slice(0, PASSWORD_MAX_LENGTH)), false);
       if (!ok || !account) {
         await throttle.fail(email, i.address, now);
+        // The account's own trail, bounded by the throttle (a throttled attempt writes nothing). An email
+        // with no account has no trail to go in: the log says an attempt failed, not which email.
+        if (account) await deps.audit.record(account.userId, 'account.sign_in', 'failure', { reason: account.passwordHash ? 'wrong_password' : 'no_password_yet', address: i.address });
+        else deps.log.info('studio sign-in failed: no account has that email', { address: i.address });
         return { ok: false, reason: 'invalid' };
       }
       await throttle.succeed(email);
-      return startSession(account, i);
+      return startSession(account, i, { action: 'account.sign_in' });
     },
     async sessionOf(cookieToken) {
       if (cookieToken.length > 100) return null;
@@ -88,7 +101,9 @@ export function createAccounts(deps: {
       return view(row);
     },
     async signOut(sessionId) {
-      await store.revokeSession(sessionId, clock.now());
+      const now = clock.now();
+      const owner = await store.ownerOfSid(sessionId, now, 0);
+      if ((await store.revokeSession(sessionId, now)) && owner) await deps.audit.record(owner.userId, 'account.signed_out', 'success', { session_id: sessionId });
     },
     csrfToken: (s) => hmac(csrfKey, s.id),
     checkCsrf: (s, token) => token !== undefined && sameSecret(token, hmac(csrfKey, s.id)),
@@ -101,7 +116,7 @@ export function createAccounts(deps: {
       if (!account) return { ok: false, reason: 'invalid' };
       await store.setPassword(account.userId, await passwords.hash(i.password), now);
       await store.revokeOtherSessions(account.userId, null, now);
-      return startSession(account, i);
+      return startSession(account, i, { action: 'account.invite_accepted', type: used.kind });
     },
   };
 }

@@ -8,7 +8,7 @@ import { defineServiceKey } from '../platform/service-key.ts';
 import type { AuditStore } from './store.ts';
 
 export type { AuditAction, AuditDetail, AuditEntry, AuditRecord, AuditStore } from './store.ts';
-export { auditWriter } from './store.ts';
+export { auditWriter, AUDIT_ACTIONS } from './store.ts';
 export { auditRecord } from './record.ts';
 
 /** The audit store, built by the audit module from the platform's handle: what writes a row outside a store's transaction and lists them. */

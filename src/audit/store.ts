@@ -4,8 +4,9 @@ import type { AuditEventRow } from '../db/schema.ts';
 import type { PageCursor } from '../pagination.ts';
 
 /**
- * The audit trail of secrets and tools. Rows hold ids, outcomes and non-secret facts only
- * (upstream status, error kind, duration): a credential value has no column to go into,
+ * The audit trail of secrets, tools and the person's own sign-ins. Rows hold ids, outcomes
+ * and non-secret facts only (upstream status, error kind, duration, the address a sign-in
+ * came from): a credential value (a password, a token, a secret) has no column to go into,
  * and `detail` is built by the callers from fixed fields, never from a request body.
  */
 export type AuditAction =
@@ -20,7 +21,23 @@ export type AuditAction =
   | 'tool.created'
   | 'tool.updated'
   | 'tool.deleted'
-  | 'tool.called';
+  | 'tool.called'
+  /** A studio sign-in with the account's email: success (a new session) or failure (a wrong password; a throttled attempt writes nothing). */
+  | 'account.sign_in'
+  | 'account.signed_out'
+  /** A session ended from the account's session list (DELETE /account/sessions/{id}). */
+  | 'account.session_revoked'
+  /** PUT /account/password: success, or failure for a wrong current password. */
+  | 'account.password_changed'
+  /** An operator's one-time link used: `detail.type` invite (the first password) or reset. */
+  | 'account.invite_accepted';
+
+/** Every action, for the API's description and the studio's filter. */
+export const AUDIT_ACTIONS: readonly AuditAction[] = [
+  'secret.created', 'secret.updated', 'secret.deleted', 'secret.used', 'secret.refreshed', 'secret.needs_reauthorization', 'secret.connect',
+  'tool.created', 'tool.updated', 'tool.deleted', 'tool.called',
+  'account.sign_in', 'account.signed_out', 'account.session_revoked', 'account.password_changed', 'account.invite_accepted',
+];
 
 export interface AuditDetail {
   upstream_status?: number;
@@ -32,6 +49,10 @@ export interface AuditDetail {
   changed?: string[];
   /** The agent chat whose model asked for a tool call. */
   chat_id?: string;
+  /** The studio session an account event concerns. */
+  session_id?: string;
+  /** Where a sign-in came from: the client's address (an IPv6 address as given). */
+  address?: string;
 }
 
 export interface AuditEntry {
@@ -56,7 +77,15 @@ export interface AuditFilter {
   userId: string;
   secretId?: string;
   toolId?: string;
+  /** One action (`secret.used`). */
   action?: string;
+  /** A family of actions by its prefix (`account.`, from `account.*`). */
+  actionPrefix?: string;
+  outcome?: 'success' | 'failure';
+  /** Events at or after this time (ms). */
+  since?: number;
+  /** Events strictly before this time (ms). */
+  until?: number;
 }
 
 export interface AuditStore {
@@ -96,8 +125,10 @@ export function auditWriter(sqlite: Database.Database): (record: AuditRecord) =>
 }
 
 /**
- * The filtered list: one statement per combination of filters (eight at most), each prepared
- * once on first use. `?`-parameters only; the keyset condition is spelled out (no row values).
+ * The filtered list: one statement per combination of filters (a few hundred at most), each
+ * prepared once on first use. `?`-parameters only; the keyset condition is spelled out (no row
+ * values). A family of actions is a range on the text (`action >= 'account.' AND action <
+ * 'account/'`), not a LIKE, so that `_` in a name is not a wildcard.
  */
 function auditLister(sqlite: Database.Database) {
   const statements = new Map<string, Database.Statement<unknown[], RawAuditRow>>();
@@ -107,12 +138,21 @@ function auditLister(sqlite: Database.Database) {
     if (f.secretId) conditions.push('secret_id = ?'), params.push(f.secretId);
     if (f.toolId) conditions.push('tool_id = ?'), params.push(f.toolId);
     if (f.action) conditions.push('action = ?'), params.push(f.action);
+    if (f.actionPrefix) conditions.push('action >= ? AND action < ?'), params.push(f.actionPrefix, prefixEnd(f.actionPrefix));
+    if (f.outcome) conditions.push('outcome = ?'), params.push(f.outcome);
+    if (f.since !== undefined) conditions.push('at >= ?'), params.push(f.since);
+    if (f.until !== undefined) conditions.push('at < ?'), params.push(f.until);
     if (cursor) conditions.push('(at < ? OR (at = ? AND id < ?))'), params.push(cursor.createdAt, cursor.createdAt, cursor.id);
     const sql = `SELECT * FROM audit_events WHERE ${conditions.join(' AND ')} ORDER BY at DESC, id DESC LIMIT ?`;
     let statement = statements.get(sql);
     if (!statement) statements.set(sql, (statement = sqlite.prepare<unknown[], RawAuditRow>(sql)));
     return statement.all(...params, limit);
   };
+}
+
+/** The first text after every text that starts with `prefix` (its last character moved up by one). */
+function prefixEnd(prefix: string): string {
+  return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
 }
 
 export function createSqliteAuditStore(handle: Store): AuditStore {

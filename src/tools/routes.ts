@@ -2,8 +2,8 @@ import type { Route } from '../platform/module.ts';
 import { jsonBody } from '../http/body.ts';
 import { idParam, pageParams } from '../http/params.ts';
 import { parsePage } from '../pagination.ts';
-import { Tool, ToolBody, ToolCallBody, ToolCallResult, ToolList } from './schemas.ts';
-import { createTool, deleteTool, fetchTool, pageTools, replaceTool } from './service.ts';
+import { Tool, ToolBody, ToolCallBody, ToolCallResult, ToolList, ToolValidation } from './schemas.ts';
+import { createTool, deleteTool, fetchTool, pageTools, replaceTool, validateTool } from './service.ts';
 import { callTool, type ToolCallDeps } from './call.ts';
 
 const id = idParam('the tool id');
@@ -14,6 +14,15 @@ export function toolRoutes(deps: ToolCallDeps): Route[] {
       method: 'post', path: '/tools', summary: 'Define a server or client tool', tag: 'Tools', body: ToolBody,
       ok: { status: 201, schema: Tool, description: 'the tool' }, errors: ['BadRequestError', 'AuthorizationError', 'NotFoundError', 'PayloadTooLargeError'],
       handler: async (c) => c.json(await createTool(deps, c.get('user').id, await jsonBody(c)), 201),
+    },
+    {
+      method: 'post', path: '/tools/validate', summary: 'Check a tool body as POST /tools and PUT /tools/{id} would, saving nothing', tag: 'Tools', body: ToolBody,
+      description:
+        'Runs every check of POST /tools: the body against ToolBody, `schema.parameters` as a JSON Schema of an object that the service compiles (draft-07, local `$ref`s only, ' +
+        'RE2 patterns), URL placeholders, https when `auth` is set, and `auth.secret_id` being one of your secrets. A valid body answers 200; an invalid one the same ' +
+        'JsonError POST /tools would answer, with `details` naming each field. Nothing is stored and no audit row is written: an editor may call it as a person types.',
+      ok: { status: 200, schema: ToolValidation, description: 'the body would be accepted' }, errors: ['BadRequestError', 'AuthorizationError', 'NotFoundError', 'PayloadTooLargeError'],
+      handler: async (c) => c.json(await validateTool(deps, c.get('user').id, await jsonBody(c))),
     },
     {
       method: 'get', path: '/tools', summary: 'List your tools, newest first', tag: 'Tools', params: pageParams,

@@ -78,6 +78,11 @@ export const Tool = named(
 );
 export type ToolView = Static<typeof Tool>;
 
+export const ToolValidation = named(
+  'ToolValidation',
+  Type.Object({ valid: Type.Literal(true) }, { additionalProperties: false, description: 'what POST /tools/validate answers for a body POST /tools would accept' }),
+);
+
 export const ToolList = Type.Object({ tools: Type.Array(Tool), token: Type.Optional(Type.String()) }, { additionalProperties: false });
 
 export const ToolCallBody = named(

@@ -60,6 +60,23 @@ function secretNotFound(secretId: string | null): ApiError {
   return new ApiError('NotFoundError', 'Secret not found', [{ field: 'auth.secret_id', message: `no secret ${secretId}` }]);
 }
 
+/**
+ * POST /tools/validate: every check of POST /tools (the body's schema, the parameters as a JSON
+ * Schema the service compiles, the URL's placeholders, https with auth, the secret being the
+ * caller's), and nothing written. The same errors, word for word, so an editor can show them
+ * while a person types.
+ */
+export async function validateTool(deps: ToolDeps, userId: string, raw: unknown): Promise<{ valid: true }> {
+  const body = validate(ToolBody, raw);
+  checkTool(body);
+  const secretId = body.auth?.secret_id;
+  if (secretId !== undefined) {
+    const secret = await deps.secretStore.getById(secretId);
+    if (!secret || secret.userId !== userId) throw secretNotFound(secretId);
+  }
+  return { valid: true };
+}
+
 export async function createTool(deps: ToolDeps, userId: string, raw: unknown): Promise<ToolView> {
   const body = validate(ToolBody, raw);
   checkTool(body);

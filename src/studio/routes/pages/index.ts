@@ -14,6 +14,7 @@ import { SecretsPage } from './secrets.tsx';
 import { ConnectSecretPage } from './secrets-connect.tsx';
 import { OAUTH2_CALLBACK_PATH } from '../../../secrets/contract.ts';
 import { consentPages } from './consents.tsx';
+import { toolAndAuditPages } from './tools-routes.ts';
 
 /**
  * The studio's pages: its assets (public: the sign-in page needs the style sheet), then the
@@ -39,4 +40,5 @@ export function pageRoutes(app: Hono<StudioEnv>, deps: StudioDeps): void {
     return c.html(ConnectSecretPage({ session: c.get('session')!, csrf: c.get('csrf')!, redirectUri, connection, result, secret }));
   });
   consentPages(app);
+  toolAndAuditPages(app);
 }
