@@ -1,5 +1,5 @@
 /**
- * Every studio page in Chromium, checked by axe-core (the accessibility engine that browser
+ * Every studio page at a fixed address (src/studio/routes/pages/catalogue.ts) in Chromium, checked by axe-core (the accessibility engine that browser
  * audits use) against WCAG 2.2 A and AA: labels, names, contrast, landmarks, ARIA. Each page
  * is checked as it is once its data has loaded, at desktop and at phone width (where nothing
  * may scroll sideways either), signed out for the pages a visitor sees.
@@ -11,13 +11,14 @@ import type { Page } from 'playwright-core';
 import { useChromium } from '../helpers/browser.ts';
 import { startLiveService, type LiveService } from '../helpers/live-service.ts';
 import { seedPerson, type Person } from '../helpers/studio.ts';
+import { STUDIO_PAGES } from '../../src/studio/routes/pages/catalogue.ts';
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const WCAG = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
 
-/** The pages a signed-in person reaches from the navigation, and the ones a visitor sees. */
-const SIGNED_IN = ['/studio/', '/studio/keys', '/studio/account'];
-const SIGNED_OUT = ['/studio/sign-in', '/studio/forgot-password'];
+/** Every page at a fixed address (the studio's catalogue): a signed-in person's, and a visitor's. */
+const SIGNED_IN = STUDIO_PAGES.filter((p) => p.signedIn).map((p) => p.path);
+const SIGNED_OUT = STUDIO_PAGES.filter((p) => !p.signedIn).map((p) => p.path);
 
 interface Violation {
   id: string;
