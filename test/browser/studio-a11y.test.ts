@@ -5,7 +5,9 @@
  * may scroll sideways either), signed out for the pages a visitor sees.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 import { useChromium } from '../helpers/browser.ts';
@@ -15,6 +17,16 @@ import { STUDIO_PAGES } from '../../src/studio/routes/pages/catalogue.ts';
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const WCAG = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
+/**
+ * The pages whose screenshot this test takes (the others are taken by their own tests, with
+ * data in them): docs/images/ with MIMIC_UPDATE_SCREENSHOTS=1, else a temporary folder.
+ */
+const SHOTS_DIR = process.env.MIMIC_UPDATE_SCREENSHOTS === '1' ? new URL('../../docs/images/', import.meta.url).pathname : mkdtempSync(join(tmpdir(), 'mimic-studio-shots-'));
+const SHOTS: Readonly<Record<string, string>> = {
+  '/studio/': 'studio-home.png',
+  '/studio/forgot-password': 'studio-forgot-password.png',
+  '/studio/invite?token=bench': 'studio-set-password.png',
+};
 
 /** Every page at a fixed address (the studio's catalogue): a signed-in person's, and a visitor's. */
 const SIGNED_IN = STUDIO_PAGES.filter((p) => p.signedIn).map((p) => p.path);
@@ -62,6 +74,7 @@ describe('the studio is accessible', () => {
       for (const size of [{ width: 1100, height: 800 }, { width: 360, height: 740 }]) {
         await t.page.setViewportSize(size);
         await visit(t.page, `${mimic.base}${path}`);
+        if (size.width > 360 && SHOTS[path]) await t.page.screenshot({ path: join(SHOTS_DIR, SHOTS[path]), fullPage: true });
         for (const v of await audit(t.page)) found.push(`${path} at ${size.width}px: ${v}`);
         const overflow = (await t.page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number;
         if (size.width === 360 && overflow > 0) found.push(`${path} at 360px scrolls sideways by ${overflow}px`);

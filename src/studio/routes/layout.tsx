@@ -19,11 +19,26 @@ export interface LayoutProps {
   children?: Child;
 }
 
-/** The navigation of a signed-in person: the studio's pages (pages/catalogue.ts), then the API reference. */
-const NAV: readonly { href: string; label: string }[] = [
-  ...STUDIO_PAGES.flatMap((p) => (p.nav ? [{ href: p.path, label: p.nav }] : [])),
-  { href: '/docs', label: 'API reference' },
-];
+type NavItem = { href: string; label: string };
+const navOf = (corner: boolean): NavItem[] => STUDIO_PAGES.flatMap((p) => (p.nav && !!p.corner === corner ? [{ href: p.path, label: p.nav }] : []));
+/** The navigation of a signed-in person: the studio's areas (pages/catalogue.ts). */
+const NAV: readonly NavItem[] = navOf(false);
+/** In the header's corner: the person's own pages, and the API reference. */
+const CORNER: readonly NavItem[] = [...navOf(true), { href: '/docs', label: 'API reference' }];
+
+function NavList({ items, current }: { items: readonly NavItem[]; current: string | undefined }) {
+  return (
+    <ul>
+      {items.map((item) => (
+        <li>
+          <a href={item.href} aria-current={item.href === current ? 'page' : undefined}>
+            {item.label}
+          </a>
+        </li>
+      ))}
+    </ul>
+  );
+}
 
 /**
  * The frame of every studio page: a skip link, the header with its navigation, one `<main>`.
@@ -60,30 +75,29 @@ export function Layout({ title, session, csrf, scripts = [], styles = [], curren
           Skip to content
         </a>
         <header class="site-header">
-          <a class="brand" href="/studio/">
-            mimic studio
-          </a>
+          <div class="site-top">
+            <a class="brand" href="/studio/">
+              mimic studio
+            </a>
+            {session ? (
+              <nav class="corner-nav" aria-label="Your account">
+                <NavList items={CORNER} current={current} />
+              </nav>
+            ) : null}
+            {session && csrf ? (
+              <form class="sign-out" method="post" action="/studio/sign-out">
+                <input type="hidden" name="_csrf" value={csrf} />
+                <span class="who">{session.name ?? session.email}</span>
+                <button type="submit" class="secondary">
+                  Sign out
+                </button>
+              </form>
+            ) : null}
+          </div>
           {session ? (
             <nav class="site-nav" aria-label="Studio">
-              <ul>
-                {NAV.map((item) => (
-                  <li>
-                    <a href={item.href} aria-current={item.href === current ? 'page' : undefined}>
-                      {item.label}
-                    </a>
-                  </li>
-                ))}
-              </ul>
+              <NavList items={NAV} current={current} />
             </nav>
-          ) : null}
-          {session && csrf ? (
-            <form class="sign-out" method="post" action="/studio/sign-out">
-              <input type="hidden" name="_csrf" value={csrf} />
-              <span class="who">{session.name ?? session.email}</span>
-              <button type="submit" class="secondary">
-                Sign out
-              </button>
-            </form>
           ) : null}
         </header>
         <main id="main" tabindex={-1}>

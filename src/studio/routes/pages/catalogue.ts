@@ -13,6 +13,8 @@ export interface StudioPageInfo {
   signedIn: boolean;
   /** Its label in the navigation, when it has one. */
   nav?: string;
+  /** In the header's corner with the person's own pages (keys, account), not among the studio's areas. */
+  corner?: boolean;
   /** What a person does there, for its card on the home page. */
   summary?: string;
 }
@@ -63,11 +65,11 @@ export const STUDIO_PAGES: readonly StudioPageInfo[] = [
     summary: 'Who used which secret and tool, and every sign-in, with filters.',
   },
   {
-    name: 'API keys', path: '/studio/keys', signedIn: true, nav: 'API keys',
+    name: 'API keys', path: '/studio/keys', signedIn: true, nav: 'API keys', corner: true,
     summary: 'Create a key for a program (shown once), and revoke one you no longer trust.',
   },
   {
-    name: 'account', path: '/studio/account', signedIn: true, nav: 'Account',
+    name: 'account', path: '/studio/account', signedIn: true, nav: 'Account', corner: true,
     summary: 'Change your password, and sign out a browser you left signed in.',
   },
 ];
