@@ -5,9 +5,14 @@
  * its bytes reached the server, and the page asks the server where it stopped and carries on
  * from exactly there; the file arrives whole. On the avatar's page each footage check appears
  * as it is measured, then training progress, then the presenter with its talking preview and
- * the link to make a clip with it, all live, without a reload. Training runs on the test's
- * compute double (test/helpers/fake-backend.ts), held at 1 of 4 steps until the page has
- * shown it. Screenshots go to docs/images/ with MIMIC_UPDATE_SCREENSHOTS=1.
+ * the link to make a clip with it, all live, without a reload. The person follows that link,
+ * writes a short script in the new-clip page and watches the clip render: the pending video
+ * plays while the clip is still rendering, then the result plays. Training runs on the test's
+ * compute double (test/helpers/fake-backend.ts, writing the footage's face as the presenter's
+ * picture), held at 1 of 4 steps until the page has shown it; everything else (the talking
+ * preview, the clip) on the real local renderer, the clip held after its first 3 pending
+ * segments until the page has shown them playing (test/helpers/held-render.ts). Screenshots go
+ * to docs/images/ with MIMIC_UPDATE_SCREENSHOTS=1.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
@@ -19,12 +24,15 @@ import { useChromium, waitForPage, type TestPage } from '../helpers/browser.ts';
 import { startLiveService, type LiveService } from '../helpers/live-service.ts';
 import { seedPerson, signInByKeyboard, type Person } from '../helpers/studio.ts';
 import { createFakeBackend } from '../helpers/fake-backend.ts';
-import { avatarFootage, consentVideo } from '../helpers/avatar-videos.ts';
+import { holdClipRenders } from '../helpers/held-render.ts';
+import { advancedOrOver, liveVideo, playback } from '../helpers/render-page.ts';
+import { DEFAULT_PICTURE, avatarFootage, consentVideo } from '../helpers/avatar-videos.ts';
 import { HEARD } from '../consents/helpers.ts';
 import { readConsent } from '../../src/consents/kind.ts';
 import { statementOf } from '../../src/consents/create.ts';
 import { findLanguage } from '../../src/consents/languages/index.ts';
 import type { ComputeBackend } from '../../src/compute/interface.ts';
+import { createLocalBackend } from '../../src/compute/local/index.ts';
 
 const SHOTS = process.env.MIMIC_UPDATE_SCREENSHOTS === '1' ? new URL('../../docs/images/', import.meta.url).pathname : mkdtempSync(join(tmpdir(), 'mimic-studio-shots-'));
 const screenshot = (name: string) => join(SHOTS, name);
@@ -32,20 +40,24 @@ const MiB = 1024 * 1024;
 /** Where the broken PATCH stops: bytes that reach the server before its connection drops. */
 const BROKEN_AT = 3 * MiB;
 
-/** Training on the compute double, held at 1 of 4 steps until the test has seen the page show it. */
-const fake = createFakeBackend();
+/**
+ * Training on the compute double (the footage's face becomes the presenter's picture), held at
+ * 1 of 4 steps until the test has seen the page show it; every render on the local renderer, a
+ * clip's held after 3 pending segments until the test has seen the page play them.
+ */
+const fake = createFakeBackend({ trainPicture: DEFAULT_PICTURE });
+const renders = holdClipRenders(createLocalBackend(), { segments: 3 });
 let releaseTraining!: () => void;
 const trainingReleased = new Promise<void>((resolve) => (releaseTraining = resolve));
 const backend: ComputeBackend = {
-  ...fake,
-  name: 'held-fake',
+  name: 'held-fake-train-local-render',
   run: (async (kind: Parameters<ComputeBackend['run']>[0], req: never) => {
-    if (kind === 'avatar.train') {
-      (req as { onProgress?: (done: number, total: number) => void }).onProgress?.(1, 4);
-      await trainingReleased;
-    }
+    if (kind !== 'avatar.train') return renders.backend.run(kind, req);
+    (req as { onProgress?: (done: number, total: number) => void }).onProgress?.(1, 4);
+    await trainingReleased;
     return fake.run(kind, req);
   }) as ComputeBackend['run'],
+  close: () => renders.backend.close(),
 };
 
 const chromium = useChromium();
@@ -104,6 +116,7 @@ beforeAll(async () => {
 }, 600_000);
 afterAll(async () => {
   releaseTraining?.();
+  renders.release();
   await mimic?.close();
 });
 
@@ -265,6 +278,36 @@ describe('avatars in the studio', () => {
     expect(previewSrc).toContain(`/presenters/${avatar.presenter_id}/talking-preview.mp4`);
     expect(await t.page.evaluate('window.__samePage')).toBe(true);
     await t.page.screenshot({ path: screenshot('studio-avatar.png'), fullPage: true });
+
+    // The presenter in a clip made in the studio: its link, a short script, the clip watched while it renders.
+    await t.page.getByRole('link', { name: `Make a clip with ${avatar.name}`, exact: true }).click();
+    await t.page.waitForURL(`${mimic.base}/studio/clips/new?presenter_id=${encodeURIComponent(avatar.presenter_id)}`);
+    const chosen = t.page.locator(`#presenter-choices input[value="${avatar.presenter_id}"]`);
+    await chosen.waitFor({ state: 'attached' });
+    expect(await chosen.isChecked()).toBe(true);
+    await t.page.fill('#script', 'Hello, I am the presenter made from my own footage a moment ago, and this is my first clip.');
+    await t.page.fill('#clip-name', 'My first clip');
+    const media: string[] = [];
+    t.page.on('request', (r) => void media.push(r.url()));
+    await t.page.click('#clip-create');
+    await t.page.waitForURL(/\/studio\/clips\/clp_[A-Za-z0-9_]+$/, { timeout: 60_000 });
+    const clipId = new URL(t.page.url()).pathname.split('/').pop()!;
+    expect((await asMaria('GET', `/clips/${clipId}`)).body).toMatchObject({ presenter_id: avatar.presenter_id, name: 'My first clip' });
+    // Held after 3 pending segments: the live video plays them while the clip is still rendering.
+    expect(await renders.held).toBe(3);
+    const watched = await waitForPage(t, liveVideo, advancedOrOver, 'the live video advancing', 300_000);
+    expect(watched.status, `the live video advanced while the clip was held rendering: ${JSON.stringify(watched)}`).toBe('started');
+    expect(watched.time).toBeGreaterThan(0);
+    expect(media.some((u) => new RegExp(`/clips/${clipId}/pending/[^/]+/index\\.m3u8$`).test(u))).toBe(true);
+    expect(media.some((u) => new RegExp(`/clips/${clipId}/pending/[^/]+/seg\\d+\\.ts$`).test(u))).toBe(true);
+    await t.page.screenshot({ path: screenshot('studio-avatar-clip.png'), fullPage: true });
+    renders.release();
+    // Then done, and the result plays.
+    await waitForPage(t, (p) => p.locator('#render').getAttribute('data-status'), (s) => s === 'done', 'the clip done', 300_000);
+    expect(await t.page.isHidden('#render-live')).toBe(true);
+    await t.page.evaluate(`document.querySelector('#render-result').play()`);
+    await waitForPage(t, (p) => playback(p, '#render-result'), (v) => !!v && v.time > 0, 'the result playing');
+    await t.page.evaluate(`document.querySelector('#render-result').pause()`);
 
     // The list shows it ready; the consent is used, so a new avatar asks for a new consent.
     await t.page.goto(`${mimic.base}/studio/avatars`);
