@@ -1,7 +1,7 @@
 // What the agents pages share: a presenter's picture, a model in a few words, the presenters'
 // names, and the API's validation errors put beside the fields they name. Text only: nothing
 // is parsed as HTML.
-import { api } from './api.js';
+import { allPages } from './paging.js';
 
 /** A round picture (decorative: the name beside it says who), or nothing without a URL. */
 export function thumbnail(url, alt = '') {
@@ -29,15 +29,8 @@ export function modelSummary(llm) {
 
 /** Every presenter (GET /clips/presenters, all pages): id → name. */
 export async function presenterNames() {
-  const names = new Map();
-  let token;
-  do {
-    const res = await api('GET', `/clips/presenters?limit=100${token ? `&token=${encodeURIComponent(token)}` : ''}`);
-    if (res.status !== 200) break;
-    for (const p of res.body.presenters) names.set(p.presenter_id, p.name);
-    token = res.body.token;
-  } while (token);
-  return names;
+  const { items } = await allPages('/clips/presenters?limit=100', 'presenters');
+  return new Map(items.map((p) => [p.presenter_id, p.name]));
 }
 
 /**

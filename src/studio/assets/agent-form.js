@@ -3,6 +3,8 @@
 // a field emptied is sent as null, which removes it). The API's validation errors show beside
 // the field they name. Text only: nothing is parsed as HTML.
 import { api, showError } from './api.js';
+import { confirmed } from './confirm.js';
+import { allPages, pagePath } from './paging.js';
 import { clearFieldErrors, showFieldErrors, thumbnail } from './agent-common.js';
 
 const $ = (id) => document.getElementById(id);
@@ -59,7 +61,7 @@ function presenterOption(p) {
 }
 
 async function loadPresenters(token) {
-  const res = await api('GET', `/clips/presenters?limit=24${token ? `&token=${encodeURIComponent(token)}` : ''}`);
+  const res = await api('GET', pagePath('/clips/presenters?limit=24', token));
   if (res.status !== 200) return showError(formError, res);
   if (!token) presenterOptions.replaceChildren();
   for (const p of res.body.presenters) if (p.is_streamable !== false) presenterOptions.append(presenterOption(p));
@@ -89,14 +91,7 @@ async function loadSecrets() {
 }
 
 async function loadTools() {
-  const tools = [];
-  let token;
-  do {
-    const res = await api('GET', `/tools?limit=100${token ? `&token=${encodeURIComponent(token)}` : ''}`);
-    if (res.status !== 200) break;
-    tools.push(...res.body.tools);
-    token = res.body.token;
-  } while (token);
+  const { items: tools } = await allPages('/tools?limit=100', 'tools');
   toolOptions.replaceChildren();
   if (!tools.length) {
     const p = document.createElement('p');
@@ -256,17 +251,11 @@ async function start() {
 }
 
 /** Deleting the agent (the edit page only), after a confirmation: then back to the list. */
-function confirmDelete() {
-  const dialog = $('agent-delete-dialog');
-  dialog.returnValue = '';
-  dialog.addEventListener('close', async function onClose() {
-    dialog.removeEventListener('close', onClose);
-    if (dialog.returnValue !== 'delete') return $('agent-delete').focus();
-    const res = await api('DELETE', `/agents/${encodeURIComponent(agentId)}`);
-    if (res.status !== 200) return showError($('agent-delete-error'), res);
-    location.assign('/studio/agents');
-  });
-  dialog.showModal();
+async function confirmDelete() {
+  if (!(await confirmed($('agent-delete-dialog'), 'delete', $('agent-delete')))) return;
+  const res = await api('DELETE', `/agents/${encodeURIComponent(agentId)}`);
+  if (res.status !== 200) return showError($('agent-delete-error'), res);
+  location.assign('/studio/agents');
 }
 
 provider.addEventListener('change', showProvider);
