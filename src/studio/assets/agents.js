@@ -2,7 +2,7 @@
 // /clips/presenters), its model and when it was made, linking to the agent's own page.
 // Every text reaches the page through textContent: nothing is parsed as HTML.
 import { api } from './api.js';
-import { cell, emptyRow, fillRows, statusLines, timeElement } from './dom.js';
+import { cell, emptyRow, fillRows, link, statusLines, timeElement } from './dom.js';
 import { pagePath, showMore } from './paging.js';
 import { modelSummary, presenterNames, thumbnail } from './agent-common.js';
 
@@ -15,14 +15,10 @@ let names = new Map();
 function agentRow(agent) {
   const tr = document.createElement('tr');
   tr.dataset.agentId = agent.id;
-  const link = document.createElement('a');
-  link.href = `/studio/agents/${encodeURIComponent(agent.id)}`;
-  link.className = 'agent-name';
-  link.textContent = agent.preview_name || 'Untitled agent';
   const presenter = agent.presenter.type === 'clip' ? names.get(agent.presenter.presenter_id) ?? agent.presenter.presenter_id : 'A photo';
   const name = document.createElement('span');
   name.className = 'agent-cell';
-  name.append(thumbnail(agent.preview_thumbnail), link);
+  name.append(thumbnail(agent.preview_thumbnail), link(`/studio/agents/${encodeURIComponent(agent.id)}`, agent.preview_name || 'Untitled agent', 'agent-name'));
   tr.append(
     cell('Name', name),
     cell('Presenter', presenter),
@@ -33,10 +29,7 @@ function agentRow(agent) {
 }
 
 function noAgents() {
-  const link = document.createElement('a');
-  link.href = '/studio/agents/new';
-  link.textContent = 'Make your first agent';
-  return emptyRow(4, 'No agents yet. ', link, '.');
+  return emptyRow(4, 'No agents yet. ', link('/studio/agents/new', 'Make your first agent'), '.');
 }
 
 async function load(token) {

@@ -3,7 +3,7 @@
 // tool and secret choices come from GET /tools and GET /secrets, and name each row's subject.
 // Text reaches the page through textContent only.
 import { api } from './api.js';
-import { cell, emptyRow, fillRows, statusLines, timeElement } from './dom.js';
+import { cell, emptyRow, fillRows, link, statusLines, timeElement } from './dom.js';
 import { showMore } from './paging.js';
 import { secretLabel } from './tool-view.js';
 
@@ -50,10 +50,7 @@ function fillForm(filters, names = FILTERS) {
 function subject(e) {
   const parts = [];
   if (e.tool_id) {
-    const a = document.createElement('a');
-    a.href = `/studio/tools/${encodeURIComponent(e.tool_id)}`;
-    a.textContent = tools.has(e.tool_id) ? `tool ${tools.get(e.tool_id)}` : `tool ${e.tool_id}`;
-    parts.push(a);
+    parts.push(link(`/studio/tools/${encodeURIComponent(e.tool_id)}`, tools.has(e.tool_id) ? `tool ${tools.get(e.tool_id)}` : `tool ${e.tool_id}`));
   }
   if (e.secret_id) parts.push(parts.length ? ', ' : '', `secret ${secrets.get(e.secret_id) ?? e.secret_id}`);
   if (e.detail?.session_id) parts.push(parts.length ? ', ' : '', `session ${e.detail.session_id}`);

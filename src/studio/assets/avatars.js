@@ -1,7 +1,7 @@
 // The avatars page: the person's avatars, newest first, with their status (GET /clips/avatars),
 // each a link to its own page. Text reaches the page through textContent only.
 import { api } from './api.js';
-import { cell, emptyRow, fillRows, statusLines, timeElement } from './dom.js';
+import { cell, emptyRow, fillRows, link, statusLines, timeElement } from './dom.js';
 import { pagePath, showMore } from './paging.js';
 
 const $ = (id) => document.getElementById(id);
@@ -20,23 +20,17 @@ const STATUS = {
 function avatarRow(a) {
   const tr = document.createElement('tr');
   tr.dataset.avatarId = a.id;
-  const link = document.createElement('a');
-  link.href = `/studio/avatars/${encodeURIComponent(a.id)}`;
-  link.textContent = a.name;
   const badge = document.createElement('span');
   badge.className = `badge ${a.status}`;
   badge.textContent = STATUS[a.status] ?? a.status;
   if (a.status === 'started' && a.progress?.total) badge.textContent += ` · ${Math.floor((a.progress.done / a.progress.total) * 100)} %`;
   if (a.status === 'validating') badge.textContent += ` · ${a.checks.length} of 8 checks`;
-  tr.append(cell('Name', link), cell('Status', badge), cell('Created', timeElement(a.created_at)));
+  tr.append(cell('Name', link(`/studio/avatars/${encodeURIComponent(a.id)}`, a.name)), cell('Status', badge), cell('Created', timeElement(a.created_at)));
   return tr;
 }
 
 function noAvatars() {
-  const link = document.createElement('a');
-  link.href = '/studio/avatars/new';
-  link.textContent = 'Make your first avatar';
-  return emptyRow(3, 'No avatars yet. ', link, '.');
+  return emptyRow(3, 'No avatars yet. ', link('/studio/avatars/new', 'Make your first avatar'), '.');
 }
 
 async function load(token) {

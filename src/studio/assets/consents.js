@@ -2,7 +2,7 @@
 // filter is chosen), each with its status in words and a link to its page. Text only
 // through textContent.
 import { api } from './api.js';
-import { cell, emptyRow, fillRows, statusLines, timeElement } from './dom.js';
+import { cell, emptyRow, fillRows, link, statusLines, timeElement } from './dom.js';
 import { showMore } from './paging.js';
 import { statusWords } from './consent-checks.js';
 
@@ -17,14 +17,11 @@ const title = (s) => s.charAt(0).toUpperCase() + s.slice(1);
 function consentRow(c) {
   const tr = document.createElement('tr');
   tr.dataset.consentId = c.id;
-  const link = document.createElement('a');
-  link.href = `/studio/consents/${encodeURIComponent(c.id)}`;
-  link.textContent = c.name ?? 'No name yet';
   const status = document.createElement('span');
   status.className = 'consent-status';
   status.dataset.status = c.status;
   status.textContent = statusWords(c);
-  tr.append(cell('Name', link), cell('Language', title(c.language)), cell('Status', status), cell('Created', timeElement(c.created_at)));
+  tr.append(cell('Name', link(`/studio/consents/${encodeURIComponent(c.id)}`, c.name ?? 'No name yet')), cell('Language', title(c.language)), cell('Status', status), cell('Created', timeElement(c.created_at)));
   return tr;
 }
 

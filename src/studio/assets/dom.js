@@ -18,6 +18,15 @@ export function timeElement(iso) {
   return t;
 }
 
+/** A link with its text (and a class, if given). */
+export function link(href, text, className) {
+  const a = document.createElement('a');
+  a.href = href;
+  if (className) a.className = className;
+  a.textContent = text;
+  return a;
+}
+
 /** The one row of a table whose list is empty: a cell across its `columns`. */
 export function emptyRow(columns, ...content) {
   const tr = document.createElement('tr');

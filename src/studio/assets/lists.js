@@ -3,7 +3,7 @@
 // reloads the list (and is kept in the address, so the filtered list can be bookmarked);
 // "Show more" follows the page token. Text goes in with textContent only.
 import { api } from './api.js';
-import { cell, emptyRow, statusLines, timeElement } from './dom.js';
+import { cell, emptyRow, link, statusLines, timeElement } from './dom.js';
 import { showMore } from './paging.js';
 import { watch } from './live.js';
 
@@ -56,14 +56,11 @@ function row(r) {
   const tr = document.createElement('tr');
   tr.dataset.id = r.id;
   tr.dataset.status = r.status;
-  const link = document.createElement('a');
-  link.href = `/studio/${kind}/${encodeURIComponent(r.id)}`;
-  link.textContent = r.name || r.id;
   const picture = pictureOf(r);
   const badge = document.createElement('span');
   badge.className = `badge ${r.status}`;
   badge.textContent = LABELS[r.status] ?? r.status;
-  tr.append(cell('', ...(picture ? [picture] : [])), cell(`${ONE[0].toUpperCase()}${ONE.slice(1)}`, link), cell('Status', badge), cell('Created', timeElement(r.created_at)));
+  tr.append(cell('', ...(picture ? [picture] : [])), cell(`${ONE[0].toUpperCase()}${ONE.slice(1)}`, link(`/studio/${kind}/${encodeURIComponent(r.id)}`, r.name || r.id)), cell('Status', badge), cell('Created', timeElement(r.created_at)));
   return tr;
 }
 

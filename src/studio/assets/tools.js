@@ -3,7 +3,7 @@
 // confirmation (DELETE /tools/{id}). Text reaches the page through textContent only.
 import { api } from './api.js';
 import { confirmed } from './confirm.js';
-import { cell, emptyRow, fillRows, statusLines } from './dom.js';
+import { cell, emptyRow, fillRows, link, statusLines } from './dom.js';
 import { pagePath, showMore } from './paging.js';
 import { hostOf, secretLabel } from './tool-view.js';
 
@@ -20,9 +20,7 @@ const secrets = new Map();
 function toolRow(tool) {
   const tr = document.createElement('tr');
   tr.dataset.toolId = tool.id;
-  const name = document.createElement('a');
-  name.href = `/studio/tools/${encodeURIComponent(tool.id)}`;
-  name.textContent = tool.name;
+  const name = link(`/studio/tools/${encodeURIComponent(tool.id)}`, tool.name);
   const server = tool.config.type === 'server';
   const secret = tool.auth ? (secrets.get(tool.auth.secret_id) ?? tool.auth.secret_id) : server ? 'none' : '–';
   const remove = document.createElement('button');
@@ -43,10 +41,7 @@ function toolRow(tool) {
 }
 
 function noTools() {
-  const link = document.createElement('a');
-  link.href = '/studio/tools/new';
-  link.textContent = 'make your first one';
-  return emptyRow(6, 'No tools yet: ', link, '.');
+  return emptyRow(6, 'No tools yet: ', link('/studio/tools/new', 'make your first one'), '.');
 }
 
 async function loadSecrets() {
