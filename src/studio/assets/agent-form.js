@@ -5,7 +5,8 @@
 import { api, showError } from './api.js';
 import { confirmed } from './confirm.js';
 import { allPages, pagePath } from './paging.js';
-import { clearFieldErrors, showFieldErrors, thumbnail } from './agent-common.js';
+import { thumbnail } from './agent-common.js';
+import { clearFieldErrors, showFieldErrors } from './form-errors.js';
 
 const $ = (id) => document.getElementById(id);
 const form = $('agent-form');

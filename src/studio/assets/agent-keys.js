@@ -5,7 +5,8 @@
 import { api, showError } from './api.js';
 import { confirmed } from './confirm.js';
 import { cell, emptyRow, fillRows, statusLines, timeElement } from './dom.js';
-import { clearFieldErrors, copyText, showFieldErrors } from './agent-common.js';
+import { copyText } from './agent-common.js';
+import { clearFieldErrors, showFieldErrors } from './form-errors.js';
 import { embedSnippet } from './agent-snippet.js';
 
 const $ = (id) => document.getElementById(id);
