@@ -4,13 +4,15 @@ import { ConfirmDialog, ListTable, NeedsScript, StatusLines } from '../../src/st
 // The studio's shared page pieces: the markup the pages' scripts and the browser tests find by
 // id, role and text, the same on every page that uses them.
 describe('the studio\'s shared page pieces', () => {
-  it('a list table: headed columns (a hidden one read to screen readers), busy with a Loading row, and its Show more button hidden', async () => {
-    const html = String(await ListTable({ heading: 'keys-heading', rows: 'keys-rows', columns: ['Key', { hidden: 'Actions' }], more: { id: 'keys-more', text: 'Show more keys' } }));
+  it('a list table: its heading (focusable, or for screen readers only), headed columns, busy with a Loading row, and its Show more button hidden', async () => {
+    const html = String(await ListTable({ heading: { id: 'keys-heading', text: 'Your keys' }, rows: 'keys-rows', columns: ['Key', { hidden: 'Actions' }], more: { id: 'keys-more', text: 'Show more keys' } }));
     expect(html).toBe(
-      '<table aria-labelledby="keys-heading" aria-busy="true"><thead><tr><th scope="col">Key</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>' +
+      '<h2 id="keys-heading" tabindex="-1">Your keys</h2><table aria-labelledby="keys-heading" aria-busy="true"><thead><tr><th scope="col">Key</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>' +
         '<tbody id="keys-rows"><tr><td colspan="2">Loading…</td></tr></tbody></table>' +
         '<p><button id="keys-more" type="button" class="secondary" hidden="">Show more keys</button></p>',
     );
+    expect(String(await ListTable({ heading: { id: 'h', text: 'Yours', hidden: true }, rows: 'r', columns: ['Name'] }))).toMatch(/^<h2 id="h" class="visually-hidden">Yours<\/h2><table aria-labelledby="h" aria-busy="true">/);
+    expect(String(await ListTable({ labelledBy: 'keys-heading', rows: 'r', columns: ['Key'] }))).toMatch(/^<table aria-labelledby="keys-heading" aria-busy="true">.*<\/table>$/);
     expect(String(await ListTable({ id: 'list', label: 'Clips', rows: 'list-rows', columns: ['Clip'] }))).toMatch(/^<table id="list" aria-label="Clips" aria-busy="true">.*<\/table>$/);
   });
 

@@ -37,8 +37,13 @@ interface ListTableProps {
   /** The id of the tbody the script fills; it shows "Loading…" until then. */
   rows: string;
   columns: readonly Column[];
-  /** The id of the heading that names the table, or else `label`. */
-  heading?: string;
+  /**
+   * The h2 that names the table, just before it: focusable (a script moves focus to it when the
+   * row that had it goes), or `hidden`, read to screen readers only.
+   */
+  heading?: { id: string; text: string; hidden?: boolean };
+  /** Else the id of a heading elsewhere that names the table, or else `label`. */
+  labelledBy?: string;
   label?: string;
   id?: string;
   class?: string;
@@ -47,10 +52,15 @@ interface ListTableProps {
 }
 
 /** A list the script fills from the API: busy (aria-busy) until its first page is in. */
-export function ListTable({ rows, columns, heading, label, id, class: className, more }: ListTableProps) {
+export function ListTable({ rows, columns, heading, labelledBy, label, id, class: className, more }: ListTableProps) {
   return (
     <>
-      <table id={id} class={className} aria-label={label} aria-labelledby={heading} aria-busy="true">
+      {heading ? (
+        <h2 id={heading.id} class={heading.hidden ? 'visually-hidden' : undefined} tabindex={heading.hidden ? undefined : -1}>
+          {heading.text}
+        </h2>
+      ) : null}
+      <table id={id} class={className} aria-label={label} aria-labelledby={heading?.id ?? labelledBy} aria-busy="true">
         <thead>
           <tr>
             {columns.map((column) => (

@@ -44,10 +44,11 @@ export function AccountPage({ session, csrf }: { session: StudioSession; csrf: s
       </section>
 
       <StatusLines status="account-status" error="sessions-error" />
-      <h2 id="sessions-heading" tabindex={-1}>
-        Where you are signed in
-      </h2>
-      <ListTable heading="sessions-heading" rows="sessions-rows" columns={['Browser', 'Address', 'Signed in', 'Last seen', { hidden: 'Actions' }]} />
+      <ListTable
+        heading={{ id: 'sessions-heading', text: 'Where you are signed in' }}
+        rows="sessions-rows"
+        columns={['Browser', 'Address', 'Signed in', 'Last seen', { hidden: 'Actions' }]}
+      />
       <NeedsScript />
     </Layout>
   );

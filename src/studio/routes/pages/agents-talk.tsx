@@ -109,7 +109,7 @@ export function AgentPage({ session, csrf, agentId, publicUrl }: AgentPageProps 
           </p>
         </div>
         <StatusLines status="ck-status" error="ck-error" />
-        <ListTable heading="keys-heading" rows="ck-rows" columns={['Key', 'Allowed origins', 'Created', { hidden: 'Actions' }]} />
+        <ListTable labelledBy="keys-heading" rows="ck-rows" columns={['Key', 'Allowed origins', 'Created', { hidden: 'Actions' }]} />
       </section>
       <NeedsScript />
       <ConfirmDialog id="ck-revoke" title="Revoke this client key?" confirm="Revoke client key" value="revoke">

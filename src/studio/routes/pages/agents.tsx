@@ -26,12 +26,9 @@ export function AgentsPage({ session, csrf }: AgentPageProps) {
         your site with a client key.
       </p>
       <StatusLines error="agents-error" />
-      <h2 id="agents-heading" class="visually-hidden">
-        Your agents
-      </h2>
       <ListTable
         class="agents"
-        heading="agents-heading"
+        heading={{ id: 'agents-heading', text: 'Your agents', hidden: true }}
         rows="agents-rows"
         columns={['Name', 'Presenter', 'Model', 'Created']}
         more={{ id: 'agents-more', text: 'Show more agents' }}

@@ -86,12 +86,9 @@ export function AuditPage({ session, csrf }: { session: StudioSession; csrf: str
         </div>
       </form>
       <StatusLines status="audit-status" error="audit-error" />
-      <h2 id="audit-heading" tabindex={-1}>
-        Events
-      </h2>
       <ListTable
         class="audit"
-        heading="audit-heading"
+        heading={{ id: 'audit-heading', text: 'Events' }}
         rows="audit-rows"
         columns={['When', 'What', 'Outcome', 'About', 'Details']}
         more={{ id: 'audit-more', text: 'Show older events' }}

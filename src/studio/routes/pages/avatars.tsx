@@ -42,10 +42,12 @@ export function AvatarsPage({ session, csrf }: PageProps) {
         An avatar is a presenter made from your own footage: mimic checks the footage, trains on it, and the presenter then speaks any script in your clips.
       </p>
       <StatusLines error="avatars-error" />
-      <h2 id="avatars-heading" class="visually-hidden">
-        Your avatars
-      </h2>
-      <ListTable heading="avatars-heading" rows="avatars-rows" columns={['Name', 'Status', 'Created']} more={{ id: 'avatars-more', text: 'Show more avatars' }} />
+      <ListTable
+        heading={{ id: 'avatars-heading', text: 'Your avatars', hidden: true }}
+        rows="avatars-rows"
+        columns={['Name', 'Status', 'Created']}
+        more={{ id: 'avatars-more', text: 'Show more avatars' }}
+      />
       <NeedsScript />
     </Layout>
   );

@@ -50,10 +50,12 @@ export function ConsentsPage({ session, csrf }: { session: StudioSession; csrf: 
         </select>
       </div>
       <StatusLines error="consents-error" />
-      <h2 id="consents-heading" tabindex={-1}>
-        Your consents
-      </h2>
-      <ListTable heading="consents-heading" rows="consents-rows" columns={['Name', 'Language', 'Status', 'Created']} more={{ id: 'consents-more', text: 'Show more consents' }} />
+      <ListTable
+        heading={{ id: 'consents-heading', text: 'Your consents' }}
+        rows="consents-rows"
+        columns={['Name', 'Language', 'Status', 'Created']}
+        more={{ id: 'consents-more', text: 'Show more consents' }}
+      />
       <NeedsScript />
     </Layout>
   );

@@ -35,10 +35,12 @@ export function KeysPage({ session, csrf }: { session: StudioSession; csrf: stri
         </div>
       </section>
       <StatusLines status="keys-status" error="keys-error" focusable="status" />
-      <h2 id="keys-heading" tabindex={-1}>
-        Your keys
-      </h2>
-      <ListTable heading="keys-heading" rows="keys-rows" columns={['Key', 'Created', 'Status', { hidden: 'Actions' }]} more={{ id: 'keys-more', text: 'Show more keys' }} />
+      <ListTable
+        heading={{ id: 'keys-heading', text: 'Your keys' }}
+        rows="keys-rows"
+        columns={['Key', 'Created', 'Status', { hidden: 'Actions' }]}
+        more={{ id: 'keys-more', text: 'Show more keys' }}
+      />
       <NeedsScript />
       <ConfirmDialog id="key-revoke" title="Revoke this key?" confirm="Revoke key" value="revoke">
         Key <code id="key-revoke-prefix"></code> stops working at once: a program using it is refused from its next request. This cannot be undone.

@@ -67,12 +67,9 @@ export function SecretsPage({ session, csrf }: { session: StudioSession; csrf: s
       </section>
 
       <StatusLines status="secrets-status" error="secrets-error" focusable="both" />
-      <h2 id="secrets-heading" tabindex={-1}>
-        Your secrets
-      </h2>
       <ListTable
         class="secrets"
-        heading="secrets-heading"
+        heading={{ id: 'secrets-heading', text: 'Your secrets' }}
         rows="secrets-rows"
         columns={['Name', 'Kind', 'Status', 'Created', 'Last changed', 'Used by', { hidden: 'Actions' }]}
         more={{ id: 'secrets-more', text: 'Show more secrets' }}

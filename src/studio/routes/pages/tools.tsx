@@ -23,11 +23,8 @@ export function ToolsPage({ session, csrf }: { session: StudioSession; csrf: str
         shown), a <strong>client</strong> tool runs in your user's browser.
       </p>
       <StatusLines status="tools-status" error="tools-error" focusable="status" />
-      <h2 id="tools-heading" tabindex={-1}>
-        Your tools
-      </h2>
       <ListTable
-        heading="tools-heading"
+        heading={{ id: 'tools-heading', text: 'Your tools' }}
         rows="tools-rows"
         columns={['Name', 'Kind', 'Method', 'Host', 'Secret', { hidden: 'Actions' }]}
         more={{ id: 'tools-more', text: 'Show more tools' }}
