@@ -4,7 +4,7 @@
 // the field they name. Text only: nothing is parsed as HTML.
 import { api, showError } from './api.js';
 import { confirmed } from './confirm.js';
-import { allPages, pagePath } from './paging.js';
+import { allPages, pagePath, showMore } from './paging.js';
 import { thumbnail } from './agent-common.js';
 import { clearFieldErrors, showFieldErrors } from './form-errors.js';
 
@@ -15,7 +15,6 @@ const formError = $('agent-form-error');
 const status = $('agent-form-status');
 const save = $('agent-save');
 const presenterOptions = $('presenter-options');
-const presentersMore = $('presenters-more');
 const voice = $('agent-voice');
 const provider = $('llm-provider');
 const secret = $('llm-secret');
@@ -34,7 +33,6 @@ const f = {
 
 /** The agent being changed, as GET /agents/{id} answered it. */
 let original;
-let presentersToken;
 
 const lines = (text) => text.split('\n').map((l) => l.trim()).filter(Boolean);
 const voiceValue = (v) => `${v.type}\u0000${v.voice_id}`;
@@ -66,9 +64,9 @@ async function loadPresenters(token) {
   if (res.status !== 200) return showError(formError, res);
   if (!token) presenterOptions.replaceChildren();
   for (const p of res.body.presenters) if (p.is_streamable !== false) presenterOptions.append(presenterOption(p));
-  presentersToken = res.body.token;
-  presentersMore.hidden = !presentersToken;
+  morePresenters(res.body.token);
 }
+const morePresenters = showMore($('presenters-more'), loadPresenters);
 
 async function loadVoices() {
   const res = await api('GET', '/tts/voices');
@@ -261,7 +259,6 @@ async function confirmDelete() {
 
 provider.addEventListener('change', showProvider);
 $('agent-delete')?.addEventListener('click', confirmDelete);
-presentersMore.addEventListener('click', () => loadPresenters(presentersToken));
 form.addEventListener('submit', submit);
 start().catch((err) => {
   formError.textContent = err.message;
