@@ -81,7 +81,6 @@ function follow(tr) {
     });
 }
 
-
 async function load(token) {
   const mine = ++generation;
   const query = new URLSearchParams({ limit: '20' });
