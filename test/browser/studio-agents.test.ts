@@ -193,7 +193,8 @@ describe('the agents pages of the studio', () => {
 
     // The agent's page: its facts, the greeting, then the live video and a typed message.
     await waitForPage(t, (p) => p.textContent('#agent-name'), (s) => s === 'Ava', 'the agent loaded');
-    expect(await t.page.textContent('#agent-facts')).toContain('Grace');
+    // The facts follow the name: the presenter's is looked up first (GET /clips/presenters).
+    await waitForPage(t, (p) => p.textContent('#agent-facts'), (s) => (s ?? '').includes('Grace'), "the agent's facts");
     expect(await t.page.textContent('#chat-log')).toContain('Where would you like to go?');
     await t.page.click('#talk-connect');
     await waitForPage(t, (p) => p.textContent('#talk-status'), (s) => (s ?? '').startsWith('Live'), 'the stream live', SLOW);

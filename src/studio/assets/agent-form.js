@@ -3,7 +3,10 @@
 // a field emptied is sent as null, which removes it). The API's validation errors show beside
 // the field they name. Text only: nothing is parsed as HTML.
 import { api, showError } from './api.js';
-import { clearFieldErrors, showFieldErrors, thumbnail } from './agent-common.js';
+import { confirmed } from './confirm.js';
+import { allPages, pagePath, showMore } from './paging.js';
+import { thumbnail } from './agent-common.js';
+import { clearFieldErrors, showFieldErrors } from './form-errors.js';
 
 const $ = (id) => document.getElementById(id);
 const form = $('agent-form');
@@ -12,7 +15,6 @@ const formError = $('agent-form-error');
 const status = $('agent-form-status');
 const save = $('agent-save');
 const presenterOptions = $('presenter-options');
-const presentersMore = $('presenters-more');
 const voice = $('agent-voice');
 const provider = $('llm-provider');
 const secret = $('llm-secret');
@@ -31,7 +33,6 @@ const f = {
 
 /** The agent being changed, as GET /agents/{id} answered it. */
 let original;
-let presentersToken;
 
 const lines = (text) => text.split('\n').map((l) => l.trim()).filter(Boolean);
 const voiceValue = (v) => `${v.type}\u0000${v.voice_id}`;
@@ -59,13 +60,13 @@ function presenterOption(p) {
 }
 
 async function loadPresenters(token) {
-  const res = await api('GET', `/clips/presenters?limit=24${token ? `&token=${encodeURIComponent(token)}` : ''}`);
+  const res = await api('GET', pagePath('/clips/presenters?limit=24', token));
   if (res.status !== 200) return showError(formError, res);
   if (!token) presenterOptions.replaceChildren();
   for (const p of res.body.presenters) if (p.is_streamable !== false) presenterOptions.append(presenterOption(p));
-  presentersToken = res.body.token;
-  presentersMore.hidden = !presentersToken;
+  morePresenters(res.body.token);
 }
+const morePresenters = showMore($('presenters-more'), loadPresenters);
 
 async function loadVoices() {
   const res = await api('GET', '/tts/voices');
@@ -89,14 +90,7 @@ async function loadSecrets() {
 }
 
 async function loadTools() {
-  const tools = [];
-  let token;
-  do {
-    const res = await api('GET', `/tools?limit=100${token ? `&token=${encodeURIComponent(token)}` : ''}`);
-    if (res.status !== 200) break;
-    tools.push(...res.body.tools);
-    token = res.body.token;
-  } while (token);
+  const { items: tools } = await allPages('/tools?limit=100', 'tools');
   toolOptions.replaceChildren();
   if (!tools.length) {
     const p = document.createElement('p');
@@ -256,22 +250,15 @@ async function start() {
 }
 
 /** Deleting the agent (the edit page only), after a confirmation: then back to the list. */
-function confirmDelete() {
-  const dialog = $('agent-delete-dialog');
-  dialog.returnValue = '';
-  dialog.addEventListener('close', async function onClose() {
-    dialog.removeEventListener('close', onClose);
-    if (dialog.returnValue !== 'delete') return $('agent-delete').focus();
-    const res = await api('DELETE', `/agents/${encodeURIComponent(agentId)}`);
-    if (res.status !== 200) return showError($('agent-delete-error'), res);
-    location.assign('/studio/agents');
-  });
-  dialog.showModal();
+async function confirmDelete() {
+  if (!(await confirmed($('agent-delete-dialog'), 'delete', $('agent-delete')))) return;
+  const res = await api('DELETE', `/agents/${encodeURIComponent(agentId)}`);
+  if (res.status !== 200) return showError($('agent-delete-error'), res);
+  location.assign('/studio/agents');
 }
 
 provider.addEventListener('change', showProvider);
 $('agent-delete')?.addEventListener('click', confirmDelete);
-presentersMore.addEventListener('click', () => loadPresenters(presentersToken));
 form.addEventListener('submit', submit);
 start().catch((err) => {
   formError.textContent = err.message;

@@ -3,8 +3,10 @@
 // the agent's active keys (GET); revoke one after a confirmation (DELETE). The snippet is
 // text in a read-only field: nothing is parsed as HTML here.
 import { api, showError } from './api.js';
-import { cell, timeElement } from './dom.js';
-import { clearFieldErrors, copyText, showFieldErrors } from './agent-common.js';
+import { confirmed } from './confirm.js';
+import { cell, emptyRow, fillRows, statusLines, timeElement } from './dom.js';
+import { copyText } from './agent-common.js';
+import { clearFieldErrors, showFieldErrors } from './form-errors.js';
 import { embedSnippet } from './agent-snippet.js';
 
 const $ = (id) => document.getElementById(id);
@@ -20,15 +22,10 @@ const created = $('ck-created');
 const createdValue = $('ck-created-value');
 const snippet = $('ck-snippet');
 const rows = $('ck-rows');
-const status = $('ck-status');
 const error = $('ck-error');
+const { say } = statusLines($('ck-status'), error);
 const dialog = $('ck-revoke-dialog');
 const heading = $('keys-heading');
-
-function say(text) {
-  error.textContent = '';
-  status.textContent = text;
-}
 
 function originList(list) {
   const ul = document.createElement('ul');
@@ -57,20 +54,11 @@ function keyRow(key) {
   return tr;
 }
 
-function emptyRow() {
-  const tr = document.createElement('tr');
-  const td = cell('', 'No client keys yet.');
-  td.colSpan = 4;
-  tr.append(td);
-  return tr;
-}
-
 async function load() {
   const res = await api('GET', path);
   rows.closest('table').setAttribute('aria-busy', 'false');
   if (res.status !== 200) return showError(error, res);
-  rows.replaceChildren(...res.body.map(keyRow));
-  if (!rows.children.length) rows.append(emptyRow());
+  fillRows(rows, res.body, keyRow, () => emptyRow(4, 'No client keys yet.'));
 }
 
 async function submit(e) {
@@ -109,20 +97,15 @@ async function submit(e) {
   }
 }
 
-function confirmRevoke(key, button) {
+async function confirmRevoke(key, button) {
   $('ck-revoke-prefix').textContent = `${key.prefix}…`;
-  dialog.returnValue = '';
-  dialog.addEventListener('close', async function onClose() {
-    dialog.removeEventListener('close', onClose);
-    if (dialog.returnValue !== 'revoke') return button.focus();
-    const res = await api('DELETE', `${path}/${encodeURIComponent(key.id)}`);
-    if (res.status !== 204) return showError(error, res);
-    await load();
-    say(`Client key ${key.prefix}… revoked: pages using it are refused from their next request.`);
-    // The button that had focus is gone with its row: focus goes back to the section.
-    heading.focus();
-  });
-  dialog.showModal();
+  if (!(await confirmed(dialog, 'revoke', button))) return;
+  const res = await api('DELETE', `${path}/${encodeURIComponent(key.id)}`);
+  if (res.status !== 204) return showError(error, res);
+  await load();
+  say(`Client key ${key.prefix}… revoked: pages using it are refused from their next request.`);
+  // The button that had focus is gone with its row: focus goes back to the section.
+  heading.focus();
 }
 
 form.addEventListener('submit', submit);

@@ -2,16 +2,16 @@
 // takes; times as ISO 8601 in UTC), newest first, "Show older events" for the next page. The
 // tool and secret choices come from GET /tools and GET /secrets, and name each row's subject.
 // Text reaches the page through textContent only.
-import { api, showError } from './api.js';
-import { cell, timeElement } from './dom.js';
+import { api } from './api.js';
+import { cell, emptyRow, fillRows, link, statusLines, timeElement } from './dom.js';
+import { showMore } from './paging.js';
 import { secretLabel } from './tool-view.js';
 
 const $ = (id) => document.getElementById(id);
 const form = $('audit-filters');
 const rows = $('audit-rows');
-const status = $('audit-status');
 const error = $('audit-error');
-const more = $('audit-more');
+const { say, fail } = statusLines($('audit-status'), error);
 const toolSelect = $('filter-tool');
 const secretSelect = $('filter-secret');
 const FILTERS = ['action', 'outcome', 'tool_id', 'secret_id', 'since', 'until'];
@@ -20,7 +20,6 @@ const FILTERS = ['action', 'outcome', 'tool_id', 'secret_id', 'since', 'until'];
 const words = new Map([...$('filter-action').options].map((o) => [o.value, o.textContent]));
 const tools = new Map();
 const secrets = new Map();
-let nextToken;
 
 /** `2026-11-28T09:30:00.000Z` → `2026-11-28T10:30:00` in the device's time (what datetime-local shows). */
 function localInput(iso) {
@@ -51,10 +50,7 @@ function fillForm(filters, names = FILTERS) {
 function subject(e) {
   const parts = [];
   if (e.tool_id) {
-    const a = document.createElement('a');
-    a.href = `/studio/tools/${encodeURIComponent(e.tool_id)}`;
-    a.textContent = tools.has(e.tool_id) ? `tool ${tools.get(e.tool_id)}` : `tool ${e.tool_id}`;
-    parts.push(a);
+    parts.push(link(`/studio/tools/${encodeURIComponent(e.tool_id)}`, tools.has(e.tool_id) ? `tool ${tools.get(e.tool_id)}` : `tool ${e.tool_id}`));
   }
   if (e.secret_id) parts.push(parts.length ? ', ' : '', `secret ${secrets.get(e.secret_id) ?? e.secret_id}`);
   if (e.detail?.session_id) parts.push(parts.length ? ', ' : '', `session ${e.detail.session_id}`);
@@ -100,13 +96,7 @@ function eventRow(e) {
   return tr;
 }
 
-function emptyRow() {
-  const tr = document.createElement('tr');
-  const td = cell('', currentFilters().toString() ? 'No events match these filters.' : 'Nothing has happened yet.');
-  td.colSpan = 5;
-  tr.append(td);
-  return tr;
-}
+const noEvents = () => emptyRow(5, currentFilters().toString() ? 'No events match these filters.' : 'Nothing has happened yet.');
 
 async function loadChoices() {
   const [toolsRes, secretsRes] = await Promise.all([api('GET', '/tools?limit=100'), api('GET', '/secrets?limit=100')]);
@@ -124,19 +114,15 @@ async function load(token) {
   const res = await api('GET', `/audit?${query}`);
   rows.closest('table').setAttribute('aria-busy', 'false');
   if (res.status !== 200) {
-    status.textContent = '';
     if (!token) rows.replaceChildren();
-    return showError(error, res);
+    return fail(res);
   }
-  error.textContent = '';
-  if (!token) rows.replaceChildren();
-  for (const e of res.body.events) rows.append(eventRow(e));
-  if (!rows.children.length) rows.append(emptyRow());
-  nextToken = res.body.token;
-  more.hidden = !nextToken;
+  fillRows(rows, res.body.events, eventRow, noEvents, token);
+  paged(res.body.token);
   const shown = rows.querySelectorAll('tr[data-action]').length;
-  status.textContent = `${shown} event${shown === 1 ? '' : 's'} shown${nextToken ? ', older ones follow' : ''}.`;
+  say(`${shown} event${shown === 1 ? '' : 's'} shown${res.body.token ? ', older ones follow' : ''}.`);
 }
+const paged = showMore($('audit-more'), load);
 
 /** The form's filters into the address (times as ISO in UTC), then the list again. */
 function applyFilters(event) {
@@ -162,7 +148,6 @@ addEventListener('popstate', () => {
   fillForm(currentFilters());
   load().catch((err) => (error.textContent = err.message));
 });
-more.addEventListener('click', () => load(nextToken));
 // The filters that need no list at once; the tool and the secret once their choices are in.
 fillForm(currentFilters(), ['action', 'outcome', 'since', 'until']);
 loadChoices()
@@ -170,7 +155,4 @@ loadChoices()
     fillForm(currentFilters(), ['tool_id', 'secret_id']);
     return load();
   })
-  .catch((err) => {
-    status.textContent = '';
-    error.textContent = err.message;
-  });
+  .catch(fail);

@@ -3,6 +3,7 @@
 // /videos/uploads), then POST /clips/avatars with the uploaded video's URL, and on to the
 // avatar's own page. Text reaches the page through textContent only.
 import { api, showError } from './api.js';
+import { allPages } from './paging.js';
 import { UploadError, cancelUpload, findUpload, formatBytes, resumableUpload } from './upload.js';
 
 const $ = (id) => document.getElementById(id);
@@ -31,19 +32,14 @@ let retrying = null;
 
 /** Consents verified and not used, newest first (pages of 100 until they end). */
 async function loadConsents() {
-  const found = [];
-  let token;
-  do {
-    const res = await api('GET', `/consents?status=done&limit=100${token ? `&token=${encodeURIComponent(token)}` : ''}`);
-    if (res.status !== 200) {
-      consentsStatus.textContent = '';
-      showError(formError, res);
-      form.hidden = false;
-      return;
-    }
-    found.push(...res.body.consents.filter((c) => c.status === 'done' && !c.used_by));
-    token = res.body.token;
-  } while (token);
+  const { items, failed } = await allPages('/consents?status=done&limit=100', 'consents');
+  if (failed) {
+    consentsStatus.textContent = '';
+    showError(formError, failed);
+    form.hidden = false;
+    return;
+  }
+  const found = items.filter((c) => c.status === 'done' && !c.used_by);
   consentsStatus.textContent = '';
   if (!found.length) {
     noConsent.hidden = false;

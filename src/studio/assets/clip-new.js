@@ -3,6 +3,7 @@
 // with POST /audios), a background; POST /clips creates it and the page goes to the clip's
 // own, where it is watched as it renders. Text goes in with textContent only.
 import { api, getToken, showError } from './api.js';
+import { allPages } from './paging.js';
 import { voicePicker } from './voice.js';
 
 const $ = (id) => document.getElementById(id);
@@ -65,13 +66,9 @@ function presenterChoice(p, checked) {
 
 async function loadPresenters() {
   const wanted = form.dataset.presenterId;
-  let token;
-  do {
-    const res = await api('GET', `/clips/presenters?limit=100${token ? `&token=${encodeURIComponent(token)}` : ''}`);
-    if (res.status !== 200) return showError(fieldErrors.presenter, res);
-    for (const p of res.body.presenters) presenters.set(p.presenter_id, p);
-    token = res.body.token;
-  } while (token);
+  const { items, failed } = await allPages('/clips/presenters?limit=100', 'presenters');
+  for (const p of items) presenters.set(p.presenter_id, p);
+  if (failed) return showError(fieldErrors.presenter, failed);
   const first = presenters.has(wanted) ? wanted : presenters.keys().next().value;
   for (const p of presenters.values()) choices.append(presenterChoice(p, p.presenter_id === first));
   $('presenter-status').textContent = wanted && !presenters.has(wanted) ? 'That presenter is not yours or no longer exists: pick another.' : '';

@@ -1,14 +1,14 @@
 // The API keys page: lists the person's keys (GET /keys), creates one and shows it this
 // once with a copy button (POST /keys), revokes one after a confirmation (DELETE /keys/{id}).
 // Every text reaches the page through textContent: nothing is parsed as HTML.
-import { api, showError } from './api.js';
-import { cell, timeElement } from './dom.js';
+import { api } from './api.js';
+import { confirmed } from './confirm.js';
+import { cell, emptyRow, fillRows, statusLines, timeElement } from './dom.js';
+import { pagePath, showMore } from './paging.js';
 
 const $ = (id) => document.getElementById(id);
 const rows = $('keys-rows');
-const status = $('keys-status');
-const error = $('keys-error');
-const more = $('keys-more');
+const { say, fail } = statusLines($('keys-status'), $('keys-error'));
 const createButton = $('key-create');
 const created = $('key-created');
 const createdValue = $('key-created-value');
@@ -16,19 +16,6 @@ const copyButton = $('key-copy');
 const dialog = $('key-revoke-dialog');
 const dialogPrefix = $('key-revoke-prefix');
 const listHeading = $('keys-heading');
-
-let nextToken;
-
-function say(text) {
-  error.textContent = '';
-  status.textContent = text;
-}
-
-function fail(res) {
-  status.textContent = '';
-  showError(error, res);
-}
-
 
 function keyRow(key) {
   const tr = document.createElement('tr');
@@ -52,24 +39,14 @@ function keyRow(key) {
   return tr;
 }
 
-function emptyRow() {
-  const tr = document.createElement('tr');
-  const td = cell('', 'No API keys yet.');
-  td.colSpan = 4;
-  tr.append(td);
-  return tr;
-}
-
 async function load(token) {
-  const res = await api('GET', `/keys?limit=50${token ? `&token=${encodeURIComponent(token)}` : ''}`);
+  const res = await api('GET', pagePath('/keys?limit=50', token));
   rows.closest('table').setAttribute('aria-busy', 'false');
   if (res.status !== 200) return fail(res);
-  if (!token) rows.replaceChildren();
-  for (const key of res.body.keys) rows.append(keyRow(key));
-  if (!rows.children.length) rows.append(emptyRow());
-  nextToken = res.body.token;
-  more.hidden = !nextToken;
+  fillRows(rows, res.body.keys, keyRow, () => emptyRow(4, 'No API keys yet.'), token);
+  paged(res.body.token);
 }
+const paged = showMore($('keys-more'), load);
 
 async function create() {
   createButton.disabled = true;
@@ -98,27 +75,18 @@ async function copy() {
   }
 }
 
-function confirmRevoke(key, button) {
+async function confirmRevoke(key, button) {
   dialogPrefix.textContent = `${key.prefix}…`;
-  dialog.returnValue = '';
-  dialog.addEventListener('close', async function onClose() {
-    dialog.removeEventListener('close', onClose);
-    if (dialog.returnValue !== 'revoke') return button.focus();
-    const res = await api('DELETE', `/keys/${encodeURIComponent(key.id)}`);
-    if (res.status !== 200) return fail(res);
-    const row = rows.querySelector(`tr[data-key-id="${CSS.escape(key.id)}"]`);
-    row?.replaceWith(keyRow(res.body));
-    say(`Key ${key.prefix}… revoked: programs using it are refused from their next request.`);
-    // The button that had focus is gone with its row: focus goes back to the list.
-    listHeading.focus();
-  });
-  dialog.showModal();
+  if (!(await confirmed(dialog, 'revoke', button))) return;
+  const res = await api('DELETE', `/keys/${encodeURIComponent(key.id)}`);
+  if (res.status !== 200) return fail(res);
+  const row = rows.querySelector(`tr[data-key-id="${CSS.escape(key.id)}"]`);
+  row?.replaceWith(keyRow(res.body));
+  say(`Key ${key.prefix}… revoked: programs using it are refused from their next request.`);
+  // The button that had focus is gone with its row: focus goes back to the list.
+  listHeading.focus();
 }
 
 createButton.addEventListener('click', create);
 copyButton.addEventListener('click', copy);
-more.addEventListener('click', () => load(nextToken));
-load().catch((err) => {
-  status.textContent = '';
-  error.textContent = err.message;
-});
+load().catch(fail);

@@ -2,8 +2,9 @@
 // each row a picture, a link to its page, its status and when it was made; the status filter
 // reloads the list (and is kept in the address, so the filtered list can be bookmarked);
 // "Show more" follows the page token. Text goes in with textContent only.
-import { api, showError } from './api.js';
-import { cell, timeElement } from './dom.js';
+import { api } from './api.js';
+import { cell, emptyRow, link, statusLines, timeElement } from './dom.js';
+import { showMore } from './paging.js';
 import { watch } from './live.js';
 
 const $ = (id) => document.getElementById(id);
@@ -14,13 +15,12 @@ const rows = $('list-rows');
 const table = $('list');
 const status = $('list-status');
 const error = $('list-error');
-const more = $('list-more');
+const { fail } = statusLines(status, error);
 
 const LABELS = { created: 'Waiting', started: 'Rendering', done: 'Done', error: 'Failed' };
 const ONE = { clips: 'clip', talks: 'talk', animations: 'animation' }[kind];
 /** Unfinished rows followed live at once, at most (the API allows a person 20 event streams). */
 const MAX_FOLLOWED = 5;
-let nextToken;
 let thumbnails;
 /** Stops following the rows of the list shown before (a new filter, say). */
 let following = new AbortController();
@@ -56,14 +56,11 @@ function row(r) {
   const tr = document.createElement('tr');
   tr.dataset.id = r.id;
   tr.dataset.status = r.status;
-  const link = document.createElement('a');
-  link.href = `/studio/${kind}/${encodeURIComponent(r.id)}`;
-  link.textContent = r.name || r.id;
   const picture = pictureOf(r);
   const badge = document.createElement('span');
   badge.className = `badge ${r.status}`;
   badge.textContent = LABELS[r.status] ?? r.status;
-  tr.append(cell('', ...(picture ? [picture] : [])), cell(`${ONE[0].toUpperCase()}${ONE.slice(1)}`, link), cell('Status', badge), cell('Created', timeElement(r.created_at)));
+  tr.append(cell('', ...(picture ? [picture] : [])), cell(`${ONE[0].toUpperCase()}${ONE.slice(1)}`, link(`/studio/${kind}/${encodeURIComponent(r.id)}`, r.name || r.id)), cell('Status', badge), cell('Created', timeElement(r.created_at)));
   return tr;
 }
 
@@ -84,14 +81,6 @@ function follow(tr) {
     });
 }
 
-function emptyRow() {
-  const tr = document.createElement('tr');
-  const td = cell('', select.value ? `No ${kind} with this status.` : `No ${kind} yet.`);
-  td.colSpan = 4;
-  tr.append(td);
-  return tr;
-}
-
 async function load(token) {
   const mine = ++generation;
   const query = new URLSearchParams({ limit: '20' });
@@ -102,10 +91,7 @@ async function load(token) {
   const res = await api('GET', `/${kind}?${query}`);
   if (mine !== generation) return;
   table.setAttribute('aria-busy', 'false');
-  if (res.status !== 200) {
-    status.textContent = '';
-    return showError(error, res);
-  }
+  if (res.status !== 200) return fail(res);
   error.textContent = '';
   if (!token) {
     following.abort();
@@ -118,17 +104,12 @@ async function load(token) {
     rows.append(tr);
     follow(tr);
   }
-  if (!rows.querySelector('tr[data-id]')) rows.replaceChildren(emptyRow());
+  if (!rows.querySelector('tr[data-id]')) rows.replaceChildren(emptyRow(4, select.value ? `No ${kind} with this status.` : `No ${kind} yet.`));
   const shown = rows.querySelectorAll('tr[data-id]').length;
-  nextToken = res.body.token;
-  more.hidden = !nextToken;
-  status.textContent = shown === 0 ? '' : `${shown} ${shown === 1 ? ONE : kind} shown${select.value ? ` (${LABELS[select.value].toLowerCase()})` : ''}${nextToken ? ', more below' : ''}.`;
+  paged(res.body.token);
+  status.textContent = shown === 0 ? '' : `${shown} ${shown === 1 ? ONE : kind} shown${select.value ? ` (${LABELS[select.value].toLowerCase()})` : ''}${res.body.token ? ', more below' : ''}.`;
 }
-
-const fail = (err) => {
-  status.textContent = '';
-  error.textContent = err.message;
-};
+const paged = showMore($('list-more'), (token) => load(token).catch(fail));
 
 filter.addEventListener('submit', (e) => e.preventDefault());
 select.addEventListener('change', () => {
@@ -138,6 +119,5 @@ select.addEventListener('change', () => {
   history.replaceState(null, '', url);
   load().catch(fail);
 });
-more.addEventListener('click', () => load(nextToken).catch(fail));
 addEventListener('pagehide', () => following.abort());
 load().catch(fail);

@@ -1,14 +1,14 @@
 // The presenters gallery: GET /clips/presenters (the built-in ones, then the person's own),
 // each a card with its still, its talking preview (muted; it plays while the pointer is on the
 // card or the keyboard focus is in it) and "Make a clip". Text goes in with textContent only.
-import { api, showError } from './api.js';
+import { api } from './api.js';
+import { statusLines } from './dom.js';
+import { pagePath, showMore } from './paging.js';
 
 const $ = (id) => document.getElementById(id);
 const gallery = $('presenters');
 const status = $('presenters-status');
-const error = $('presenters-error');
-const more = $('presenters-more');
-let nextToken;
+const { fail } = statusLines(status, $('presenters-error'));
 
 /** Plays the card's talking preview from the start; its source is set at the first play, so the page loads no video it does not show. */
 function play(video, url) {
@@ -60,21 +60,14 @@ function card(p) {
 }
 
 async function load(token) {
-  const res = await api('GET', `/clips/presenters?limit=100${token ? `&token=${encodeURIComponent(token)}` : ''}`);
+  const res = await api('GET', pagePath('/clips/presenters?limit=100', token));
   gallery.setAttribute('aria-busy', 'false');
-  if (res.status !== 200) {
-    status.textContent = '';
-    return showError(error, res);
-  }
+  if (res.status !== 200) return fail(res);
   for (const p of res.body.presenters) gallery.append(card(p));
   const count = gallery.children.length;
   status.textContent = `${count} presenter${count === 1 ? '' : 's'}.`;
-  nextToken = res.body.token;
-  more.hidden = !nextToken;
+  paged(res.body.token);
 }
+const paged = showMore($('presenters-more'), load);
 
-more.addEventListener('click', () => load(nextToken));
-load().catch((err) => {
-  status.textContent = '';
-  error.textContent = err.message;
-});
+load().catch(fail);

@@ -5,6 +5,7 @@
 // callback, which comes back here with ?connection=<id>; the attempt, read through the API,
 // says connected or why nothing was stored. Text through textContent only.
 import { api, showError } from './api.js';
+import { link } from './dom.js';
 import { clearFieldErrors, showFieldErrors } from './secret-form.js';
 
 const $ = (id) => document.getElementById(id);
@@ -44,13 +45,6 @@ function showResult(title, text, { ok, retry }) {
   resultActions.hidden = !retry;
   if (retry) tryAgain.href = retry;
   result.focus();
-}
-
-function link(href, text) {
-  const a = document.createElement('a');
-  a.href = href;
-  a.textContent = text;
-  return a;
 }
 
 /** The attempt the callback came back with: connected, still pending, or why not. */

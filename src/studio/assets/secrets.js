@@ -4,14 +4,15 @@
 // and sends an oauth2 secret that needs reauthorization to Reconnect. A value typed here goes
 // to the API once and is emptied from the page; no answer holds one. Text through textContent only.
 import { api, showError } from './api.js';
-import { cell } from './dom.js';
+import { confirmed } from './confirm.js';
+import { cell, emptyRow, fillRows, statusLines } from './dom.js';
+import { showMore } from './paging.js';
 import { clearFieldErrors, showFieldErrors } from './secret-form.js';
 
 const $ = (id) => document.getElementById(id);
 const rows = $('secrets-rows');
 const status = $('secrets-status');
 const error = $('secrets-error');
-const more = $('secrets-more');
 const heading = $('secrets-heading');
 const formError = $('secret-form-error');
 const rotateDialog = $('secret-rotate-dialog');
@@ -42,20 +43,9 @@ function dateElement(iso) {
   return t;
 }
 
-let nextToken;
 /** The secrets on the page by id, as the API last answered them. */
 const shown = new Map();
-
-function say(text) {
-  error.textContent = '';
-  status.textContent = text;
-}
-
-function fail(res) {
-  status.textContent = '';
-  showError(error, res);
-  error.focus();
-}
+const { say, fail } = statusLines(status, error, { focus: true });
 
 /** "get_weather, get_forecast and 3 more" */
 function names(list, total, nameOf) {
@@ -172,31 +162,19 @@ function secretRow(secret) {
   return tr;
 }
 
-function emptyRow() {
-  const tr = document.createElement('tr');
-  const td = cell('', 'No secrets yet. Store one above, or connect an account.');
-  td.colSpan = 7;
-  tr.append(td);
-  return tr;
-}
+const noSecrets = () => emptyRow(7, 'No secrets yet. Store one above, or connect an account.');
 
 async function load(token) {
   const res = await api('GET', `/secrets?limit=50${token ? `&token=${encodeURIComponent(token)}` : ''}`);
   rows.closest('table').setAttribute('aria-busy', 'false');
   if (res.status !== 200) return fail(res);
-  if (!token) {
-    rows.replaceChildren();
-    shown.clear();
-  }
-  for (const secret of res.body) {
-    shown.set(secret.id, secret);
-    rows.append(secretRow(secret));
-  }
-  if (!rows.children.length) rows.append(emptyRow());
+  if (!token) shown.clear();
+  for (const secret of res.body) shown.set(secret.id, secret);
+  fillRows(rows, res.body, secretRow, noSecrets, token);
   // The list is a bare array (as the hosted service answers); the next page's token comes in X-Next-Token.
-  nextToken = res.headers.get('x-next-token') ?? undefined;
-  more.hidden = !nextToken;
+  paged(res.headers.get('x-next-token') ?? undefined);
 }
+const paged = showMore($('secrets-more'), load);
 
 /** Reloads one secret (its used_by too) in place. */
 async function refresh(id) {
@@ -329,31 +307,25 @@ function inUse(secret, res) {
   return `${secret.provider} was not deleted: ${parts.join(' and ')} still ${tools.length + agents.length === 1 ? 'uses' : 'use'} it. Give them another secret or delete them first.`;
 }
 
-function confirmDelete(secret, opener) {
+async function confirmDelete(secret, opener) {
   deleteName.textContent = secret.provider;
-  deleteDialog.returnValue = '';
-  deleteDialog.addEventListener('close', async function onClose() {
-    deleteDialog.removeEventListener('close', onClose);
-    if (deleteDialog.returnValue !== 'delete') return opener.focus();
-    const res = await api('DELETE', `/secrets/${encodeURIComponent(secret.id)}`);
-    if (res.status === 409) {
-      status.textContent = '';
-      error.textContent = inUse(secret, res);
-      error.focus();
-      await refresh(secret.id);
-      return;
-    }
-    if (res.status !== 200) return fail(res);
-    rows.querySelector(`tr[data-secret-id="${CSS.escape(secret.id)}"]`)?.remove();
-    shown.delete(secret.id);
-    if (!rows.children.length) rows.append(emptyRow());
-    say(`Secret ${secret.provider} deleted.`);
-    heading.focus();
-  });
-  deleteDialog.showModal();
+  if (!(await confirmed(deleteDialog, 'delete', opener))) return;
+  const res = await api('DELETE', `/secrets/${encodeURIComponent(secret.id)}`);
+  if (res.status === 409) {
+    status.textContent = '';
+    error.textContent = inUse(secret, res);
+    error.focus();
+    await refresh(secret.id);
+    return;
+  }
+  if (res.status !== 200) return fail(res);
+  rows.querySelector(`tr[data-secret-id="${CSS.escape(secret.id)}"]`)?.remove();
+  shown.delete(secret.id);
+  if (!rows.children.length) rows.append(noSecrets());
+  say(`Secret ${secret.provider} deleted.`);
+  heading.focus();
 }
 
-more.addEventListener('click', () => load(nextToken));
 load().catch((err) => {
   status.textContent = '';
   error.textContent = err.message;

@@ -6,6 +6,7 @@
 // /tools refuse?).
 // Text reaches the page through textContent and value only.
 import { api, showError } from './api.js';
+import { link } from './dom.js';
 import { locate, parseJson } from './tool-schema.js';
 import { showTry } from './tool-try.js';
 import { secretLabel } from './tool-view.js';
@@ -201,9 +202,7 @@ async function load() {
     if (res.status !== 200) {
       // No such tool of yours (deleted, or a wrong address): nothing to edit, and the way back.
       form.hidden = true;
-      const back = document.createElement('a');
-      back.href = '/studio/tools';
-      back.textContent = 'Back to your tools';
+      const back = link('/studio/tools', 'Back to your tools');
       status.replaceChildren(res.status === 404 ? 'There is no such tool: it may have been deleted. ' : `${res.body?.description ?? `The service answered ${res.status}.`} `, back);
       return;
     }

@@ -1,39 +1,26 @@
 // The tools page: the person's tools (GET /tools) with the secret each sends (GET /secrets,
 // by provider and type, never a value), a link to each one's editor, and deleting one after a
 // confirmation (DELETE /tools/{id}). Text reaches the page through textContent only.
-import { api, showError } from './api.js';
-import { cell } from './dom.js';
+import { api } from './api.js';
+import { confirmed } from './confirm.js';
+import { cell, emptyRow, fillRows, link, statusLines } from './dom.js';
+import { pagePath, showMore } from './paging.js';
 import { hostOf, secretLabel } from './tool-view.js';
 
 const $ = (id) => document.getElementById(id);
 const rows = $('tools-rows');
-const status = $('tools-status');
-const error = $('tools-error');
-const more = $('tools-more');
+const { say, fail } = statusLines($('tools-status'), $('tools-error'));
 const dialog = $('tool-delete-dialog');
 const dialogName = $('tool-delete-name');
 const heading = $('tools-heading');
 
-let nextToken;
 /** Secret id → its label; filled once, before the first rows. */
 const secrets = new Map();
-
-function say(text) {
-  error.textContent = '';
-  status.textContent = text;
-}
-
-function fail(res) {
-  status.textContent = '';
-  showError(error, res);
-}
 
 function toolRow(tool) {
   const tr = document.createElement('tr');
   tr.dataset.toolId = tool.id;
-  const name = document.createElement('a');
-  name.href = `/studio/tools/${encodeURIComponent(tool.id)}`;
-  name.textContent = tool.name;
+  const name = link(`/studio/tools/${encodeURIComponent(tool.id)}`, tool.name);
   const server = tool.config.type === 'server';
   const secret = tool.auth ? (secrets.get(tool.auth.secret_id) ?? tool.auth.secret_id) : server ? 'none' : '–';
   const remove = document.createElement('button');
@@ -53,15 +40,8 @@ function toolRow(tool) {
   return tr;
 }
 
-function emptyRow() {
-  const tr = document.createElement('tr');
-  const link = document.createElement('a');
-  link.href = '/studio/tools/new';
-  link.textContent = 'make your first one';
-  const td = cell('', 'No tools yet: ', link, '.');
-  td.colSpan = 6;
-  tr.append(td);
-  return tr;
+function noTools() {
+  return emptyRow(6, 'No tools yet: ', link('/studio/tools/new', 'make your first one'), '.');
 }
 
 async function loadSecrets() {
@@ -70,36 +50,25 @@ async function loadSecrets() {
 }
 
 async function load(token) {
-  const res = await api('GET', `/tools?limit=50${token ? `&token=${encodeURIComponent(token)}` : ''}`);
+  const res = await api('GET', pagePath('/tools?limit=50', token));
   rows.closest('table').setAttribute('aria-busy', 'false');
   if (res.status !== 200) return fail(res);
-  if (!token) rows.replaceChildren();
-  for (const tool of res.body.tools) rows.append(toolRow(tool));
-  if (!rows.children.length) rows.append(emptyRow());
-  nextToken = res.body.token;
-  more.hidden = !nextToken;
+  fillRows(rows, res.body.tools, toolRow, noTools, token);
+  paged(res.body.token);
 }
+const paged = showMore($('tools-more'), load);
 
-function confirmDelete(tool, button) {
+async function confirmDelete(tool, button) {
   dialogName.textContent = tool.name;
-  dialog.returnValue = '';
-  dialog.addEventListener('close', async function onClose() {
-    dialog.removeEventListener('close', onClose);
-    if (dialog.returnValue !== 'delete') return button.focus();
-    const res = await api('DELETE', `/tools/${encodeURIComponent(tool.id)}`);
-    if (res.status !== 200) return fail(res);
-    rows.querySelector(`tr[data-tool-id="${CSS.escape(tool.id)}"]`)?.remove();
-    if (!rows.children.length) rows.append(emptyRow());
-    say(`Tool ${tool.name} deleted.`);
-    heading.focus();
-  });
-  dialog.showModal();
+  if (!(await confirmed(dialog, 'delete', button))) return;
+  const res = await api('DELETE', `/tools/${encodeURIComponent(tool.id)}`);
+  if (res.status !== 200) return fail(res);
+  rows.querySelector(`tr[data-tool-id="${CSS.escape(tool.id)}"]`)?.remove();
+  if (!rows.children.length) rows.append(noTools());
+  say(`Tool ${tool.name} deleted.`);
+  heading.focus();
 }
 
-more.addEventListener('click', () => load(nextToken));
 loadSecrets()
   .then(() => load())
-  .catch((err) => {
-    status.textContent = '';
-    error.textContent = err.message;
-  });
+  .catch(fail);

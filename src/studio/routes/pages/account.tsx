@@ -1,5 +1,6 @@
 /** @jsxRuntime automatic @jsxImportSource hono/jsx */
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, type StudioSession } from '../../../accounts/contract.ts';
+import { ListTable, NeedsScript, StatusLines } from '../components.tsx';
 import { Layout } from '../layout.tsx';
 
 /**
@@ -42,32 +43,13 @@ export function AccountPage({ session, csrf }: { session: StudioSession; csrf: s
         </form>
       </section>
 
-      <p id="account-status" class="status" role="status" aria-live="polite"></p>
-      <p id="sessions-error" class="error" role="alert"></p>
-      <h2 id="sessions-heading" tabindex={-1}>
-        Where you are signed in
-      </h2>
-      <table aria-labelledby="sessions-heading" aria-busy="true">
-        <thead>
-          <tr>
-            <th scope="col">Browser</th>
-            <th scope="col">Address</th>
-            <th scope="col">Signed in</th>
-            <th scope="col">Last seen</th>
-            <th scope="col">
-              <span class="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody id="sessions-rows">
-          <tr>
-            <td colspan={5}>Loading…</td>
-          </tr>
-        </tbody>
-      </table>
-      <noscript>
-        <p class="error">This page needs JavaScript: it calls the API from your browser.</p>
-      </noscript>
+      <StatusLines status="account-status" error="sessions-error" />
+      <ListTable
+        heading={{ id: 'sessions-heading', text: 'Where you are signed in' }}
+        rows="sessions-rows"
+        columns={['Browser', 'Address', 'Signed in', 'Last seen', { hidden: 'Actions' }]}
+      />
+      <NeedsScript />
     </Layout>
   );
 }

@@ -1,4 +1,5 @@
 /** @jsxRuntime automatic @jsxImportSource hono/jsx */
+import { ConfirmDialog, NeedsScript } from '../components.tsx';
 import { Layout } from '../layout.tsx';
 import type { AgentPageProps } from './agents.tsx';
 
@@ -166,24 +167,11 @@ export function AgentFormPage({ session, csrf, agentId }: AgentPageProps & { age
           <p id="agent-delete-error" class="error" role="alert"></p>
         </section>
       ) : null}
-      <noscript>
-        <p class="error">This page needs JavaScript: it calls the API from your browser.</p>
-      </noscript>
+      <NeedsScript />
       {agentId ? (
-        <dialog id="agent-delete-dialog" aria-labelledby="agent-delete-title" aria-describedby="agent-delete-text">
-          <form method="dialog">
-            <h2 id="agent-delete-title">Delete this agent?</h2>
-            <p id="agent-delete-text">The agent, its chats and its client keys are deleted at once: pages that embed it stop working. This cannot be undone.</p>
-            <div class="row">
-              <button value="cancel" class="secondary" autofocus>
-                Cancel
-              </button>
-              <button value="delete" class="danger solid">
-                Delete agent
-              </button>
-            </div>
-          </form>
-        </dialog>
+        <ConfirmDialog id="agent-delete" title="Delete this agent?" confirm="Delete agent" value="delete">
+          The agent, its chats and its client keys are deleted at once: pages that embed it stop working. This cannot be undone.
+        </ConfirmDialog>
       ) : null}
     </Layout>
   );

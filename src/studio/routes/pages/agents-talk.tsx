@@ -1,4 +1,5 @@
 /** @jsxRuntime automatic @jsxImportSource hono/jsx */
+import { ConfirmDialog, ListTable, NeedsScript, StatusLines } from '../components.tsx';
 import { Layout } from '../layout.tsx';
 import type { AgentPageProps } from './agents.tsx';
 
@@ -21,7 +22,7 @@ export function AgentPage({ session, csrf, agentId, publicUrl }: AgentPageProps 
           Edit
         </a>
       </div>
-      <p id="agent-error" class="error" role="alert"></p>
+      <StatusLines error="agent-error" />
       <dl id="agent-facts" class="facts"></dl>
 
       <section class="panel talk" aria-labelledby="talk-heading">
@@ -107,45 +108,13 @@ export function AgentPage({ session, csrf, agentId, publicUrl }: AgentPageProps 
             end user.
           </p>
         </div>
-        <p id="ck-status" class="status" role="status" aria-live="polite"></p>
-        <p id="ck-error" class="error" role="alert"></p>
-        <table aria-labelledby="keys-heading" aria-busy="true">
-          <thead>
-            <tr>
-              <th scope="col">Key</th>
-              <th scope="col">Allowed origins</th>
-              <th scope="col">Created</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody id="ck-rows">
-            <tr>
-              <td colspan={4}>Loading…</td>
-            </tr>
-          </tbody>
-        </table>
+        <StatusLines status="ck-status" error="ck-error" />
+        <ListTable labelledBy="keys-heading" rows="ck-rows" columns={['Key', 'Allowed origins', 'Created', { hidden: 'Actions' }]} />
       </section>
-      <noscript>
-        <p class="error">This page needs JavaScript: it calls the API from your browser.</p>
-      </noscript>
-      <dialog id="ck-revoke-dialog" aria-labelledby="ck-revoke-title" aria-describedby="ck-revoke-text">
-        <form method="dialog">
-          <h2 id="ck-revoke-title">Revoke this client key?</h2>
-          <p id="ck-revoke-text">
-            Client key <code id="ck-revoke-prefix"></code> stops working at once: pages using it can no longer talk to the agent. This cannot be undone.
-          </p>
-          <div class="row">
-            <button value="cancel" class="secondary" autofocus>
-              Cancel
-            </button>
-            <button value="revoke" class="danger solid">
-              Revoke client key
-            </button>
-          </div>
-        </form>
-      </dialog>
+      <NeedsScript />
+      <ConfirmDialog id="ck-revoke" title="Revoke this client key?" confirm="Revoke client key" value="revoke">
+        Client key <code id="ck-revoke-prefix"></code> stops working at once: pages using it can no longer talk to the agent. This cannot be undone.
+      </ConfirmDialog>
     </Layout>
   );
 }

@@ -1,5 +1,6 @@
 /** @jsxRuntime automatic @jsxImportSource hono/jsx */
 import type { StudioSession } from '../../../accounts/contract.ts';
+import { ListTable, NeedsScript, StatusLines } from '../components.tsx';
 import { Layout } from '../layout.tsx';
 
 export interface AgentPageProps {
@@ -24,33 +25,15 @@ export function AgentsPage({ session, csrf }: AgentPageProps) {
         An agent is a presenter that answers: a face, a voice, a language model with its instructions, and the tools it may call. Talk to one here, then put it on
         your site with a client key.
       </p>
-      <p id="agents-error" class="error" role="alert"></p>
-      <h2 id="agents-heading" class="visually-hidden">
-        Your agents
-      </h2>
-      <table aria-labelledby="agents-heading" aria-busy="true" class="agents">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Presenter</th>
-            <th scope="col">Model</th>
-            <th scope="col">Created</th>
-          </tr>
-        </thead>
-        <tbody id="agents-rows">
-          <tr>
-            <td colspan={4}>Loading…</td>
-          </tr>
-        </tbody>
-      </table>
-      <p>
-        <button id="agents-more" type="button" class="secondary" hidden>
-          Show more agents
-        </button>
-      </p>
-      <noscript>
-        <p class="error">This page needs JavaScript: it calls the API from your browser.</p>
-      </noscript>
+      <StatusLines error="agents-error" />
+      <ListTable
+        class="agents"
+        heading={{ id: 'agents-heading', text: 'Your agents', hidden: true }}
+        rows="agents-rows"
+        columns={['Name', 'Presenter', 'Model', 'Created']}
+        more={{ id: 'agents-more', text: 'Show more agents' }}
+      />
+      <NeedsScript />
     </Layout>
   );
 }

@@ -1,6 +1,7 @@
 /** @jsxRuntime automatic @jsxImportSource hono/jsx */
 import type { StudioSession } from '../../../accounts/contract.ts';
 import { AUDIT_ACTIONS } from '../../../audit/contract.ts';
+import { ListTable, NeedsScript, StatusLines } from '../components.tsx';
 import { Layout } from '../layout.tsx';
 import { ACTION_WORDS } from './audit-words.ts';
 
@@ -84,35 +85,15 @@ export function AuditPage({ session, csrf }: { session: StudioSession; csrf: str
           </a>
         </div>
       </form>
-      <p id="audit-status" class="status" role="status" aria-live="polite"></p>
-      <p id="audit-error" class="error" role="alert"></p>
-      <h2 id="audit-heading" tabindex={-1}>
-        Events
-      </h2>
-      <table aria-labelledby="audit-heading" aria-busy="true" class="audit">
-        <thead>
-          <tr>
-            <th scope="col">When</th>
-            <th scope="col">What</th>
-            <th scope="col">Outcome</th>
-            <th scope="col">About</th>
-            <th scope="col">Details</th>
-          </tr>
-        </thead>
-        <tbody id="audit-rows">
-          <tr>
-            <td colspan={5}>Loading…</td>
-          </tr>
-        </tbody>
-      </table>
-      <p>
-        <button id="audit-more" type="button" class="secondary" hidden>
-          Show older events
-        </button>
-      </p>
-      <noscript>
-        <p class="error">This page needs JavaScript: it calls the API from your browser.</p>
-      </noscript>
+      <StatusLines status="audit-status" error="audit-error" />
+      <ListTable
+        class="audit"
+        heading={{ id: 'audit-heading', text: 'Events' }}
+        rows="audit-rows"
+        columns={['When', 'What', 'Outcome', 'About', 'Details']}
+        more={{ id: 'audit-more', text: 'Show older events' }}
+      />
+      <NeedsScript />
     </Layout>
   );
 }

@@ -3,6 +3,7 @@ import type { Hono } from 'hono';
 import type { StudioSession } from '../../../accounts/contract.ts';
 import type { StudioEnv } from '../env.ts';
 import { requireSession } from '../session.ts';
+import { ListTable, NeedsScript, StatusLines } from '../components.tsx';
 import { Layout } from '../layout.tsx';
 
 /** An avatar id as the API makes them (`avt_…`); any other path under /studio/avatars/ is the studio's 404. */
@@ -24,12 +25,6 @@ interface PageProps {
   csrf: string;
 }
 
-const NoScript = () => (
-  <noscript>
-    <p class="error">This page needs JavaScript: it calls the API from your browser.</p>
-  </noscript>
-);
-
 /**
  * The person's premium-plus avatars, newest first, with their status: avatars.js reads
  * GET /clips/avatars with the session's token.
@@ -46,30 +41,14 @@ export function AvatarsPage({ session, csrf }: PageProps) {
       <p class="lead">
         An avatar is a presenter made from your own footage: mimic checks the footage, trains on it, and the presenter then speaks any script in your clips.
       </p>
-      <p id="avatars-error" class="error" role="alert"></p>
-      <h2 id="avatars-heading" class="visually-hidden">
-        Your avatars
-      </h2>
-      <table aria-labelledby="avatars-heading" aria-busy="true">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Status</th>
-            <th scope="col">Created</th>
-          </tr>
-        </thead>
-        <tbody id="avatars-rows">
-          <tr>
-            <td colspan={3}>Loading…</td>
-          </tr>
-        </tbody>
-      </table>
-      <p>
-        <button id="avatars-more" type="button" class="secondary" hidden>
-          Show more avatars
-        </button>
-      </p>
-      <NoScript />
+      <StatusLines error="avatars-error" />
+      <ListTable
+        heading={{ id: 'avatars-heading', text: 'Your avatars', hidden: true }}
+        rows="avatars-rows"
+        columns={['Name', 'Status', 'Created']}
+        more={{ id: 'avatars-more', text: 'Show more avatars' }}
+      />
+      <NeedsScript />
     </Layout>
   );
 }
@@ -162,7 +141,7 @@ export function NewAvatarPage({ session, csrf }: PageProps) {
           </button>
         </div>
       </section>
-      <NoScript />
+      <NeedsScript />
     </Layout>
   );
 }
@@ -228,7 +207,7 @@ export function AvatarPage({ session, csrf, id }: PageProps & { id: string }) {
           </li>
         </ol>
       </div>
-      <NoScript />
+      <NeedsScript />
     </Layout>
   );
 }

@@ -1,5 +1,6 @@
 /** @jsxRuntime automatic @jsxImportSource hono/jsx */
 import type { StudioSession } from '../../../accounts/contract.ts';
+import { NeedsScript, StatusLines } from '../components.tsx';
 import { Layout } from '../layout.tsx';
 
 /** What a text script may hold: the schema's bounds (src/speaking/schemas.ts TextScript). */
@@ -55,8 +56,7 @@ export function NewClipPage({ session, csrf, presenterId }: { session: StudioSes
             Only a text script is spoken by a voice; an audio file speaks for itself.
           </p>
           <audio id="voice-audio" controls hidden aria-label="Voice sample"></audio>
-          <p id="voice-status" class="status" role="status" aria-live="polite"></p>
-          <p id="voice-error" class="error" role="alert"></p>
+          <StatusLines status="voice-status" error="voice-error" />
         </fieldset>
 
         <fieldset class="panel">
@@ -129,16 +129,13 @@ export function NewClipPage({ session, csrf, presenterId }: { session: StudioSes
           <p id="clip-name-hint" class="hint">
             Shown in your list of clips.
           </p>
-          <p id="clip-status" class="status" role="status" aria-live="polite"></p>
-          <p id="clip-error" class="error" role="alert"></p>
+          <StatusLines status="clip-status" error="clip-error" />
           <button id="clip-create" type="submit">
             Create the clip
           </button>
         </div>
       </form>
-      <noscript>
-        <p class="error">This page needs JavaScript: it calls the API from your browser.</p>
-      </noscript>
+      <NeedsScript />
     </Layout>
   );
 }

@@ -1,5 +1,6 @@
 /** @jsxRuntime automatic @jsxImportSource hono/jsx */
 import type { StudioSession } from '../../../accounts/contract.ts';
+import { ListTable, NeedsScript, StatusLines } from '../components.tsx';
 import { Layout } from '../layout.tsx';
 
 /**
@@ -52,33 +53,9 @@ export function RenderListPage({ session, csrf, kind, status }: { session: Studi
           ))}
         </select>
       </form>
-      <p id="list-status" class="status" role="status" aria-live="polite"></p>
-      <p id="list-error" class="error" role="alert"></p>
-      <table id="list" aria-label={k.many} aria-busy="true">
-        <thead>
-          <tr>
-            <th scope="col">
-              <span class="visually-hidden">Picture</span>
-            </th>
-            <th scope="col">{k.one}</th>
-            <th scope="col">Status</th>
-            <th scope="col">Created</th>
-          </tr>
-        </thead>
-        <tbody id="list-rows">
-          <tr>
-            <td colspan={4}>Loading…</td>
-          </tr>
-        </tbody>
-      </table>
-      <p>
-        <button id="list-more" type="button" class="secondary" hidden>
-          Show more
-        </button>
-      </p>
-      <noscript>
-        <p class="error">This page needs JavaScript: it calls the API from your browser.</p>
-      </noscript>
+      <StatusLines status="list-status" error="list-error" />
+      <ListTable id="list" label={k.many} rows="list-rows" columns={[{ hidden: 'Picture' }, k.one, 'Status', 'Created']} more={{ id: 'list-more', text: 'Show more' }} />
+      <NeedsScript />
     </Layout>
   );
 }
@@ -98,8 +75,7 @@ export function RenderPage({ session, csrf, kind, id }: { session: StudioSession
         <h2 id="render-state" tabindex={-1}>
           Loading…
         </h2>
-        <p id="render-status" class="status" role="status" aria-live="polite"></p>
-        <p id="render-error" class="error" role="alert"></p>
+        <StatusLines status="render-status" error="render-error" />
         <progress id="render-progress" max={1} value={0} aria-labelledby="render-state" hidden></progress>
         <div class="player">
           <video id="render-live" muted playsinline hidden aria-label="The video as it renders (muted)"></video>
@@ -118,9 +94,7 @@ export function RenderPage({ session, csrf, kind, id }: { session: StudioSession
         </p>
         <dl id="render-facts" class="facts"></dl>
       </section>
-      <noscript>
-        <p class="error">This page needs JavaScript: it calls the API from your browser.</p>
-      </noscript>
+      <NeedsScript />
     </Layout>
   );
 }

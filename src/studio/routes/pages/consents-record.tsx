@@ -1,5 +1,6 @@
 /** @jsxRuntime automatic @jsxImportSource hono/jsx */
 import type { StudioSession } from '../../../accounts/contract.ts';
+import { NeedsScript, StatusLines } from '../components.tsx';
 import { Layout } from '../layout.tsx';
 
 /**
@@ -26,8 +27,7 @@ export function ConsentRecordPage({ session, csrf, consentId }: { session: Studi
         <h1 id="consent-heading" tabindex={-1}>
           {consentId ? 'Consent' : 'Record a consent'}
         </h1>
-        <p id="page-status" class="status" role="status" aria-live="polite"></p>
-        <p id="page-error" class="error" role="alert"></p>
+        <StatusLines status="page-status" error="page-error" />
 
         <section id="step-choose" class="panel" aria-labelledby="choose-heading" hidden>
           <h2 id="choose-heading">1. Your statement</h2>
@@ -103,8 +103,7 @@ export function ConsentRecordPage({ session, csrf, consentId }: { session: Studi
                 Upload and check
               </button>
             </div>
-            <p id="record-status" class="status" role="status" aria-live="polite"></p>
-            <p id="record-error" class="error" role="alert"></p>
+            <StatusLines status="record-status" error="record-error" />
             <div id="upload-progress" hidden>
               <label for="upload-bar">Uploading your video</label>
               <div class="row">
@@ -143,9 +142,7 @@ export function ConsentRecordPage({ session, csrf, consentId }: { session: Studi
             </a>
           </p>
         </section>
-        <noscript>
-          <p class="error">This page needs JavaScript: it records with your camera and calls the API from your browser.</p>
-        </noscript>
+        <NeedsScript>it records with your camera and calls the API from your browser.</NeedsScript>
       </div>
     </Layout>
   );

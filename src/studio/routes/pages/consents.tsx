@@ -3,6 +3,7 @@ import type { StudioSession } from '../../../accounts/contract.ts';
 import type { Hono } from 'hono';
 import type { StudioEnv } from '../env.ts';
 import { requireSession } from '../session.ts';
+import { ListTable, NeedsScript, StatusLines } from '../components.tsx';
 import { Layout } from '../layout.tsx';
 import { ConsentRecordPage } from './consents-record.tsx';
 
@@ -48,33 +49,14 @@ export function ConsentsPage({ session, csrf }: { session: StudioSession; csrf: 
           <option value="error">Not verified</option>
         </select>
       </div>
-      <p id="consents-error" class="error" role="alert"></p>
-      <h2 id="consents-heading" tabindex={-1}>
-        Your consents
-      </h2>
-      <table aria-labelledby="consents-heading" aria-busy="true">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Language</th>
-            <th scope="col">Status</th>
-            <th scope="col">Created</th>
-          </tr>
-        </thead>
-        <tbody id="consents-rows">
-          <tr>
-            <td colspan={4}>Loading…</td>
-          </tr>
-        </tbody>
-      </table>
-      <p>
-        <button id="consents-more" type="button" class="secondary" hidden>
-          Show more consents
-        </button>
-      </p>
-      <noscript>
-        <p class="error">This page needs JavaScript: it calls the API from your browser.</p>
-      </noscript>
+      <StatusLines error="consents-error" />
+      <ListTable
+        heading={{ id: 'consents-heading', text: 'Your consents' }}
+        rows="consents-rows"
+        columns={['Name', 'Language', 'Status', 'Created']}
+        more={{ id: 'consents-more', text: 'Show more consents' }}
+      />
+      <NeedsScript />
     </Layout>
   );
 }

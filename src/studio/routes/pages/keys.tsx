@@ -1,6 +1,7 @@
 /** @jsxRuntime automatic @jsxImportSource hono/jsx */
 import type { StudioSession } from '../../../accounts/contract.ts';
 import { MAX_ACTIVE_KEYS } from '../../../users/contract.ts';
+import { ConfirmDialog, ListTable, NeedsScript, StatusLines } from '../components.tsx';
 import { Layout } from '../layout.tsx';
 
 /**
@@ -33,52 +34,17 @@ export function KeysPage({ session, csrf }: { session: StudioSession; csrf: stri
           </p>
         </div>
       </section>
-      <p id="keys-status" class="status" role="status" aria-live="polite" tabindex={-1}></p>
-      <p id="keys-error" class="error" role="alert"></p>
-      <h2 id="keys-heading" tabindex={-1}>
-        Your keys
-      </h2>
-      <table aria-labelledby="keys-heading" aria-busy="true">
-        <thead>
-          <tr>
-            <th scope="col">Key</th>
-            <th scope="col">Created</th>
-            <th scope="col">Status</th>
-            <th scope="col">
-              <span class="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody id="keys-rows">
-          <tr>
-            <td colspan={4}>Loading…</td>
-          </tr>
-        </tbody>
-      </table>
-      <p>
-        <button id="keys-more" type="button" class="secondary" hidden>
-          Show more keys
-        </button>
-      </p>
-      <noscript>
-        <p class="error">This page needs JavaScript: it calls the API from your browser.</p>
-      </noscript>
-      <dialog id="key-revoke-dialog" aria-labelledby="key-revoke-title" aria-describedby="key-revoke-text">
-        <form method="dialog">
-          <h2 id="key-revoke-title">Revoke this key?</h2>
-          <p id="key-revoke-text">
-            Key <code id="key-revoke-prefix"></code> stops working at once: a program using it is refused from its next request. This cannot be undone.
-          </p>
-          <div class="row">
-            <button value="cancel" class="secondary" autofocus>
-              Cancel
-            </button>
-            <button value="revoke" class="danger solid">
-              Revoke key
-            </button>
-          </div>
-        </form>
-      </dialog>
+      <StatusLines status="keys-status" error="keys-error" focusable="status" />
+      <ListTable
+        heading={{ id: 'keys-heading', text: 'Your keys' }}
+        rows="keys-rows"
+        columns={['Key', 'Created', 'Status', { hidden: 'Actions' }]}
+        more={{ id: 'keys-more', text: 'Show more keys' }}
+      />
+      <NeedsScript />
+      <ConfirmDialog id="key-revoke" title="Revoke this key?" confirm="Revoke key" value="revoke">
+        Key <code id="key-revoke-prefix"></code> stops working at once: a program using it is refused from its next request. This cannot be undone.
+      </ConfirmDialog>
     </Layout>
   );
 }

@@ -1,5 +1,6 @@
 /** @jsxRuntime automatic @jsxImportSource hono/jsx */
 import type { StudioSession } from '../../../accounts/contract.ts';
+import { NeedsScript, StatusLines } from '../components.tsx';
 import { Layout } from '../layout.tsx';
 
 /**
@@ -15,19 +16,16 @@ export function PresentersPage({ session, csrf }: { session: StudioSession; csrf
         The faces that speak your clips. Point at one, or move to it with the Tab key, to see it talk (muted). Your own presenters, trained from your footage, come after
         the built-in ones.
       </p>
-      <p id="presenters-status" class="status" role="status" aria-live="polite">
+      <StatusLines status="presenters-status" error="presenters-error">
         Loading presenters…
-      </p>
-      <p id="presenters-error" class="error" role="alert"></p>
+      </StatusLines>
       <ul id="presenters" class="gallery" aria-label="Presenters" aria-busy="true"></ul>
       <p>
         <button id="presenters-more" type="button" class="secondary" hidden>
           Show more presenters
         </button>
       </p>
-      <noscript>
-        <p class="error">This page needs JavaScript: it calls the API from your browser.</p>
-      </noscript>
+      <NeedsScript />
     </Layout>
   );
 }

@@ -1,5 +1,6 @@
 /** @jsxRuntime automatic @jsxImportSource hono/jsx */
 import type { StudioSession } from '../../../accounts/contract.ts';
+import { NeedsScript } from '../components.tsx';
 import { Layout } from '../layout.tsx';
 
 /** Why the callback sent a browser here without an attempt to show (`?result=`): fixed texts, nothing from the query is shown. */
@@ -129,9 +130,7 @@ export function ConnectSecretPage({ session, csrf, redirectUri, connection, resu
           <button type="submit">Continue to the provider</button>
         </p>
       </form>
-      <noscript>
-        <p class="error">This page needs JavaScript: it calls the API from your browser.</p>
-      </noscript>
+      <NeedsScript />
     </Layout>
   );
 }

@@ -1,5 +1,6 @@
 /** @jsxRuntime automatic @jsxImportSource hono/jsx */
 import type { StudioSession } from '../../../accounts/contract.ts';
+import { ConfirmDialog, ListTable, NeedsScript, StatusLines } from '../components.tsx';
 import { Layout } from '../layout.tsx';
 
 /**
@@ -65,39 +66,15 @@ export function SecretsPage({ session, csrf }: { session: StudioSession; csrf: s
         <p id="secret-form-error" class="error" role="alert"></p>
       </section>
 
-      <p id="secrets-status" class="status" role="status" aria-live="polite" tabindex={-1}></p>
-      <p id="secrets-error" class="error" role="alert" tabindex={-1}></p>
-      <h2 id="secrets-heading" tabindex={-1}>
-        Your secrets
-      </h2>
-      <table class="secrets" aria-labelledby="secrets-heading" aria-busy="true">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Kind</th>
-            <th scope="col">Status</th>
-            <th scope="col">Created</th>
-            <th scope="col">Last changed</th>
-            <th scope="col">Used by</th>
-            <th scope="col">
-              <span class="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody id="secrets-rows">
-          <tr>
-            <td colspan={7}>Loading…</td>
-          </tr>
-        </tbody>
-      </table>
-      <p>
-        <button id="secrets-more" type="button" class="secondary" hidden>
-          Show more secrets
-        </button>
-      </p>
-      <noscript>
-        <p class="error">This page needs JavaScript: it calls the API from your browser.</p>
-      </noscript>
+      <StatusLines status="secrets-status" error="secrets-error" focusable="both" />
+      <ListTable
+        class="secrets"
+        heading={{ id: 'secrets-heading', text: 'Your secrets' }}
+        rows="secrets-rows"
+        columns={['Name', 'Kind', 'Status', 'Created', 'Last changed', 'Used by', { hidden: 'Actions' }]}
+        more={{ id: 'secrets-more', text: 'Show more secrets' }}
+      />
+      <NeedsScript />
 
       <dialog id="secret-rotate-dialog" aria-labelledby="secret-rotate-title" aria-describedby="secret-rotate-text">
         <form id="secret-rotate-form" method="dialog" novalidate>
@@ -116,22 +93,9 @@ export function SecretsPage({ session, csrf }: { session: StudioSession; csrf: s
         </form>
       </dialog>
 
-      <dialog id="secret-delete-dialog" aria-labelledby="secret-delete-title" aria-describedby="secret-delete-text">
-        <form method="dialog">
-          <h2 id="secret-delete-title">Delete this secret?</h2>
-          <p id="secret-delete-text">
-            <strong id="secret-delete-name"></strong> is deleted from mimic for good. A secret that a tool or an agent still uses cannot be deleted.
-          </p>
-          <div class="row">
-            <button value="cancel" class="secondary" autofocus>
-              Cancel
-            </button>
-            <button value="delete" class="danger solid">
-              Delete secret
-            </button>
-          </div>
-        </form>
-      </dialog>
+      <ConfirmDialog id="secret-delete" title="Delete this secret?" confirm="Delete secret" value="delete">
+        <strong id="secret-delete-name"></strong> is deleted from mimic for good. A secret that a tool or an agent still uses cannot be deleted.
+      </ConfirmDialog>
     </Layout>
   );
 }

@@ -1,5 +1,6 @@
 /** @jsxRuntime automatic @jsxImportSource hono/jsx */
 import type { StudioSession } from '../../../accounts/contract.ts';
+import { NeedsScript } from '../components.tsx';
 import { Layout } from '../layout.tsx';
 
 /** What a new tool's parameters start as: a schema a person edits rather than writes from nothing. */
@@ -197,9 +198,7 @@ export function ToolEditorPage({ session, csrf, toolId }: { session: StudioSessi
         <h2>Try it</h2>
         <p>A client tool runs in your user's browser: mimic never calls it, so there is nothing to try from here.</p>
       </section>
-      <noscript>
-        <p class="error">This page needs JavaScript: it calls the API from your browser.</p>
-      </noscript>
+      <NeedsScript />
     </Layout>
   );
 }
