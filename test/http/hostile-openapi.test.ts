@@ -85,6 +85,9 @@ afterAll(async () => {
 
 /** The id a path parameter of `path` names when it names an existing resource, if the suite made one. */
 function existingId(path: string, param: string): string | undefined {
+  // A record's live events stream for as long as it is unsettled: an exchange with one would
+  // never end. Those routes meet garbage ids here; test/resources/contract.ts follows real ones.
+  if (path.endsWith('/events')) return undefined;
   if (param === 'agentId' || path.startsWith('/agents/{id}')) return svc.ids.agent;
   if (param === 'chatId') return svc.ids.chat;
   if (path.startsWith('/secrets/')) return svc.ids.secret;
