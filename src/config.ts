@@ -9,6 +9,8 @@ export interface Config {
   readonly dataDir: string;
   readonly publicUrl: string;
   readonly databaseFile: string;
+  /** PostgreSQL (MIMIC_DATABASE_URL and the pool's MIMIC_DATABASE_* settings), or null: SQLite in `databaseFile`. */
+  readonly database: PgSettings | null;
   readonly mediaDir: string;
   /** Scheme of object-storage URLs (`s3://bucket/key`), resolved in the local media store. */
   readonly storageScheme: string;
@@ -77,6 +79,19 @@ export interface RateLimitSettings {
   readonly perSecond: number;
   /** Requests a key may send at once: each key gets `burst` requests per window of `burst / perSecond` seconds. */
   readonly burst: number;
+}
+
+/** The pool's settings (docs/deploy.md lists them with their MIMIC_DATABASE_* variables). */
+export interface PgSettings {
+  url: string;
+  /** Connections at most (MIMIC_DATABASE_POOL_MAX). */
+  max: number;
+  /** An idle connection is closed after this long (MIMIC_DATABASE_IDLE_TIMEOUT_MS). */
+  idleTimeoutMs: number;
+  /** Waiting for a connection (from the server, or a free one in the pool) fails after this long (MIMIC_DATABASE_CONNECT_TIMEOUT_MS). */
+  connectionTimeoutMs: number;
+  /** The server cancels a statement running longer than this (MIMIC_DATABASE_STATEMENT_TIMEOUT_MS); 0: none. */
+  statementTimeoutMs: number;
 }
 
 export class ConfigurationError extends Error {}
@@ -216,7 +231,32 @@ export function loadMasterKey(env: Env, dataDir: string, allowGenerate: boolean)
 }
 
 /** Where the data lives and the MIMIC_* settings: what a command that only reads needs (voices check). */
-export type DataSettings = Pick<Config, 'dataDir' | 'databaseFile' | 'env'>;
+export type DataSettings = Pick<Config, 'dataDir' | 'databaseFile' | 'database' | 'env'>;
+
+/**
+ * MIMIC_DATABASE_URL (postgres:// or postgresql://) and its pool's settings; null when it is
+ * unset (SQLite). An error never repeats the URL: it may carry a password.
+ */
+export function databaseSettings(env: Env): PgSettings | null {
+  const raw = env.MIMIC_DATABASE_URL?.trim();
+  if (!raw) return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigurationError('MIMIC_DATABASE_URL must be a URL like postgres://user:password@host:5432/mimic (the value is not repeated here)');
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new ConfigurationError(`MIMIC_DATABASE_URL must start with postgres:// or postgresql://, got ${url.protocol}//`);
+  }
+  return {
+    url: raw,
+    max: int(env, 'MIMIC_DATABASE_POOL_MAX', 10, 1, 1000),
+    idleTimeoutMs: int(env, 'MIMIC_DATABASE_IDLE_TIMEOUT_MS', 30_000, 0),
+    connectionTimeoutMs: int(env, 'MIMIC_DATABASE_CONNECT_TIMEOUT_MS', 10_000, 100),
+    statementTimeoutMs: int(env, 'MIMIC_DATABASE_STATEMENT_TIMEOUT_MS', 30_000, 0),
+  };
+}
 
 /** The data directory's paths and the settings, read without creating or checking anything on disk (no directory, no master key). */
 export function loadDataSettings(env: Env = process.env): DataSettings {
@@ -224,15 +264,16 @@ export function loadDataSettings(env: Env = process.env): DataSettings {
   return {
     dataDir,
     databaseFile: join(dataDir, 'mimic.db'),
-    // Settings only: the master key stays out of it (it lives in Config.masterKey, never copied around).
-    env: Object.freeze(Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith('MIMIC_') && !k.startsWith('MIMIC_MASTER_KEY')))),
+    database: databaseSettings(env),
+    // Settings only: the master key and the database URL (it may carry a password) stay out of it.
+    env: Object.freeze(Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith('MIMIC_') && !k.startsWith('MIMIC_MASTER_KEY') && k !== 'MIMIC_DATABASE_URL'))),
   };
 }
 
 export function loadConfig(env: Env = process.env, opts: { generateKey?: boolean } = {}): Config {
   const port = int(env, 'PORT', 8080, 0, 65535);
   const publicUrl = publicBase(env, port);
-  const { dataDir, databaseFile, env: settings } = loadDataSettings(env);
+  const { dataDir, databaseFile, database, env: settings } = loadDataSettings(env);
   mkdirSync(join(dataDir, 'media'), { recursive: true });
   const storageScheme = (env.MIMIC_STORAGE_SCHEME || 's3').toLowerCase();
   if (!/^[a-z][a-z0-9+.-]*$/.test(storageScheme) || ['https', 'http', 'bank'].includes(storageScheme)) {
@@ -249,6 +290,7 @@ export function loadConfig(env: Env = process.env, opts: { generateKey?: boolean
     dataDir,
     publicUrl,
     databaseFile,
+    database,
     mediaDir: join(dataDir, 'media'),
     storageScheme,
     egressAllow: list(env, 'MIMIC_EGRESS_ALLOW'),

@@ -3,6 +3,7 @@ import type { Config } from './config.ts';
 import { createServices, type ServiceOptions, type Services } from './services.ts';
 import { createApp } from './app.ts';
 import { attachSockets, type SocketServer, type UpgradeSource } from './http/sockets.ts';
+import { databaseReady } from './db/database.ts';
 
 export interface RunningServer {
   services: Services;
@@ -65,6 +66,8 @@ function listenError(err: NodeJS.ErrnoException, config: Config): Error {
 export async function startServer(config: Config, opts: ServiceOptions = {}): Promise<RunningServer> {
   const services = createServices(config, opts);
   try {
+    // PostgreSQL: migrations applied (one process at a time) and change notices heard.
+    await databaseReady(services.store);
     // Refuse to serve with a key that cannot decrypt what is stored (VaultKeyError says why).
     await services.vault.ready();
     // Then rewrite what needs the vault's values (once each; a failure stops the start).

@@ -1,6 +1,6 @@
 import type { Config } from '../config.ts';
-import { openStore, type Store } from '../db/client.ts';
-import { createSqliteStores, type Stores } from './stores.ts';
+import { openDatabase, type Database } from '../db/database.ts';
+import { createStores, type Stores } from './stores.ts';
 import { deriveKey } from '../keys.ts';
 import { systemClock, randomId, type Clock, type IdFactory } from '../clock.ts';
 import { createLogger, type Logger } from '../log.ts';
@@ -45,8 +45,8 @@ export interface Platform {
   log: Logger;
   clock: Clock;
   newId: IdFactory;
-  /** The SQL handle: only store modules may use it. */
-  store: Store;
+  /** The database (SQLite, or PostgreSQL with MIMIC_DATABASE_URL): only store modules may use it, through `onDialect`. */
+  store: Database;
   /** The infrastructure's stores (src/platform/stores.ts); the kit and each capability build theirs from `store`. */
   stores: Stores;
   client: GuardedClient;
@@ -71,7 +71,7 @@ export function createPlatform(config: Config, opts: PlatformOptions = {}): Plat
   const clock = opts.clock ?? systemClock;
   const newId = opts.newId ?? randomId;
   const log = opts.log ?? createLogger();
-  const store = openStore(config.databaseFile);
+  const store = openDatabase(config);
   const urlKey = deriveKey(config.masterKey, 'signed-url');
   const mediaStore = createLocalMediaStore(config.mediaDir);
   const media = createMediaAccess({
@@ -82,7 +82,7 @@ export function createPlatform(config: Config, opts: PlatformOptions = {}): Plat
     scheme: config.storageScheme,
     clock,
   });
-  const stores = createSqliteStores(store, { clock, newId, compute: config.compute });
+  const stores = createStores(store, { clock, newId, compute: config.compute });
   const computeTasks = stores.computeTasks;
   const computeUrlKey = deriveKey(config.masterKey, 'compute-url');
   // Deleting a resource cancels its remote task at once, so its worker hears of it at its next heartbeat.

@@ -1,7 +1,8 @@
 import type { CommandContext } from '../platform/command.ts';
-import { openStore } from '../db/client.ts';
-import { createSqliteStores, type Stores } from '../platform/stores.ts';
-import { createSqliteResourceStore, type ResourceStore } from './store.ts';
+import { closeDatabase, openReadyDatabase } from '../db/database.ts';
+import { createStores, type Stores } from '../platform/stores.ts';
+import type { ResourceStore } from './store.ts';
+import { resourceStoreOn } from './store-pg.ts';
 import { createLocalMediaStore, createMediaAccess, type MediaAccess } from '../media/index.ts';
 import { deriveKey } from '../keys.ts';
 import { systemClock } from '../clock.ts';
@@ -18,10 +19,10 @@ export interface CommandStores extends Stores {
  * with it would sign webhooks and URLs no server could verify.
  */
 export async function withStores(ctx: CommandContext, fn: (stores: CommandStores, media: MediaAccess) => Promise<number>): Promise<number> {
-  const handle = openStore(ctx.config.databaseFile);
+  const handle = await openReadyDatabase(ctx.config);
   try {
-    const infrastructure = createSqliteStores(handle);
-    const stores: CommandStores = { ...infrastructure, resources: createSqliteResourceStore(handle, infrastructure.jobs.enqueue) };
+    const infrastructure = createStores(handle);
+    const stores: CommandStores = { ...infrastructure, resources: resourceStoreOn(handle, infrastructure.jobs.enqueue) };
     await checkMasterKey(stores.vault, ctx.config.masterKey);
     const media = createMediaAccess({
       store: createLocalMediaStore(ctx.config.mediaDir),
@@ -33,6 +34,6 @@ export async function withStores(ctx: CommandContext, fn: (stores: CommandStores
     });
     return await fn(stores, media);
   } finally {
-    handle.close();
+    await closeDatabase(handle);
   }
 }

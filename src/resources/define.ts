@@ -1,6 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { Clock } from '../clock.ts';
-import type { Store } from '../db/client.ts';
+import type { Database } from '../db/database.ts';
 import type { JobQueue } from '../jobs/queue.ts';
 import { defaultBackoff, type JobHandler, type JobKind } from '../jobs/catalogue.ts';
 import type { MediaAccess } from '../media/index.ts';
@@ -8,7 +8,8 @@ import type { PageCursor } from '../pagination.ts';
 import type { Route } from '../platform/module.ts';
 import { isFinalStatus, resourceLifecycle, statesOf, type CreateInput, type Lifecycle, type ResourceKind } from './lifecycle.ts';
 import { resourceRoutes } from './routes.ts';
-import { createSqliteResourceStore, type Claim, type ResourceRow, type ResourceStore } from './store.ts';
+import { resourceStoreOn } from './store-pg.ts';
+import { type Claim, type ResourceRow, type ResourceStore } from './store.ts';
 
 /** The types of a resource kind: the request as accepted, its working fields, what it produced, its record as GET shows it. */
 export interface ResourceTypes {
@@ -66,7 +67,7 @@ export interface ResourceDeclaration {
 /** What the platform gives every resource kind (the `Platform` has these fields). */
 export interface ResourceHost {
   /** The database handle: the kit builds the one resource store of the host from it. */
-  store: Store;
+  store: Database;
   clock: Clock;
   /** Its `enqueue` queues a new resource's job inside the resource store's transaction. */
   queue: Pick<JobQueue, 'cancelFor' | 'enqueue'>;
@@ -142,7 +143,7 @@ const hosted = new WeakMap<ResourceHost, ResourceStore>();
  */
 function resourceStoreOf(host: ResourceHost): ResourceStore {
   let store = hosted.get(host);
-  if (!store) hosted.set(host, (store = createSqliteResourceStore(host.store, (input) => host.queue.enqueue(input))));
+  if (!store) hosted.set(host, (store = resourceStoreOn(host.store, (input) => host.queue.enqueue(input))));
   return store;
 }
 

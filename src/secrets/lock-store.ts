@@ -1,4 +1,5 @@
-import type { Store } from '../db/client.ts';
+import { onDialect, type Database } from '../db/database.ts';
+import { createPgLeaseLock } from '../jobs/lock-store-pg.ts';
 import { createLeaseLock, type LeaseLock, type SqliteHandle } from '../jobs/lock-store.ts';
 
 /** The oauth2 refresh lock on `secrets` rows (src/jobs/lock-store.ts's lease lock), one per connection, prepared once. */
@@ -10,4 +11,5 @@ export function secretsLock(sqlite: SqliteHandle): LeaseLock {
 }
 
 /** The refresh lock of a database: the secrets module builds it from the platform's handle. */
-export const createSecretLock = (handle: Store): LeaseLock => secretsLock(handle.sqlite);
+export const createSecretLock = (handle: Database): LeaseLock =>
+  onDialect(handle, { sqlite: (h) => secretsLock(h.sqlite), postgres: (h) => createPgLeaseLock(h, { table: 'secrets', id: 'id', owner: 'lock_owner', until: 'lock_until' }) });

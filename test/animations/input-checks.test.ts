@@ -6,6 +6,7 @@ import { harness, type Harness } from '../helpers/harness.ts';
 import { createFakeBackend } from '../helpers/fake-backend.ts';
 import { startTlsServer, type TestServer } from '../helpers/tls.ts';
 import type { ComputeBackend, RenderRequest } from '../../src/compute/interface.ts';
+import { sqliteOf } from '../helpers/stores.ts';
 
 /** Lowered byte limits, so "too large" files stay small; the sample source (773 KiB) still fits. */
 const LIMITS = { MIMIC_MAX_IMAGE_BYTES: String(1024 * 1024), MIMIC_MAX_VIDEO_BYTES: '4096' };
@@ -38,9 +39,9 @@ function bmp(width: number, height: number): Buffer {
 }
 
 const credits = (h: Harness, id: string) =>
-  (h.services.store.sqlite.prepare('SELECT credits FROM users WHERE id = ?').get(id) as { credits: number }).credits;
+  (sqliteOf(h.services.store).sqlite.prepare('SELECT credits FROM users WHERE id = ?').get(id) as { credits: number }).credits;
 const recordCount = (h: Harness, id: string) =>
-  (h.services.store.sqlite.prepare("SELECT count(*) AS n FROM resources WHERE kind = 'animation' AND user_id = ?").get(id) as { n: number }).n;
+  (sqliteOf(h.services.store).sqlite.prepare("SELECT count(*) AS n FROM resources WHERE kind = 'animation' AND user_id = ?").get(id) as { n: number }).n;
 
 /** A user with files in their media store. */
 async function userWith(h: Harness, files: Record<string, Buffer> = {}, permissions: 'stitch'[] = []) {

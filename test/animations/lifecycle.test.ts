@@ -4,6 +4,7 @@ import { createFakeBackend } from '../helpers/fake-backend.ts';
 import { RenderError } from '../../src/errors.ts';
 import { Webhook } from 'standardwebhooks';
 import { startTlsServer } from '../helpers/tls.ts';
+import { sqliteOf } from '../helpers/stores.ts';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -12,7 +13,7 @@ afterEach(async () => {
 });
 
 const credits = (hh: Harness, id: string) =>
-  (hh.services.store.sqlite.prepare('SELECT credits FROM users WHERE id = ?').get(id) as { credits: number }).credits;
+  (sqliteOf(hh.services.store).sqlite.prepare('SELECT credits FROM users WHERE id = ?').get(id) as { credits: number }).credits;
 
 describe('animation lifecycle', () => {
   it('goes created → started → done with a signed, fetchable result and every record field', async () => {
@@ -103,7 +104,7 @@ describe('animation lifecycle', () => {
     const id = (await h.call('POST', '/animations', { key: u.key, body: {} })).body.id;
     await h.services.worker.drain();
     // The second attempt waits for its backoff; make it due now.
-    h.services.store.sqlite.prepare(`UPDATE jobs SET run_at = 0 WHERE status = 'queued'`).run();
+    sqliteOf(h.services.store).sqlite.prepare(`UPDATE jobs SET run_at = 0 WHERE status = 'queued'`).run();
     await h.services.worker.drain();
     expect(backend.calls).toHaveLength(2);
     const rec = (await h.call('GET', `/animations/${id}`, { key: u.key })).body;
@@ -147,7 +148,7 @@ describe('animation lifecycle', () => {
     await h.call('DELETE', `/animations/${pending}`, { key: u.key });
     expect(credits(h, u.id)).toBe(1);
     await h.services.worker.drain();
-    const job = h.services.store.sqlite.prepare('SELECT status FROM jobs WHERE resource_id = ?').get(pending) as { status: string };
+    const job = sqliteOf(h.services.store).sqlite.prepare('SELECT status FROM jobs WHERE resource_id = ?').get(pending) as { status: string };
     expect(job.status).toBe('cancelled');
   });
 

@@ -8,6 +8,8 @@
  */
 import { ensureChromium } from '../../scripts/ensure-chromium.mjs';
 import { ensurePocketsphinx } from '../../scripts/ensure-pocketsphinx.mjs';
+import type { TestProject } from 'vitest/node';
+import { startTestPostgres } from '../helpers/postgres-setup.ts';
 
 /** The positional filters of `vitest run a b`; none means every test file. */
 function filters(argv: string[]): string[] {
@@ -45,11 +47,15 @@ export function runsSpeechTests(argv: string[]): boolean {
   return SPEECH_FOLDERS.some((folder) => runsTestsOf(argv, folder));
 }
 
-export default function setup(): void {
+export default async function setup(project: TestProject): Promise<() => void> {
   if (runsBrowserTests(process.argv)) {
     const version = ensureChromium();
     if (process.env.MIMIC_VERBOSE_SETUP) console.error(`browser tests: ${version}`);
   }
   // Debian's pocketsphinx and its English model (scripts/ensure-pocketsphinx.mjs).
   if (runsSpeechTests(process.argv)) ensurePocketsphinx();
+  // A throwaway PostgreSQL cluster for the tests that run on both dialects (test/helpers/postgres-setup.ts).
+  const postgres = await startTestPostgres(process.argv, runsTestsOf);
+  project.provide('postgresUrl', postgres.url);
+  return postgres.stop;
 }

@@ -12,6 +12,7 @@ import { toneCatalogue } from '../helpers/tone-voice.ts';
 import { runFfmpeg } from '../../src/media/ffmpeg.ts';
 import { RenderError } from '../../src/errors.ts';
 import { CHARS_PER_SECOND, SECONDS_PER_CREDIT } from '../../src/speaking/credits.ts';
+import { sqliteOf } from '../helpers/stores.ts';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -21,7 +22,7 @@ afterEach(async () => {
 
 const PRESENTER = 'eileen-Nc7kQ2rT5x';
 const text = (input = 'Maybe more bread please', extra: object = {}) => ({ presenter_id: PRESENTER, script: { type: 'text', input, ...extra } });
-const credits = (hh: Harness, id: string) => (hh.services.store.sqlite.prepare('SELECT credits FROM users WHERE id = ?').get(id) as { credits: number }).credits;
+const credits = (hh: Harness, id: string) => (sqliteOf(hh.services.store).sqlite.prepare('SELECT credits FROM users WHERE id = ?').get(id) as { credits: number }).credits;
 const make = (env: Record<string, string> = {}, opts: Parameters<typeof harness>[1] = {}, fallback: 'local' | 'error' = 'local') => {
   const tone = toneCatalogue(fallback);
   h = harness(env, { voices: tone.catalogue, ...opts });

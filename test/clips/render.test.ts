@@ -12,6 +12,7 @@ import { bilabialClosure, LIP_SYNC_GOALS, lipSyncMisses, measureLipSync } from '
 import { int16Wav } from '../../src/speaking/speech.ts';
 import { createFliteProvider } from '../../src/voices/flite/index.ts';
 import { VoicePool } from '../../src/voices/pool.ts';
+import { sqliteOf } from '../helpers/stores.ts';
 
 let h: Harness | undefined;
 afterAll(async () => {
@@ -52,7 +53,7 @@ describe('a clip rendered on the CPU', () => {
     // The video was also written as an HLS playlist while it rendered: pending_url shows it while
     // the clip is started (set back here, as a render this short is over before a test could look).
     expect(rec.pending_url).toBeUndefined();
-    h.services.store.sqlite.prepare("UPDATE resources SET status = 'started', finished_at = NULL WHERE id = ?").run(created.body.id);
+    sqliteOf(h.services.store).sqlite.prepare("UPDATE resources SET status = 'started', finished_at = NULL WHERE id = ?").run(created.body.id);
     const started = (await h.call('GET', `/clips/${created.body.id}`, { key: u.key })).body;
     expect(started.pending_url).toMatch(new RegExp(`^http://mimic\\.test/clips/${created.body.id}/pending/\\d+\\.[A-Za-z0-9_-]{43}/index\\.m3u8$`));
     const playlistUrl = new URL(started.pending_url);

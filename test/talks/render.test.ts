@@ -13,6 +13,7 @@ import { toneSpeech } from '../helpers/tone-voice.ts';
 import { videoFacts } from '../helpers/video.ts';
 import { createLocalBackend } from '../../src/compute/local/index.ts';
 import { PHOTO, credits, talkHarness, uploadPhoto } from './helpers.ts';
+import { sqliteOf } from '../helpers/stores.ts';
 
 let h: Harness;
 let dir: string;
@@ -49,7 +50,7 @@ describe('a talk rendered on the CPU', () => {
     // The playlist written while it rendered: pending_url shows it while the talk is started (set
     // back here, as a render this short is over before a test could look).
     expect(rec.pending_url).toBeUndefined();
-    h.services.store.sqlite.prepare("UPDATE resources SET status = 'started', finished_at = NULL WHERE id = ?").run(id);
+    sqliteOf(h.services.store).sqlite.prepare("UPDATE resources SET status = 'started', finished_at = NULL WHERE id = ?").run(id);
     const started = (await h.call('GET', `/talks/${id}`, { key: u.key })).body;
     expect(started.pending_url).toMatch(new RegExp(`^http://mimic\\.test/talks/${id}/pending/\\d+\\.[A-Za-z0-9_-]{43}/index\\.m3u8$`));
     const playlistUrl = new URL(started.pending_url);

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { Dialect, OpenStores } from '../dialects.ts';
+import { sqliteOf } from '../../helpers/stores.ts';
 import type { NewResource } from '../../../src/resources/store.ts';
 import { seedUser } from '../seed.ts';
 
@@ -23,11 +24,10 @@ export function contract(dialect: Dialect): void {
     await a.close();
   });
 
-  const sql = (s: OpenStores) => s.stores.handle.sqlite;
   const newUser = (credits: number): Promise<string> => seedUser(a.stores, `usr_${++n}`, credits);
   const creditsOf = async (id: string): Promise<number> => (await a.stores.users.get(id))!.credits;
-  const count = (table: 'jobs' | 'webhook_messages', resourceId: string): number =>
-    (sql(a).prepare(`SELECT count(*) AS n FROM ${table} WHERE resource_id = ?`).get(resourceId) as { n: number }).n;
+  const count = async (table: 'jobs' | 'webhook_messages', resourceId: string): Promise<number> =>
+    Number((await a.rows<{ n: number }>(`SELECT count(*) AS n FROM ${table} WHERE resource_id = $1`, [resourceId]))[0]!.n);
 
   const row = (userId: string, id: string, over: Partial<NewResource> = {}): NewResource => ({
     id,
@@ -46,7 +46,7 @@ export function contract(dialect: Dialect): void {
     const u = (await newUser(3));
     expect(await a.stores.resources.create(row(u, 'thg_1'), { kind: 'thing.work', maxAttempts: 3 })).toBe(true);
     expect(await creditsOf(u)).toBe(1);
-    expect(count('jobs', 'thg_1')).toBe(1);
+    expect(await count('jobs', 'thg_1')).toBe(1);
     const got = await b.stores.resources.get(u, 'thing', 'thg_1');
     expect(got).toMatchObject({ id: 'thg_1', kind: 'thing', userId: u, status: 'created', request: '{"ask":1}', credits: 2, createdAt: 1_000, finishedAt: null });
     expect(got?.webhookUrl).toBe('https://example.com/hook');
@@ -54,7 +54,7 @@ export function contract(dialect: Dialect): void {
     expect(await a.stores.resources.create(row(u, 'thg_2'), { kind: 'thing.work', maxAttempts: 3 })).toBe(false);
     expect(await creditsOf(u)).toBe(1);
     expect(await a.stores.resources.getById('thg_2')).toBeUndefined();
-    expect(count('jobs', 'thg_2')).toBe(0);
+    expect(await count('jobs', 'thg_2')).toBe(0);
   });
 
   it('shows a resource only to its owner and under its kind', async () => {
@@ -104,9 +104,9 @@ export function contract(dialect: Dialect): void {
     await a.stores.resources.create(row(u, 'thg_1'), null);
     const results = await Promise.all([a.stores.resources.finish('thg_1', ending('done', false)), b.stores.resources.finish('thg_1', ending('error', true))]);
     expect(results.filter(Boolean)).toHaveLength(1);
-    expect(count('webhook_messages', 'thg_1')).toBe(1);
+    expect(await count('webhook_messages', 'thg_1')).toBe(1);
     const winner = results.find(Boolean)!;
-    const event = (sql(a).prepare('SELECT event FROM webhook_messages WHERE resource_id = ?').get('thg_1') as { event: string }).event;
+    const event = (await a.rows<{ event: string }>('SELECT event FROM webhook_messages WHERE resource_id = $1', ['thg_1']))[0]!.event;
     expect(event).toBe(`thing.${winner.status}`);
     // Refunded only when the failure won, and then once.
     const expected = winner.status === 'error' ? 5 : 3;
@@ -120,20 +120,20 @@ export function contract(dialect: Dialect): void {
     await a.stores.resources.create(row(u, 'thg_1'), null);
     const then = { kind: 'thing.after', resourceId: 'thg_1-after', maxAttempts: 3 };
     // A job insert that fails (a planted trigger) between the ending and the job.
-    sql(a).exec(`CREATE TRIGGER planted_job_failure BEFORE INSERT ON jobs WHEN NEW.kind = 'thing.after' BEGIN SELECT RAISE(ABORT, 'planted'); END`);
+    sqliteOf(a.stores.handle).sqlite.exec(`CREATE TRIGGER planted_job_failure BEFORE INSERT ON jobs WHEN NEW.kind = 'thing.after' BEGIN SELECT RAISE(ABORT, 'planted'); END`);
     await expect(a.stores.resources.finish('thg_1', { ...ending('done', false), then })).rejects.toThrow(/planted/);
     expect(await b.stores.resources.getById('thg_1')).toMatchObject({ status: 'created', finishedAt: null });
-    expect(count('webhook_messages', 'thg_1')).toBe(0);
-    expect(count('jobs', 'thg_1-after')).toBe(0);
+    expect(await count('webhook_messages', 'thg_1')).toBe(0);
+    expect(await count('jobs', 'thg_1-after')).toBe(0);
     expect(await creditsOf(u)).toBe(3);
 
-    sql(a).exec('DROP TRIGGER planted_job_failure');
+    sqliteOf(a.stores.handle).sqlite.exec('DROP TRIGGER planted_job_failure');
     expect(await a.stores.resources.finish('thg_1', { ...ending('done', false), then })).toMatchObject({ status: 'done' });
-    expect(sql(b).prepare('SELECT kind, user_id AS userId, max_attempts AS maxAttempts FROM jobs WHERE resource_id = ?').all('thg_1-after')).toEqual([{ kind: 'thing.after', userId: u, maxAttempts: 3 }]);
-    expect(count('webhook_messages', 'thg_1')).toBe(1);
+    expect(await b.rows('SELECT kind, user_id AS "userId", max_attempts AS "maxAttempts" FROM jobs WHERE resource_id = $1', ['thg_1-after'])).toEqual([{ kind: 'thing.after', userId: u, maxAttempts: 3 }]);
+    expect(await count('webhook_messages', 'thg_1')).toBe(1);
     // An ending that loses (already ended) queues nothing.
     expect(await b.stores.resources.finish('thg_1', { ...ending('done', false), then })).toBeUndefined();
-    expect(count('jobs', 'thg_1-after')).toBe(1);
+    expect(await count('jobs', 'thg_1-after')).toBe(1);
   });
 
   it('refunds a failure once, and a failed resource is not refunded again when deleted', async () => {
@@ -143,7 +143,7 @@ export function contract(dialect: Dialect): void {
     expect(await a.stores.resources.finish('thg_1', ending('error', true))).toMatchObject({ status: 'error', error: '{"kind":"X","description":"y"}' });
     expect(await b.stores.resources.finish('thg_1', ending('error', true))).toBeUndefined();
     expect(await creditsOf(u)).toBe(5);
-    expect(count('webhook_messages', 'thg_1')).toBe(0);
+    expect(await count('webhook_messages', 'thg_1')).toBe(0);
     expect(await b.stores.resources.remove(u, 'thing', 'thg_1')).toMatchObject({ id: 'thg_1', status: 'error' });
     expect(await creditsOf(u)).toBe(5);
   });
@@ -184,7 +184,7 @@ export function contract(dialect: Dialect): void {
     const winner = both[0] === 'created' ? 'avt_1' : 'avt_2';
     expect(await creditsOf(u)).toBe(8);
     expect((await a.stores.resources.getById('cns_1'))?.claimedBy).toBeTruthy();
-    expect(count('jobs', 'avt_1') + count('jobs', 'avt_2')).toBe(1);
+    expect((await count('jobs', 'avt_1')) + (await count('jobs', 'avt_2'))).toBe(1);
 
     // The winner fails: the consent is free again; a short balance then rolls the claim back.
     await b.stores.resources.finish((await a.stores.resources.getById('cns_1'))!.claimedBy!, ending('error', true));
@@ -210,7 +210,7 @@ export function contract(dialect: Dialect): void {
     const step = (now: number) => ({ from: 'created', to: 'validating', details: '{"name":"A"}', webhookUrl: 'https://example.com/h', job: { kind: 'consent.verify', maxAttempts: 2 }, now });
     const both = await Promise.all([a.stores.resources.advance('cns_1', step(2_000)), b.stores.resources.advance('cns_1', step(2_001))]);
     expect(both.filter(Boolean)).toHaveLength(1);
-    expect(count('jobs', 'cns_1')).toBe(1);
+    expect(await count('jobs', 'cns_1')).toBe(1);
     expect(await a.stores.resources.getById('cns_1')).toMatchObject({ status: 'validating', details: '{"name":"A"}', webhookUrl: 'https://example.com/h' });
     await a.stores.resources.finish('cns_1', ending('done', false));
     expect(await a.stores.resources.advance('cns_1', { ...step(3_000), from: 'done' })).toBeUndefined();
