@@ -3,7 +3,7 @@ import type { PgDatabase } from '../db/pg/database.ts';
 import { statement, withTx } from '../db/pg/tx.ts';
 import type { Clock, IdFactory } from '../clock.ts';
 import { leaseSql, numbered, PG_NOW_MS, PG_SKIP_LOCKED } from './lease-store.ts';
-import type { EnqueueJob, JobQueue, JobStatus } from './store.ts';
+import type { EnqueueJob, JobQueue, JobRow as Row } from './store.ts';
 
 /**
  * The job table on PostgreSQL: the same contract as ./store.ts (test/stores/contracts/jobs.ts),
@@ -60,20 +60,6 @@ export const pgJobStatements = {
   /** What `key` names has ended: the job that waits on it is due now. */
   wake: async (on: On, jobId: string, key: string, now: number): Promise<boolean> => ((await wake(on, [now, jobId, key])).rowCount ?? 0) > 0,
 };
-
-interface Row {
-  id: string;
-  kind: string;
-  resource_id: string;
-  user_id: string;
-  status: JobStatus;
-  attempts: number;
-  max_attempts: number;
-  run_at: number;
-  waiting_on: string | null;
-  lease_owner: string | null;
-  last_error: string | null;
-}
 
 /** enqueueOnce's lock space (pg_advisory_xact_lock's two-key form; 'jobs' as bytes): one lock per kind and resource. */
 const ONCE_LOCK = 0x6a6f6273;

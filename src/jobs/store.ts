@@ -81,7 +81,8 @@ export interface JobQueue {
   get(jobId: string): Promise<JobView | undefined>;
 }
 
-interface Row {
+/** A jobs row as both dialects' stores read it. */
+export interface JobRow {
   id: string;
   kind: string;
   resource_id: string;
@@ -132,7 +133,7 @@ export function jobStatements(sqlite: Database.Database) {
 export function createJobStore(handle: Store, clock: Clock, newId: IdFactory): JobQueue {
   const { sqlite } = handle;
   const tx = jobStatements(sqlite);
-  const claim = sqlite.prepare<unknown[], Row>(
+  const claim = sqlite.prepare<unknown[], JobRow>(
     lease.claim({
       set: `status = 'running', attempts = attempts + 1, updated_at = ?`,
       claimable: `(status IN ('queued', 'waiting') AND run_at <= ?) OR (status = 'running' AND lease_until < ?)`,
@@ -155,7 +156,7 @@ export function createJobStore(handle: Store, clock: Clock, newId: IdFactory): J
   );
   const running = sqlite.prepare<[], { id: string; lease_owner: string }>(`SELECT id, lease_owner FROM jobs WHERE status = 'running'`);
   const releaseById = sqlite.prepare(lease.finish({ set: `status = 'queued', updated_at = ?`, where: `status = 'running'` }));
-  const byId = sqlite.prepare<[string], Row>(`SELECT * FROM jobs WHERE id = ?`);
+  const byId = sqlite.prepare<[string], JobRow>(`SELECT * FROM jobs WHERE id = ?`);
   const insertOnce = sqlite.prepare(
     `INSERT INTO jobs (id, kind, resource_id, user_id, status, attempts, max_attempts, run_at, created_at, updated_at)
      SELECT ?, ?, ?, ?, 'queued', 0, ?, ?, ?, ?
