@@ -4,7 +4,8 @@ import type { PgDatabase } from '../db/pg/database.ts';
 import { statement, withTx } from '../db/pg/tx.ts';
 import { enqueuePgWebhook } from '../db/pg/outbox.ts';
 import { resources } from '../db/schema-pg.ts';
-import { randomId } from '../clock.ts';
+import { randomId, type IdFactory } from '../clock.ts';
+import { insertJob } from '../jobs/store-pg.ts';
 import { createSqliteResourceStore, type Claim, type EnqueueJob, type JobToQueue, type NewResource, type ResourceRow, type ResourceStore } from './store.ts';
 import { onDialect, type Database } from '../db/database.ts';
 
@@ -71,15 +72,6 @@ const claim = statement(
 const release = statement('mimic_resources_release', 'UPDATE resources SET claimed_by = NULL WHERE claimed_by = $1');
 const remove = statement('mimic_resources_remove', `DELETE FROM resources WHERE id = $1 AND user_id = $2 AND kind = $3 RETURNING ${COLUMNS}`);
 
-// TEMPORARY until s28-jobs lands its insertJob(client, ...) in src/jobs/store-pg.ts.
-const jobInsert = statement(
-  'mimic_tmp_job_insert',
-  `INSERT INTO jobs (id, kind, resource_id, user_id, status, attempts, max_attempts, run_at, created_at, updated_at)
-   VALUES ($1, $2, $3, $4, 'queued', 0, $5, $6, $6, $6)`,
-);
-const insertJob = (c: pg.PoolClient, j: { kind: string; resourceId: string; userId: string; maxAttempts: number }, now: number) =>
-  jobInsert(c, [randomId('job'), j.kind, j.resourceId, j.userId, j.maxAttempts, now]);
-
 const first = (res: pg.QueryResult): ResourceRow | undefined => res.rows[0] as ResourceRow | undefined;
 
 /** Thrown inside a transaction to roll it back when a step after a write finds nothing to do. */
@@ -95,11 +87,12 @@ class Rollback extends Error {}
  * Locks are taken in one order (the resource's rows before the user's), so these transactions
  * do not deadlock one another.
  */
-export function createPgResourceStore(h: PgDatabase): ResourceStore {
+export function createPgResourceStore(h: PgDatabase, newId: IdFactory = randomId): ResourceStore {
   const { pool } = h;
 
+  // Due at once by the database's clock (the queue's); `now` is the creation time of the caller's rows.
   const queue = (c: pg.PoolClient, job: JobToQueue, resourceId: string, userId: string, now: number) =>
-    insertJob(c, { kind: job.kind, resourceId, userId, maxAttempts: job.maxAttempts }, now);
+    insertJob(c, { id: newId('job'), kind: job.kind, resourceId, userId, maxAttempts: job.maxAttempts, now });
 
   /** Charge, row and job on `c` (in its transaction); false when the balance is short (nothing written). */
   async function createOn(c: pg.PoolClient, row: NewResource, job: JobToQueue | null): Promise<boolean> {
@@ -168,4 +161,4 @@ export function createPgResourceStore(h: PgDatabase): ResourceStore {
  * the store's transaction; on PostgreSQL the store inserts the job row in its own transaction.
  */
 export const resourceStoreOn = (database: Database, enqueueJob: EnqueueJob): ResourceStore =>
-  onDialect(database, { sqlite: (h) => createSqliteResourceStore(h, enqueueJob), postgres: createPgResourceStore });
+  onDialect(database, { sqlite: (h) => createSqliteResourceStore(h, enqueueJob), postgres: (h) => createPgResourceStore(h) });

@@ -5,7 +5,7 @@ import { statement, withTx } from '../db/pg/tx.ts';
 import { enqueuePgWebhook } from '../db/pg/outbox.ts';
 import { webhookAttempts, webhookMessages } from '../db/schema-pg/webhooks.ts';
 import type { WebhookAttemptRow, WebhookMessageRow } from '../db/schema/webhooks.ts';
-import { leaseSql } from '../jobs/lease-store.ts';
+import { leaseSql, numbered, PG_SKIP_LOCKED } from '../jobs/lease-store.ts';
 import { byCreation, toPage } from '../pagination.ts';
 import { attemptWrites, createOutboxStore, deliveryViews, type OutboxStore } from './outbox-store.ts';
 import { onDialect, type Database } from '../db/database.ts';
@@ -19,16 +19,10 @@ const columnsOf = (table: Parameters<typeof getTableColumns>[0]) =>
 const MESSAGE = columnsOf(webhookMessages);
 const ATTEMPT = columnsOf(webhookAttempts);
 
-/** The lease SQL (written with `?`) in PostgreSQL's numbered parameters, in the same order. */
-const numbered = (text: string) => {
-  let n = 0;
-  return text.replace(/\?/g, () => `$${++n}`);
-};
-
 // The claim's sub-select locks the rows it picks and skips the ones another dispatcher is
 // taking (src/jobs/lease-store.ts); a row another claimer took meanwhile is re-checked
 // against `lease_until` once locked, and left out.
-const lease = leaseSql({ table: 'webhook_messages', id: 'id', owner: 'lease_owner', until: 'lease_until', skipLocked: ' FOR UPDATE SKIP LOCKED' });
+const lease = leaseSql({ table: 'webhook_messages', id: 'id', owner: 'lease_owner', until: 'lease_until', skipLocked: PG_SKIP_LOCKED });
 const claim = statement(
   'mimic_outbox_claim',
   numbered(
