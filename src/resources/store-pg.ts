@@ -84,8 +84,8 @@ class Rollback extends Error {}
  * re-checks the condition on the committed row, so of two processes that race to finish or
  * delete a record exactly one finds it unfinished. The refund, the webhook and the follow-up
  * job go in the same transaction as the winning statement, so they happen once or not at all.
- * Locks are taken in one order (the resource's rows before the user's), so these transactions
- * do not deadlock one another.
+ * Locks are taken in one order (the resource's row, then a resource it claimed, then the
+ * user's row), so these transactions do not deadlock one another.
  */
 export function createPgResourceStore(h: PgDatabase, newId: IdFactory = randomId): ResourceStore {
   const { pool } = h;
@@ -149,8 +149,9 @@ export function createPgResourceStore(h: PgDatabase, newId: IdFactory = randomId
         // The delete waits for a finish in flight and then sees its outcome: a record that
         // finished meanwhile is deleted without a refund.
         const row = first(await remove(c, [id, userId, kind]));
-        if (row && row.finishedAt === null && row.credits > 0) await refund(c, [userId, row.credits]);
+        // The claimed resource before the user's row: the order a claiming creation locks them in.
         if (row && (row.finishedAt === null || row.status !== 'done')) await release(c, [row.id]);
+        if (row && row.finishedAt === null && row.credits > 0) await refund(c, [userId, row.credits]);
         return row;
       }),
   };

@@ -223,6 +223,25 @@ export function contract(dialect: Dialect): void {
     expect((await a.stores.resources.getById('cns_1'))?.claimedBy).toBe('avt_5');
   });
 
+  it('a delete of a claimant racing a new claim of its consent never deadlocks: the consent ends claimed by whoever holds it', async () => {
+    const u = await newUser(1_000);
+    await a.stores.resources.create(row(u, 'cns_1', { kind: 'consent', credits: 0, webhookUrl: null }), null);
+    await a.stores.resources.finish('cns_1', ending('done', false));
+    const claim = { id: 'cns_1', kind: 'consent', status: 'done' };
+    const avatar = (id: string) => row(u, id, { kind: 'avatar', webhookUrl: null });
+    for (let i = 0; i < 40; i++) {
+      expect(await a.stores.resources.createClaiming(avatar(`avt_${i}a`), null, claim)).toBe('created');
+      const [removed, next] = await Promise.all([
+        (i % 2 ? a : b).stores.resources.remove(u, 'avatar', `avt_${i}a`),
+        (i % 2 ? b : a).stores.resources.createClaiming(avatar(`avt_${i}b`), null, claim),
+      ]);
+      expect(removed?.id).toBe(`avt_${i}a`);
+      expect((await a.stores.resources.getById('cns_1'))?.claimedBy).toBe(next === 'created' ? `avt_${i}b` : null);
+      if (next === 'created') await b.stores.resources.remove(u, 'avatar', `avt_${i}b`);
+    }
+    expect(await creditsOf(u)).toBe(1_000);
+  });
+
   it('advances an unfinished resource from one state once, with its details, webhook and job', async () => {
     const u = (await newUser(5));
     await a.stores.resources.create(row(u, 'cns_1', { webhookUrl: null, credits: 0 }), null);
