@@ -98,6 +98,33 @@ export function contract(dialect: Dialect): void {
     });
   });
 
+  it("lists a user's messages newest first in pages, of one resource when asked, each with its attempts", async () => {
+    await withTwo(dialect, 'owner', async (a, b) => {
+      await seedUser(a.stores, 'usr_2');
+      const ids: string[] = [];
+      for (let i = 0; i < 5; i++) ids.push(await a.stores.outbox.enqueue({ ...message(1_000 + i, i % 2), id: `msg_${i}` }));
+      await a.stores.outbox.enqueue({ ...message(2_000, 0), userId: 'usr_2', id: 'msg_other' });
+      const [claimed] = await a.stores.outbox.claim(1_000, 60_000, 1);
+      expect(claimed?.id).toBe('msg_0');
+      await a.stores.outbox.recordAttempt(claimed!, { outcome: 'retry', statusCode: 500, error: 'HTTP 500', nextAttemptAt: 9_000 }, { startedAt: 1_500, durationMs: 12.4, now: 1_600 });
+
+      const first = await b.stores.outbox.listMessages({ userId: 'usr_1', limit: 2 });
+      expect(first.messages.map((m) => m.id)).toEqual(['msg_4', 'msg_3']);
+      const second = await b.stores.outbox.listMessages({ userId: 'usr_1', limit: 2, after: first.next! });
+      expect(second.messages.map((m) => m.id)).toEqual(['msg_2', 'msg_1']);
+      const last = await b.stores.outbox.listMessages({ userId: 'usr_1', limit: 2, after: second.next! });
+      expect(last).toEqual({ messages: [expect.objectContaining({ id: 'msg_0' })] });
+      expect(last.messages[0]).toMatchObject({
+        status: 'pending', attempts: 1, last_status: 500, last_error: 'HTTP 500', next_attempt_at: new Date(9_000).toISOString(),
+        attempts_log: [{ attempt: 1, started_at: new Date(1_500).toISOString(), duration_ms: 12, status_code: 500, outcome: 'failure', error: 'HTTP 500' }],
+      });
+      const ofResource = await b.stores.outbox.listMessages({ userId: 'usr_1', resourceId: 'anm_1', limit: 10 });
+      expect(ofResource.messages.map((m) => m.id)).toEqual(['msg_3', 'msg_1']);
+      expect((await b.stores.outbox.listDeliveries('usr_1', 'anm_0')).map((m) => m.id)).toEqual(['msg_4', 'msg_2', 'msg_0']);
+      expect(await b.stores.outbox.listDeliveries('usr_2', 'anm_1')).toEqual([]);
+    });
+  });
+
   it('the refresh lock lets one owner in at a time across connections, expires, and is released only by its owner', async () => {
     await withTwo(dialect, 'secret', async (a, b) => {
     expect(await a.stores.secretLocks.take('sec_1', 'one', 1000, 500)).toBe(true);
