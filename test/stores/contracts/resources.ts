@@ -95,6 +95,11 @@ export function contract(dialect: Dialect): void {
     const last = first.at(-1)!;
     const second = await b.stores.resources.list(u, 'thing', 2, { createdAt: last.createdAt, id: last.id });
     expect(second.map((r) => r.id)).toEqual(['thg_b', 'thg_a']);
+    // Of one state only, with and without a cursor.
+    await a.stores.resources.finish('thg_c', ending('done', false));
+    await a.stores.resources.finish('thg_a', ending('done', false));
+    expect((await b.stores.resources.list(u, 'thing', 10, null, 'done')).map((r) => r.id)).toEqual(['thg_c', 'thg_a']);
+    expect((await b.stores.resources.list(u, 'thing', 10, { createdAt: 20, id: 'thg_c' }, 'created')).map((r) => r.id)).toEqual(['thg_b']);
   });
 
   it('starts an unfinished resource once (keeping its first start), records progress, and never restarts a finished one', async () => {
