@@ -112,10 +112,10 @@ export function presentAvatar(a: Avatar, media: Pick<MediaAccess, 'signedUrl' | 
  * is on its way (its attempts failed, or there was no voice to render one with). Then a page
  * that followed it shows the presenter with a preview that plays at once.
  */
-export const avatarSettled = (deps: { media: Pick<MediaAccess, 'find'>; queue: Pick<JobQueue, 'hasUnfinished'> }) => (a: Avatar): boolean => {
+export const avatarSettled = (deps: { media: Pick<MediaAccess, 'find'>; queue: Pick<JobQueue, 'hasUnfinished'> }) => async (a: Avatar): Promise<boolean> => {
   if (a.row.status !== 'done' || !a.result) return true;
   if (deps.media.find(a.userId, a.result.keys.talking)) return true;
-  return !deps.queue.hasUnfinished(PREVIEW_JOB, a.details.presenterId);
+  return !(await deps.queue.hasUnfinished(PREVIEW_JOB, a.details.presenterId));
 };
 
 export type AvatarLifecycle = Resource<AvatarTypes>;

@@ -73,7 +73,7 @@ export function previewMaker(deps: Pick<RenderDeps, 'presenters' | 'media' | 'qu
       const presenterId = PREVIEW_KEY.exec(key)![1]!;
       const presenter = deps.presenters.builtIns.find((p) => p.id === presenterId) ?? (await deps.presenters.find(owner, presenterId));
       if (!presenter || presenter.owner !== owner) return;
-      const jobId = deps.queue.enqueueOnce({ kind: PREVIEW_JOB, resourceId: presenter.id, userId: owner, maxAttempts: 3 });
+      const jobId = await deps.queue.enqueueOnce({ kind: PREVIEW_JOB, resourceId: presenter.id, userId: owner, maxAttempts: 3 });
       for (let i = 0; i < PREVIEW_WAIT.polls && !signal.aborted; i++) {
         if (deps.media.find(owner, key)) return;
         const job = await deps.queue.get(jobId);

@@ -88,9 +88,9 @@ export function createPlatform(config: Config, opts: PlatformOptions = {}): Plat
   // Deleting a resource cancels its remote task at once, so its worker hears of it at its next heartbeat.
   const queue: JobQueue = {
     ...stores.jobs,
-    cancelFor(resourceId) {
-      stores.jobs.cancelFor(resourceId);
-      computeTasks.cancelForResource(resourceId);
+    async cancelFor(resourceId) {
+      await stores.jobs.cancelFor(resourceId);
+      await computeTasks.cancelForResource(resourceId);
     },
   };
   const client = createGuardedClient({

@@ -138,7 +138,7 @@ describe('talking_preview_url before the preview is rendered', () => {
     const x = h;
     const fetching = x.app.request(url.pathname + url.search);
     await expect.poll(() => jobsOf(x, 'grace-Hq4mW8zL2c').length).toBe(1);
-    x.services.queue.cancelFor('grace-Hq4mW8zL2c');
+    await x.services.queue.cancelFor('grace-Hq4mW8zL2c');
     const res = await fetching;
     expect(res.status).toBe(503);
     expect(await res.json()).toMatchObject({ kind: 'ServiceUnavailableError', description: expect.stringMatching(/could not be rendered/) });

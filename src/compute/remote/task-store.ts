@@ -93,10 +93,10 @@ export interface ComputeTasks {
   fail(taskId: string, lease: string, workerId: string, kind: string | null, description: string): Promise<'failed' | 'queued' | Conflict>;
   cancel(taskId: string, reason: string): Promise<boolean>;
   /**
-   * Cancels the live tasks of every job of a resource (an animation being deleted).
-   * Synchronous on purpose: it joins the caller's transaction that deletes the resource.
+   * Cancels the live tasks of every job of a resource (an animation being deleted). On
+   * SQLite the update runs before this returns (it may join the caller's transaction).
    */
-  cancelForResource(resourceId: string): void;
+  cancelForResource(resourceId: string): Promise<void>;
   /** Fails a task whose last allowed lease ran out; true when it did. */
   expireIfExhausted(taskId: string): Promise<boolean>;
   get(taskId: string): Promise<TaskRow | null>;
@@ -335,6 +335,7 @@ export function createComputeTasks(handle: Store, clock: Clock, newId: IdFactory
     cancelForResource(resourceId) {
       const now = clock.now();
       changed(cancelResource.all(now, now, resourceId).map((r) => r.id));
+      return Promise.resolve();
     },
     async expireIfExhausted(taskId) {
       const now = clock.now();

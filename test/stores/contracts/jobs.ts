@@ -11,7 +11,7 @@ export function contract(dialect: Dialect): void {
     const a = await dialect.open();
     const b = await a.reopen();
     try {
-      const ids = new Set(Array.from({ length: 40 }, (_, i) => a.stores.jobs.enqueue(job(`r${i}`))));
+      const ids = new Set(await Promise.all(Array.from({ length: 40 }, (_, i) => a.stores.jobs.enqueue(job(`r${i}`)))));
       const got = await claimAllAtOnce([a, b, a, b].map((s, i) => () => s.stores.jobs.claim(`owner-${i}`, 60_000)));
       expect(got).toHaveLength(ids.size);
       expect(new Set(got)).toEqual(ids);
@@ -25,7 +25,7 @@ export function contract(dialect: Dialect): void {
     const a = await dialect.open();
     const b = await a.reopen();
     try {
-      const id = a.stores.jobs.enqueue(job('r1'));
+      const id = await a.stores.jobs.enqueue(job('r1'));
       expect((await a.stores.jobs.claim('A', 5))?.id).toBe(id);
       await sleep(30);
       const again = await b.stores.jobs.claim('B', 60_000);
@@ -46,13 +46,13 @@ export function contract(dialect: Dialect): void {
   it('release gives the attempt back; a retry waits for its time; a final failure stays failed', async () => {
     const a = await dialect.open();
     try {
-      const id = a.stores.jobs.enqueue(job('r1'));
+      const id = await a.stores.jobs.enqueue(job('r1'));
       await a.stores.jobs.claim('A', 60_000);
       expect(await a.stores.jobs.release(id, 'A')).toBe(true);
       expect((await a.stores.jobs.claim('B', 60_000))?.attempts).toBe(1);
       expect(await a.stores.jobs.fail(id, 'B', 'boom', 60_000)).toBe(true);
       expect(await a.stores.jobs.claim('C', 60_000)).toBeNull();
-      const other = a.stores.jobs.enqueue(job('r2'));
+      const other = await a.stores.jobs.enqueue(job('r2'));
       await a.stores.jobs.claim('D', 60_000);
       expect(await a.stores.jobs.fail(other, 'D', 'bad input')).toBe(true);
       expect(await a.stores.jobs.get(other)).toMatchObject({ status: 'failed', lastError: 'bad input' });
@@ -65,7 +65,7 @@ export function contract(dialect: Dialect): void {
     const a = await dialect.open();
     const b = await a.reopen();
     try {
-      const id = a.stores.jobs.enqueue(job('r1'));
+      const id = await a.stores.jobs.enqueue(job('r1'));
       await a.stores.jobs.claim('A', 60_000);
       const task = await a.stores.computeTasks.create({ jobId: id, request: RENDER, outputPath: '/tmp/x.mp4' });
       expect(await a.stores.jobs.park(id, 'A', 3_600_000)).toBe('waiting');
