@@ -70,7 +70,8 @@ export interface SecretStore {
   markNeedsReauthorization(secretId: string, now: number): Promise<void>;
 }
 
-type RawSecretRow = {
+/** A `secrets` row as SQL returns it (both dialects). */
+export type RawSecretRow = {
   id: string;
   user_id: string;
   provider: string;
@@ -90,12 +91,40 @@ type RawSecretRow = {
   lock_until: number | null;
 };
 
-const toRow = (r: RawSecretRow): SecretRow => ({
+export const toRow = (r: RawSecretRow): SecretRow => ({
   id: r.id, userId: r.user_id, provider: r.provider, type: r.type, headerName: r.header_name, tokenUrl: r.token_url, clientId: r.client_id, clientAuthMethod: r.client_auth_method,
   expiresAt: r.expires_at, status: r.status, version: r.version, createdAt: r.created_at, updatedAt: r.updated_at, lastUsedAt: r.last_used_at,
   refreshedAt: r.refreshed_at, lockOwner: r.lock_owner, lockUntil: r.lock_until,
 });
 const maybeRow = (r: RawSecretRow | undefined): SecretRow | undefined => (r ? toRow(r) : undefined);
+
+/** One row per tool using a secret (newest first). */
+export interface ToolUsingRow { secret_id: string; id: string; name: string }
+/** One row per agent using a secret: as its model's key (`tool_id` null) or through one of its tools (newest first). */
+export interface AgentUsingRow { secret_id: string; id: string; name: string | null; tool_id: string | null }
+
+/** The usage of each secret from the rows of the tools and agents that use them, `max` of each listed, totals whole. */
+export function usageOf(secretIds: readonly string[], tools: readonly ToolUsingRow[], agents: readonly AgentUsingRow[], max: number): Map<string, SecretUsage> {
+  const out = new Map<string, SecretUsage>(secretIds.map((id) => [id, { tools: [], toolsTotal: 0, agents: [], agentsTotal: 0 }]));
+  for (const t of tools) {
+    const u = out.get(t.secret_id)!;
+    if (u.toolsTotal++ < max) u.tools.push({ id: t.id, name: t.name });
+  }
+  const seen = new Map<string, { id: string; name: string; model: boolean; toolIds: string[] }>();
+  for (const a of agents) {
+    const u = out.get(a.secret_id)!;
+    const key = `${a.secret_id} ${a.id}`;
+    let agent = seen.get(key);
+    if (!agent) {
+      agent = { id: a.id, name: a.name ?? '', model: false, toolIds: [] };
+      seen.set(key, agent);
+      if (u.agentsTotal++ < max) u.agents.push(agent);
+    }
+    if (a.tool_id === null) agent.model = true;
+    else agent.toolIds.push(a.tool_id);
+  }
+  return out;
+}
 
 export function createSqliteSecretStore(handle: Store): SecretStore {
   const { sqlite } = handle;
@@ -134,11 +163,11 @@ export function createSqliteSecretStore(handle: Store): SecretStore {
        AND NOT EXISTS (SELECT 1 FROM agents WHERE agents.secret_id = secrets.id) RETURNING *`,
   );
   // Usage, for a page of secret ids at once (a JSON array parameter).
-  const toolsUsing = sqlite.prepare<[string, string], { secret_id: string; id: string; name: string }>(
+  const toolsUsing = sqlite.prepare<[string, string], ToolUsingRow>(
     `SELECT secret_id, id, name FROM tools WHERE user_id = ? AND secret_id IN (SELECT value FROM json_each(?))
      ORDER BY created_at DESC, id DESC`,
   );
-  const agentsUsing = sqlite.prepare<[string, string, string, string], { secret_id: string; id: string; name: string | null; tool_id: string | null }>(
+  const agentsUsing = sqlite.prepare<[string, string, string, string], AgentUsingRow>(
     `SELECT a.secret_id AS secret_id, a.id AS id, json_extract(a.body, '$.preview_name') AS name, NULL AS tool_id, a.created_at AS created_at
        FROM agents a WHERE a.user_id = ? AND a.secret_id IN (SELECT value FROM json_each(?))
      UNION ALL
@@ -198,26 +227,8 @@ export function createSqliteSecretStore(handle: Store): SecretStore {
   });
 
   const usage = sqlite.transaction((userId: string, secretIds: readonly string[], max: number) => {
-    const out = new Map<string, SecretUsage>(secretIds.map((id) => [id, { tools: [], toolsTotal: 0, agents: [], agentsTotal: 0 }]));
     const ids = JSON.stringify(secretIds);
-    for (const t of toolsUsing.all(userId, ids)) {
-      const u = out.get(t.secret_id)!;
-      if (u.toolsTotal++ < max) u.tools.push({ id: t.id, name: t.name });
-    }
-    const seen = new Map<string, { id: string; name: string; model: boolean; toolIds: string[] }>();
-    for (const a of agentsUsing.all(userId, ids, userId, ids)) {
-      const u = out.get(a.secret_id)!;
-      const key = `${a.secret_id} ${a.id}`;
-      let agent = seen.get(key);
-      if (!agent) {
-        agent = { id: a.id, name: a.name ?? '', model: false, toolIds: [] };
-        seen.set(key, agent);
-        if (u.agentsTotal++ < max) u.agents.push(agent);
-      }
-      if (a.tool_id === null) agent.model = true;
-      else agent.toolIds.push(a.tool_id);
-    }
-    return out;
+    return usageOf(secretIds, toolsUsing.all(userId, ids), agentsUsing.all(userId, ids, userId, ids), max);
   });
 
   return {
