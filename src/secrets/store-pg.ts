@@ -47,9 +47,12 @@ const updateGrant = statement(
 );
 const updateTokens = statement(
   'secrets_update_tokens',
-  `UPDATE secrets SET expires_at = $1, refreshed_at = $2, status = 'active', version = version + 1 WHERE id = $3`,
+  `UPDATE secrets SET expires_at = $1, refreshed_at = $2, status = 'active', version = version + 1 WHERE id = $3 AND ($4::bigint IS NULL OR version = $4)`,
 );
-const needsReauthorization = statement('secrets_needs_reauthorization', `UPDATE secrets SET status = 'needs_reauthorization', updated_at = $1 WHERE id = $2`);
+const needsReauthorization = statement(
+  'secrets_needs_reauthorization',
+  `UPDATE secrets SET status = 'needs_reauthorization', updated_at = $1 WHERE id = $2 AND ($3::bigint IS NULL OR version = $3)`,
+);
 const referencing = statement('secrets_referencing_tools', 'SELECT id FROM tools WHERE secret_id = $1 ORDER BY id LIMIT $2');
 const referencingAgents = statement('secrets_referencing_agents', 'SELECT id FROM agents WHERE secret_id = $1 ORDER BY id LIMIT $2');
 // Conditional: a tool or an agent created meanwhile (by another writer) keeps its secret; one
@@ -158,15 +161,13 @@ export function createPgSecretStore(h: PgDatabase): SecretStore {
       );
       return usageOf(secretIds, tools, agents, max);
     },
-    saveTokens: (secretId, expiresAt, refreshedAt, sealed) =>
+    saveTokens: (secretId, expiresAt, refreshedAt, sealed, seen) =>
       withTx(pool, async (c) => {
-        if ((await updateTokens(c, [expiresAt, refreshedAt, secretId])).rowCount === 0) return false;
+        if ((await updateTokens(c, [expiresAt, refreshedAt, secretId, seen ?? null])).rowCount === 0) return false;
         await writeSealed(c, secretId, sealed, false);
         return true;
       }),
-    markNeedsReauthorization: async (secretId, now) => {
-      await needsReauthorization(pool, [now, secretId]);
-    },
+    markNeedsReauthorization: async (secretId, now, seen) => (await needsReauthorization(pool, [now, secretId, seen ?? null])).rowCount === 1,
   };
 }
 

@@ -65,9 +65,13 @@ export interface SecretStore {
    * model's key, or through one of those tools), newest first, at most `max` of each listed.
    */
   usage(userId: string, secretIds: readonly string[], max: number): Promise<Map<string, SecretUsage>>;
-  /** A refreshed oauth2 token pair; false when the secret is gone. */
-  saveTokens(secretId: string, expiresAt: number | null, refreshedAt: number, sealed: SealedValue[]): Promise<boolean>;
-  markNeedsReauthorization(secretId: string, now: number): Promise<void>;
+  /**
+   * A refreshed oauth2 token pair; false when the secret is gone, or, given `seenVersion`, when
+   * it changed since that version was read (a grant imported meanwhile is not overwritten).
+   */
+  saveTokens(secretId: string, expiresAt: number | null, refreshedAt: number, sealed: SealedValue[], seenVersion?: number): Promise<boolean>;
+  /** Given `seenVersion`, only while the secret is still at that version (a new grant imported meanwhile stays active); false when nothing changed. */
+  markNeedsReauthorization(secretId: string, now: number, seenVersion?: number): Promise<boolean>;
 }
 
 /** A `secrets` row as SQL returns it (both dialects). */
@@ -150,10 +154,12 @@ export function createSqliteSecretStore(handle: Store): SecretStore {
     `UPDATE secrets SET provider = ?, token_url = ?, client_id = ?, client_auth_method = ?, expires_at = ?, updated_at = ?, status = 'active', version = version + 1
      WHERE id = ? AND user_id = ? AND type = 'oauth2' RETURNING *`,
   );
-  const updateTokens = sqlite.prepare<[number | null, number, string]>(
-    `UPDATE secrets SET expires_at = ?, refreshed_at = ?, status = 'active', version = version + 1 WHERE id = ?`,
+  const updateTokens = sqlite.prepare<[number | null, number, string, number | null, number | null]>(
+    `UPDATE secrets SET expires_at = ?, refreshed_at = ?, status = 'active', version = version + 1 WHERE id = ? AND (? IS NULL OR version = ?)`,
   );
-  const needsReauthorization = sqlite.prepare<[number, string]>(`UPDATE secrets SET status = 'needs_reauthorization', updated_at = ? WHERE id = ?`);
+  const needsReauthorization = sqlite.prepare<[number, string, number | null, number | null]>(
+    `UPDATE secrets SET status = 'needs_reauthorization', updated_at = ? WHERE id = ? AND (? IS NULL OR version = ?)`,
+  );
   const referencing = sqlite.prepare<[string, number], { id: string }>('SELECT id FROM tools WHERE secret_id = ? LIMIT ?');
   const referencingAgents = sqlite.prepare<[string, number], { id: string }>('SELECT id FROM agents WHERE secret_id = ? LIMIT ?');
   // Conditional: a tool or an agent created meanwhile (by another writer) keeps its secret.
@@ -220,8 +226,8 @@ export function createSqliteSecretStore(handle: Store): SecretStore {
     const agents = referencingAgents.all(id, max).map((r) => r.id);
     return { usedBy: referencing.all(id, max).map((r) => r.id), ...(agents.length ? { usedByAgents: agents } : {}) };
   });
-  const saveTokens = sqlite.transaction((secretId: string, expiresAt: number | null, refreshedAt: number, sealed: SealedValue[]) => {
-    if (updateTokens.run(expiresAt, refreshedAt, secretId).changes === 0) return false;
+  const saveTokens = sqlite.transaction((secretId: string, expiresAt: number | null, refreshedAt: number, sealed: SealedValue[], seen: number | null) => {
+    if (updateTokens.run(expiresAt, refreshedAt, secretId, seen, seen).changes === 0) return false;
     writeSealed(secretId, sealed, false);
     return true;
   });
@@ -243,9 +249,7 @@ export function createSqliteSecretStore(handle: Store): SecretStore {
     replaceGrant: async (userId, id, patch, sealed, record) => replaceGrant(userId, id, patch, sealed, record),
     delete: async (userId, id, record, max = 20) => del(userId, id, record, max),
     usage: async (userId, secretIds, max) => usage(userId, secretIds, max),
-    saveTokens: async (secretId, expiresAt, refreshedAt, sealed) => saveTokens(secretId, expiresAt, refreshedAt, sealed),
-    markNeedsReauthorization: async (secretId, now) => {
-      needsReauthorization.run(now, secretId);
-    },
+    saveTokens: async (secretId, expiresAt, refreshedAt, sealed, seen) => saveTokens(secretId, expiresAt, refreshedAt, sealed, seen ?? null),
+    markNeedsReauthorization: async (secretId, now, seen) => needsReauthorization.run(now, secretId, seen ?? null, seen ?? null).changes === 1,
   };
 }

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { openPgDatabase, type PgDatabase } from '../../src/db/pg/database.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PgDatabase } from '../../src/db/pg/database.ts';
 import { createLogger } from '../../src/log.ts';
 import { createSecretLock } from '../../src/secrets/lock-store.ts';
 import { createOAuth2Refresher, type OAuth2Refresher, type OAuth2RefreshEvent } from '../../src/secrets/oauth2/refresher.ts';
@@ -8,38 +8,20 @@ import { createPgSecretStore } from '../../src/secrets/store-pg.ts';
 import type { SecretDeps } from '../../src/secrets/deps.ts';
 import { createGuardedClient, type GuardedClient } from '../../src/egress/client.ts';
 import { randomId } from '../../src/clock.ts';
-import { freshPostgres } from '../stores/dialects.ts';
-import { banner } from '../helpers/postgres-setup.ts';
+import { clusterFor, plainVault, processesOn, seedOwner, type Processes } from './processes.ts';
 import { CLIENT_ID, CLIENT_SECRET, startTokenEndpoint, type TokenEndpoint } from '../secrets/oauth2/fixtures.ts';
 
 /**
- * The oauth2 refresh across processes on PostgreSQL: each "process" is its own PgDatabase
- * (pool, listener, advisory-lock connection), secret store and refresher, as separate API
- * processes have them. They share only the database and the token endpoint, which rotates
- * refresh tokens: a second refresh with the old one would fail with invalid_grant.
+ * The oauth2 refresh across processes on PostgreSQL: each process (processes.ts) has its own
+ * secret store and refresher. They share only the database and the token endpoint, which
+ * rotates refresh tokens: a second refresh with the old one would fail with invalid_grant.
  */
-const admin = inject('postgresUrl');
-if (!admin) console.error(banner(['PostgreSQL SKIPPED: test/scale/oauth2-refresh.test.ts needs the run’s cluster.']));
-
-/** The vault's seal and open as plain text: the refresh and its lock are under test here, not the encryption. */
-const plainVault: SecretDeps['vault'] = {
-  seal: async (_u, _s, values) => Object.entries(values).map(([field, value]) => ({ field, kekId: 'kek_test', wrappedKey: 'none', ciphertext: value })),
-  open: async (_u, _s, rows) => Object.fromEntries(rows.map((r) => [r.field, r.ciphertext])),
-};
+const admin = clusterFor('test/scale/oauth2-refresh.test.ts');
 
 describe.skipIf(!admin)('oauth2 refresh across processes (PostgreSQL advisory lock)', () => {
   let endpoint: TokenEndpoint;
   let client: GuardedClient;
-  let db: { url: string; drop: () => Promise<void> };
-  const opened: PgDatabase[] = [];
-
-  const settings = (url: string) => ({ url, max: 4, idleTimeoutMs: 10_000, connectionTimeoutMs: 30_000, statementTimeoutMs: 60_000 });
-  async function processOn(url: string) {
-    const h = openPgDatabase(settings(url));
-    opened.push(h);
-    await h.ready();
-    return h;
-  }
+  let db: Processes;
 
   /** A refresher as one process has it: its own lock (and lock connection), store and in-process flights. */
   function refresherOf(h: PgDatabase, events: OAuth2RefreshEvent[]): OAuth2Refresher {
@@ -60,22 +42,18 @@ describe.skipIf(!admin)('oauth2 refresh across processes (PostgreSQL advisory lo
   beforeAll(async () => {
     endpoint = await startTokenEndpoint();
     client = createGuardedClient({ allow: ['localhost', '127.0.0.1'], ca: [endpoint.server.ca], defaultTimeoutMs: 10_000, defaultMaxBytes: 1024 * 1024 });
-    db = await freshPostgres(admin!);
-    const first = await processOn(db.url);
-    await first.pool.query(`INSERT INTO users (id, name, credits, permissions, created_at) VALUES ('usr_oauth2', 'oauth2', 0, '[]', 0)`);
-    await first.pool.query(`INSERT INTO vault_keys (id, provider, wrapped, status, created_at) VALUES ('kek_test', 'local', 'none', 'primary', 0)`);
+    db = await processesOn(admin!);
+    await seedOwner(await db.open(), 'usr_oauth2');
   });
   afterAll(async () => {
-    await Promise.all(opened.map((h) => h.close()));
+    await db?.close();
     await client?.close();
     await endpoint?.server.close();
-    await db?.drop();
   });
 
   it('four processes refreshing the same expired secret at once: one exchange with the token endpoint, every caller gets its token', async () => {
     for (let round = 0; round < 5; round++) {
-      const url = db.url;
-      const processes = await Promise.all(Array.from({ length: 4 }, () => processOn(url)));
+      const processes = await Promise.all(Array.from({ length: 4 }, () => db.open()));
       const secretId = `sec_round${round}`;
       endpoint.validRefreshToken = `rt-round${round}`;
       await addExpiredSecret(processes[0]!, secretId, endpoint.validRefreshToken);
@@ -96,7 +74,7 @@ describe.skipIf(!admin)('oauth2 refresh across processes (PostgreSQL advisory lo
   });
 
   it('releases the lock when the refresh throws, and when the holding process dies', async () => {
-    const [a, b] = await Promise.all([processOn(db.url), processOn(db.url)]);
+    const [a, b] = await Promise.all([db.open(), db.open()]);
     const lockA = createSecretLock(a);
     const lockB = createSecretLock(b);
     await addExpiredSecret(a, 'sec_fail', 'rt-unknown');

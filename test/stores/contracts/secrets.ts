@@ -118,6 +118,46 @@ export function contract(dialect: Dialect): void {
     });
   });
 
+  it('saves tokens and marks needs_reauthorization only over the version they read: a grant imported meanwhile wins', async () => {
+    await withDatabase(dialect, async ({ stores }) => {
+      const kek = await withKek(stores);
+      const u = await seedUser(stores, 'usr_a');
+      await stores.secrets.create(secretRow(u, 'sec_o', 1000, { type: 'oauth2', tokenUrl: 'https://t', clientId: 'c' }), [sealed('access_token', kek), sealed('refresh_token', kek)], audit(u, 1000));
+      // A refresh read version 1; a new grant was imported (version 2) before it saved.
+      await stores.secrets.replaceGrant(u, 'sec_o', { provider: 'p', tokenUrl: 'https://t', clientId: 'c', expiresAt: 9000, updatedAt: 2000 }, [sealed('access_token', kek, 'new'), sealed('refresh_token', kek, 'new')], audit(u, 2000));
+      expect(await stores.secrets.saveTokens('sec_o', 5000, 3000, [sealed('access_token', kek, 'stale')], 1)).toBe(false);
+      expect(await stores.secrets.markNeedsReauthorization('sec_o', 3000, 1)).toBe(false);
+      expect(await stores.secrets.getById('sec_o')).toMatchObject({ status: 'active', expiresAt: 9000, version: 2, refreshedAt: null });
+      expect((await stores.secrets.sealedValues('sec_o')).map((v) => v.ciphertext).sort()).toEqual(['ct-access_token-new', 'ct-refresh_token-new']);
+      // Over the version it read, each applies.
+      expect(await stores.secrets.saveTokens('sec_o', 12_000, 4000, [sealed('access_token', kek, 'v3')], 2)).toBe(true);
+      expect(await stores.secrets.markNeedsReauthorization('sec_o', 5000, 3)).toBe(true);
+      expect(await stores.secrets.getById('sec_o')).toMatchObject({ status: 'needs_reauthorization', expiresAt: 12_000, version: 3, updatedAt: 5000 });
+    });
+  });
+
+  it('a secret deleted while a tool is created for it from another connection: never both', async () => {
+    await withDatabase(dialect, async (db) => {
+      const other = await db.reopen();
+      try {
+        const u = await seedUser(db.stores, 'usr_a');
+        for (let i = 0; i < 20; i++) {
+          await db.stores.secrets.create(secretRow(u, `sec_${i}`, 1000), [], audit(u, 1000));
+          const [deleted, created] = await Promise.all([
+            db.stores.secrets.delete(u, `sec_${i}`, () => audit(u, 2000)),
+            other.stores.tools.create(toolRow(u, `tool_${i}`, 2000, { secretId: `sec_${i}` }), audit(u, 2000)),
+          ]);
+          const secretLeft = (await db.stores.secrets.get(u, `sec_${i}`)) !== undefined;
+          const toolMade = (await db.stores.tools.get(u, `tool_${i}`)) !== undefined;
+          if (deleted && 'deleted' in deleted) expect([created, secretLeft, toolMade]).toEqual(['secret_missing', false, false]);
+          else expect([deleted, created !== 'secret_missing', secretLeft, toolMade]).toEqual([{ usedBy: [`tool_${i}`] }, true, true, true]);
+        }
+      } finally {
+        await other.close();
+      }
+    });
+  });
+
   it('deletes a secret no tool refers to; refuses, naming the tools, while one does', async () => {
     await withDatabase(dialect, async (db) => {
     const { stores } = db;
