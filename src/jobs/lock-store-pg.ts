@@ -30,9 +30,9 @@ export function createPgLeaseLock(h: PgDatabase, table: Omit<LeaseTable, 'skipLo
  * lock (`pg_try_advisory_lock(hashtext(space), hashtext(name))`), the lock the issue asks for
  * around an oauth2 refresh. The locks of a process are held on one dedicated connection
  * (outside the pool, so holding them never starves the queries made while they are held),
- * opened when the first is taken and closed when the last is released. When the process
- * dies, or that connection drops, PostgreSQL releases every lock held on it at once: no lease
- * to wait out. Two names that hash alike only make their holders wait for each other.
+ * opened when the first is taken and closed `idleMs` after the last is released. When the
+ * process dies, or that connection drops, PostgreSQL releases every lock held on it at once:
+ * no lease to wait out. Two names that hash alike only make their holders wait for each other.
  *
  * A LeaseLock: `now` and `leaseMs` are unused (the lock lives as long as its holder's
  * connection); a name needs no row. Within the process a name is held by one owner at a time

@@ -209,4 +209,45 @@ export function contract(dialect: Dialect): void {
       expect((await stores.secrets.usage(u, [], 20)).size).toBe(0);
     });
   });
+
+  it('the oauth2 refresh lock: one owner at a time across connections, released only by its owner; freed by expiry (SQLite) or by its holder’s connection closing (PostgreSQL)', async () => {
+    await withDatabase(dialect, async (db) => {
+      const u = await seedUser(db.stores, 'usr_a');
+      await db.stores.secrets.create(secretRow(u, 'sec_1', 1000, { type: 'oauth2', tokenUrl: 'https://t', clientId: 'c' }), [], audit(u, 1000));
+      // Three other processes' connections: one of them is closed below.
+      const [a, b, c] = [await db.reopen(), await db.reopen(), await db.reopen()];
+      try {
+        const [one, two] = await Promise.all([a.stores.secretLocks.take('sec_1', 'one', 1000, 500), b.stores.secretLocks.take('sec_1', 'two', 1000, 500)]);
+        expect([one, two].filter(Boolean)).toHaveLength(1);
+        const [holder, waiter] = one ? [a, b] : [b, a];
+        const owner = one ? 'one' : 'two';
+        expect(await holder.stores.secretLocks.take('sec_1', 'same-process', 1000, 500)).toBe(false);
+        await waiter.stores.secretLocks.release('sec_1', 'not-the-owner');
+        expect(await waiter.stores.secretLocks.take('sec_1', 'three', 1100, 500)).toBe(false);
+        await holder.stores.secretLocks.release('sec_1', owner);
+        expect(await waiter.stores.secretLocks.take('sec_1', 'three', 1100, 500)).toBe(true);
+
+        if (dialect.name === 'sqlite') {
+          // A holder that died leaves its lease: it runs out.
+          expect(await c.stores.secretLocks.take('sec_1', 'four', 1599, 500)).toBe(false);
+          expect(await c.stores.secretLocks.take('sec_1', 'four', 1600, 500)).toBe(true);
+        } else {
+          // A holder that dies loses its connection (here: ended by the server): the lock goes with it, no lease to wait out.
+          expect(await c.stores.secretLocks.take('sec_1', 'four', 1100, 500)).toBe(false);
+          const ended = await db.rows(
+            `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+          );
+          expect(ended).toHaveLength(1);
+          let taken = false;
+          for (let tries = 0; !taken && tries < 1500; tries++) {
+            taken = await c.stores.secretLocks.take('sec_1', 'four', 1100, 500);
+            if (!taken) await new Promise((r) => setTimeout(r, 20));
+          }
+          expect(taken).toBe(true);
+        }
+      } finally {
+        for (const other of [a, b, c]) await other.close().catch(() => {});
+      }
+    });
+  });
 }
