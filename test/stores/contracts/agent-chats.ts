@@ -52,4 +52,35 @@ export function contract(dialect: Dialect): void {
       expect(await stores.agentChats.messages('cht_a')).toEqual([]);
     });
   });
+
+  it('numbers messages without gaps or repeats when two processes append to one chat at once, each answer’s messages together', async () => {
+    await withDatabase(dialect, async (db) => {
+      const other = await db.reopen();
+      try {
+        const u = await seedUser(db.stores, 'usr_a');
+        await db.stores.agents.create(agentRow(u, 'agt_1'));
+        await db.stores.agentChats.create(chatRow(u, 'agt_1', 'cht_a', 1000));
+        const answers = 24;
+        const counts = await Promise.all(
+          Array.from({ length: answers }, (_, i) =>
+            (i % 2 ? other : db).stores.agentChats.append(u, 'cht_a', [msg('user', `q${i}`), msg('assistant', `a${i}`)], 2000 + i).then((c) => c!.messageCount),
+          ),
+        );
+        // Each append answered the count after its own messages: all different, the last one all of them.
+        expect(new Set(counts).size).toBe(answers);
+        expect(Math.max(...counts)).toBe(2 * answers);
+        const stored = await other.stores.agentChats.messages('cht_a');
+        expect(stored.map((m) => m.seq)).toEqual(Array.from({ length: 2 * answers }, (_, i) => i + 1));
+        for (let i = 0; i < stored.length; i += 2) {
+          const n = stored[i]!.content!.slice(1);
+          expect([stored[i]!.content, stored[i + 1]!.content]).toEqual([`q${n}`, `a${n}`]);
+          // An answer's messages sit at the numbers its append was given.
+          expect(counts[Number(n)]).toBe(stored[i + 1]!.seq);
+        }
+        expect((await db.stores.agentChats.get(u, 'agt_1', 'cht_a'))?.messageCount).toBe(2 * answers);
+      } finally {
+        await other.close();
+      }
+    });
+  });
 }

@@ -79,4 +79,28 @@ export function contract(dialect: Dialect): void {
       expect(await stores.secrets.delete(u, 'sec_a', () => audit(u, 3000))).toMatchObject({ deleted: { id: 'sec_a' } });
     });
   });
+
+  it('of updates over one version from two processes at once, exactly one applies, with its tools', async () => {
+    await withDatabase(dialect, async (db) => {
+      const other = await db.reopen();
+      try {
+        const u = await seedUser(db.stores, 'usr_a');
+        for (const id of ['tool_1', 'tool_2', 'tool_3']) await db.stores.tools.create(toolRow(u, id, 1000), audit(u, 1000));
+        await db.stores.agents.create(agentRow(u, 'agt_1', 1000));
+        for (let version = 1; version <= 6; version++) {
+          const tries = [['tool_1', 'tool_2'], ['tool_3'], ['tool_2', 'tool_3', 'tool_1'], []].map((toolIds, i) => ({ body: `{"try":${i}}`, secretId: null, toolIds, voice: null }));
+          const results = await Promise.all(tries.map((v, i) => (i % 2 ? other : db).stores.agents.update(u, 'agt_1', version, v, 2000 + version)));
+          const applied = results.filter((r) => typeof r === 'object');
+          expect(applied).toHaveLength(1);
+          expect(results.filter((r) => r === 'conflict')).toHaveLength(tries.length - 1);
+          const winner = applied[0] as AgentRow;
+          expect(winner.version).toBe(version + 1);
+          expect(await other.stores.agents.get(u, 'agt_1')).toEqual(winner);
+          expect(winner.toolIds).toEqual(tries[Number(JSON.parse(winner.body).try)]!.toolIds);
+        }
+      } finally {
+        await other.close();
+      }
+    });
+  });
 }
