@@ -25,25 +25,34 @@ export interface PgRateLimiterOptions {
   timeoutMs?: number;
 }
 
+/** Another process made the table at the same moment (the loser of CREATE TABLE IF NOT EXISTS may see either). */
+const MADE_MEANWHILE = new Set(['23505', '42P07']);
+
 /**
- * Makes the counters' table once per pool (CREATE TABLE IF NOT EXISTS: processes starting
- * together may race, and the loser's duplicate-type error means the winner made it).
+ * Makes the counters' table once per pool unless it is there (a role without CREATE then
+ * works on a table a migration made).
  */
 function tableMaker(pool: pg.Pool): () => Promise<boolean> {
   let made = false;
   let trying: Promise<boolean> | undefined;
   let failedAt = -Infinity;
+  const make = async () => {
+    const found = await pool.query<{ found: boolean }>({ name: 'rate_limits_found', text: 'SELECT to_regclass($1) IS NOT NULL AS found', values: [RATE_LIMITS_TABLE] });
+    if (!found.rows[0]!.found) await pool.query(RATE_LIMITS_DDL);
+  };
   return async () => {
     if (made) return true;
     if (performance.now() - failedAt < TABLE_RETRY_MS) return false;
-    trying ??= pool.query(RATE_LIMITS_DDL).then(
-      () => (made = true),
-      (err: { code?: string }) => {
-        if (err.code === '23505') return (made = true);
-        failedAt = performance.now();
-        return false;
-      },
-    ).finally(() => (trying = undefined));
+    trying ??= make()
+      .then(
+        () => (made = true),
+        (err: { code?: string }) => {
+          if (err.code && MADE_MEANWHILE.has(err.code)) return (made = true);
+          failedAt = performance.now();
+          return false;
+        },
+      )
+      .finally(() => (trying = undefined));
     return trying;
   };
 }
