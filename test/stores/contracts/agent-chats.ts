@@ -83,4 +83,30 @@ export function contract(dialect: Dialect): void {
       }
     });
   });
+
+  it('walks a user’s stored messages in (chat, seq) batches and rewrites their texts, for the re-masking migration', async () => {
+    await withDatabase(dialect, async ({ stores }) => {
+      const u = await seedUser(stores, 'usr_a');
+      const b = await seedUser(stores, 'usr_b');
+      await seedUser(stores, 'usr_c');
+      await stores.agents.create(agentRow(u, 'agt_1'));
+      await stores.agents.create(agentRow(b, 'agt_b'));
+      for (const [owner, agent, id] of [[u, 'agt_1', 'cht_a'], [u, 'agt_1', 'cht_b'], [b, 'agt_b', 'cht_x']] as const) {
+        await stores.agentChats.create(chatRow(owner, agent, id, 1000));
+        await stores.agentChats.append(owner, id, [msg('user', `${id} q`), msg('assistant', null, { toolCalls: `[${id}]` }), msg('tool', `${id} t`)], 2000);
+      }
+      expect(await stores.agentChats.owners()).toEqual([u, b]);
+      const first = await stores.agentChats.messagesOfUser(u, null, 4);
+      expect(first.map((m) => [m.chatId, m.seq])).toEqual([['cht_a', 1], ['cht_a', 2], ['cht_a', 3], ['cht_b', 1]]);
+      expect(first[1]).toEqual({ chatId: 'cht_a', seq: 2, role: 'assistant', content: null, toolCalls: '[cht_a]' });
+      const rest = await stores.agentChats.messagesOfUser(u, { chatId: 'cht_b', seq: 1 }, 4);
+      expect(rest.map((m) => [m.chatId, m.seq])).toEqual([['cht_b', 2], ['cht_b', 3]]);
+
+      await stores.agentChats.rewrite([{ ...first[0]!, content: 'masked' }, { ...rest[0]!, toolCalls: '[]' }]);
+      await stores.agentChats.rewrite([]);
+      expect((await stores.agentChats.messages('cht_a')).map((m) => m.content)).toEqual(['masked', null, 'cht_a t']);
+      expect((await stores.agentChats.messages('cht_b')).map((m) => m.toolCalls)).toEqual([null, '[]', null]);
+      expect((await stores.agentChats.messages('cht_x')).map((m) => m.content)).toEqual(['cht_x q', null, 'cht_x t']);
+    });
+  });
 }
