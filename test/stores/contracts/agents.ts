@@ -103,4 +103,31 @@ export function contract(dialect: Dialect): void {
       }
     });
   });
+
+  it('an agent created while another process deletes its secret either keeps the secret or is refused, never left without it', async () => {
+    await withDatabase(dialect, async (db) => {
+      const other = await db.reopen();
+      try {
+        const u = await seedUser(db.stores, 'usr_a');
+        for (let i = 0; i < 30; i++) {
+          await db.stores.secrets.create(secretRow(u, `sec_${i}`, 1000), [], audit(u, 1000));
+          const [created, deleted] = await Promise.all([
+            db.stores.agents.create(agentRow(u, `agt_${i}`, 1000, { secretId: `sec_${i}` })),
+            other.stores.secrets.delete(u, `sec_${i}`, () => audit(u, 2000)),
+          ]);
+          const agent = await db.stores.agents.get(u, `agt_${i}`);
+          if ('refused' in created) {
+            expect(created).toEqual({ refused: 'secret' });
+            expect(deleted).toMatchObject({ deleted: { id: `sec_${i}` } });
+            expect(agent).toBeUndefined();
+          } else {
+            expect(deleted).toEqual({ usedBy: [], usedByAgents: [`agt_${i}`] });
+            expect(agent?.secretId).toBe(`sec_${i}`);
+          }
+        }
+      } finally {
+        await other.close();
+      }
+    });
+  });
 }
