@@ -3,7 +3,7 @@ import { cors } from 'hono/cors';
 import type { AppEnv, AuthUser } from './http/env.ts';
 import { errorHandler, notFoundHandler } from './http/errors.ts';
 import { clientKeyGate, requireAuth } from './http/auth.ts';
-import { createMemoryRateLimiter, rateLimitPerKey } from './http/rate-limit/index.ts';
+import { createMemoryRateLimiter, rateLimitPerKey, type RateLimiters } from './http/rate-limit/index.ts';
 import { buildOpenApi } from './http/openapi.ts';
 import { frontDoorRoutes } from './http/front-door/index.ts';
 import { mountRoutes } from './http/mount.ts';
@@ -26,6 +26,8 @@ export interface AppDeps {
   verifyClientKey?: (credential: ClientKeyCredential) => Promise<AuthUser | null>;
   log: Logger;
   isReady: () => boolean;
+  /** The request counters (src/http/rate-limit/): in PostgreSQL when the stores are (every process shares them); absent: in memory. */
+  rateLimiters?: RateLimiters;
 }
 
 /** The service's own routes: readiness and the API's description. */
@@ -113,9 +115,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const auth = requireAuth(deps.verifyKey, deps.verifyToken, deps.verifyClientKey);
   // Client keys: refused on every route that did not opt in (default deny).
   const denyClientKeys = clientKeyGate(undefined);
+  const limiter = deps.rateLimiters ?? createMemoryRateLimiter;
   const rateLimit = rateLimitPerKey(
-    config.rateLimit && createMemoryRateLimiter(config.rateLimit),
-    config.clientKeyRateLimit ? createMemoryRateLimiter(config.clientKeyRateLimit) : null,
+    config.rateLimit && limiter(config.rateLimit, 'api-key'),
+    config.clientKeyRateLimit ? limiter(config.clientKeyRateLimit, 'client-key') : null,
   );
   // Every method that can carry a body gets the route's limit, DELETE included (a stream's
   // DELETE reads {session_id}); GET has none (Hono answers HEAD with the GET route).

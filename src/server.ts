@@ -4,6 +4,7 @@ import { createServices, type ServiceOptions, type Services } from './services.t
 import { createApp } from './app.ts';
 import { attachSockets, type SocketServer, type UpgradeSource } from './http/sockets.ts';
 import { databaseReady } from './db/database.ts';
+import { rateLimitersOn } from './http/rate-limit/store-pg.ts';
 
 export interface RunningServer {
   services: Services;
@@ -14,7 +15,7 @@ export interface RunningServer {
 }
 
 export function buildApp(services: Services, isReady: () => boolean = () => true) {
-  return createApp({ config: services.config, routes: services.routes, verifyKey: services.verifyKey, verifyToken: services.verifyToken, verifyClientKey: services.verifyClientKey, log: services.log, isReady });
+  return createApp({ config: services.config, routes: services.routes, verifyKey: services.verifyKey, verifyToken: services.verifyToken, verifyClientKey: services.verifyClientKey, log: services.log, isReady, rateLimiters: rateLimitersOn(services.store) });
 }
 
 /** The modules' WebSocket endpoints on the HTTP server (src/http/sockets.ts). */
