@@ -17,7 +17,7 @@ const renew = statement('live_streams_beat', `UPDATE live_streams SET heartbeat_
 const endOne = statement('live_streams_end', `UPDATE live_streams SET ended_at = ${NOW}, end_reason = $2 WHERE id = $1 AND ended_at IS NULL RETURNING id`);
 const endOld = statement(
   'live_streams_end_stale',
-  `UPDATE live_streams SET ended_at = ${NOW}, end_reason = $2 WHERE ended_at IS NULL AND heartbeat_at < ${NOW} - $1::bigint RETURNING id, owner_process_id`,
+  `UPDATE live_streams SET ended_at = ${NOW}, end_reason = $2 WHERE ended_at IS NULL AND heartbeat_at < ${NOW} - $1::bigint AND owner_process_id <> $3 RETURNING id, owner_process_id`,
 );
 const stale = statement('live_streams_is_stale', `SELECT 1 FROM live_streams WHERE id = $1 AND heartbeat_at < ${NOW} - $2::bigint`);
 const elsewhere = statement('live_streams_elsewhere', 'SELECT holder, client_key_id FROM live_streams WHERE ended_at IS NULL AND owner_process_id <> $1');
@@ -39,8 +39,8 @@ export function createPgLiveStreamStore({ pool }: PgDatabase): LiveStreamStore {
     async end(id, reason) {
       return ((await endOne(pool, [id, reason])).rowCount ?? 0) > 0;
     },
-    async endStale(staleMs, reason) {
-      return (await endOld<{ id: string; owner_process_id: string }>(pool, [staleMs, reason])).rows.map((r) => ({ id: r.id, ownerProcessId: r.owner_process_id }));
+    async endStale(self, staleMs, reason) {
+      return (await endOld<{ id: string; owner_process_id: string }>(pool, [staleMs, reason, self])).rows.map((r) => ({ id: r.id, ownerProcessId: r.owner_process_id }));
     },
     async isStale(id, staleMs) {
       return (await stale(pool, [id, staleMs])).rows.length > 0;

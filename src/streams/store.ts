@@ -44,8 +44,8 @@ export interface LiveStreamStore {
   beat(ownerProcessId: string): Promise<string[]>;
   /** Ends an open stream with a reason; false when it had ended already (its first reason stays). */
   end(id: string, reason: string): Promise<boolean>;
-  /** Ends every open stream whose heartbeat is older than `staleMs`, with `reason`; answers them. */
-  endStale(staleMs: number, reason: string): Promise<{ id: string; ownerProcessId: string }[]>;
+  /** Ends every open stream of another process than `self` whose heartbeat is older than `staleMs`, with `reason`; answers them. */
+  endStale(self: string, staleMs: number, reason: string): Promise<{ id: string; ownerProcessId: string }[]>;
   /** A stream's heartbeat is older than `staleMs` (its owner stopped beating); false when fresh or unknown. */
   isStale(id: string, staleMs: number): Promise<boolean>;
   /** The open streams other processes own. */
@@ -74,8 +74,8 @@ export function createSqliteLiveStreamStore({ sqlite }: Store, clock: Clock): Li
   const select = sqlite.prepare<[string], Raw>(`SELECT ${COLUMNS} FROM live_streams WHERE id = ?`);
   const renew = sqlite.prepare<[number, string], string>('UPDATE live_streams SET heartbeat_at = ? WHERE owner_process_id = ? AND ended_at IS NULL RETURNING id').pluck();
   const endOne = sqlite.prepare<[number, string, string]>('UPDATE live_streams SET ended_at = ?, end_reason = ? WHERE id = ? AND ended_at IS NULL');
-  const endOld = sqlite.prepare<[number, string, number], { id: string; owner_process_id: string }>(
-    'UPDATE live_streams SET ended_at = ?, end_reason = ? WHERE ended_at IS NULL AND heartbeat_at < ? RETURNING id, owner_process_id',
+  const endOld = sqlite.prepare<[number, string, number, string], { id: string; owner_process_id: string }>(
+    'UPDATE live_streams SET ended_at = ?, end_reason = ? WHERE ended_at IS NULL AND heartbeat_at < ? AND owner_process_id <> ? RETURNING id, owner_process_id',
   );
   const stale = sqlite.prepare<[string, number], number>('SELECT 1 FROM live_streams WHERE id = ? AND heartbeat_at < ?').pluck();
   const elsewhere = sqlite.prepare<[string], { holder: string; client_key_id: string | null }>(
@@ -98,9 +98,9 @@ export function createSqliteLiveStreamStore({ sqlite }: Store, clock: Clock): Li
     async end(id, reason) {
       return endOne.run(clock.now(), reason, id).changes > 0;
     },
-    async endStale(staleMs, reason) {
+    async endStale(self, staleMs, reason) {
       const now = clock.now();
-      return endOld.all(now, reason, now - staleMs).map((r) => ({ id: r.id, ownerProcessId: r.owner_process_id }));
+      return endOld.all(now, reason, now - staleMs, self).map((r) => ({ id: r.id, ownerProcessId: r.owner_process_id }));
     },
     async isStale(id, staleMs) {
       return stale.get(id, clock.now() - staleMs) === 1;
