@@ -17,9 +17,11 @@ export const FORWARD_MAX_SKEW_MS = 30_000;
 /** How long a forwarded request may take (an SDP answer or a speak waits on the owner's work). */
 export const FORWARD_TIMEOUT_MS = 15_000;
 
-export const STREAM_VERBS = ['sdp', 'ice', 'speak', 'interrupt', 'delete'] as const;
-export type StreamVerb = (typeof STREAM_VERBS)[number];
-export const isStreamVerb = (v: string): v is StreamVerb => (STREAM_VERBS as readonly string[]).includes(v);
+/** The stream routes' verbs, and `speaker`: an agent's chat answer spoken on the stream (remote-speaker.ts). */
+export const FORWARDED_VERBS = ['sdp', 'ice', 'speak', 'interrupt', 'delete', 'speaker'] as const;
+export type ForwardedVerb = (typeof FORWARDED_VERBS)[number];
+export type StreamVerb = Exclude<ForwardedVerb, 'speaker'>;
+export const isForwardedVerb = (v: string): v is ForwardedVerb => (FORWARDED_VERBS as readonly string[]).includes(v);
 
 /** What travels to the owner: who asks (already authenticated here), the agent of the path, and the body as the client sent it. */
 export interface Forwarded {
@@ -56,7 +58,7 @@ export class OwnerUnreachable extends Error {}
 export function createForwarder(deps: { key: Buffer; clock: Clock; timeoutMs?: number }) {
   return {
     /** The owner's answer; its JsonError is thrown as the same ApiError; OwnerUnreachable when no answer came. */
-    async forward(ownerUrl: string, streamId: string, verb: StreamVerb, payload: Forwarded): Promise<unknown> {
+    async forward(ownerUrl: string, streamId: string, verb: ForwardedVerb, payload: Forwarded): Promise<unknown> {
       const path = `${FORWARD_PREFIX}/${encodeURIComponent(streamId)}/${verb}`;
       const body = JSON.stringify(payload);
       let res: Response;

@@ -7,10 +7,9 @@
 import type { Route } from '../platform/module.ts';
 import type { Clock } from '../clock.ts';
 import { ApiError } from '../errors.ts';
-import { requestHeader } from '../http/middleware.ts';
 import { validate } from '../schemas/ajv.ts';
 import { StreamForward } from './schemas.ts';
-import { FORWARD_HEADER, FORWARD_PREFIX, isStreamVerb, verifyForward } from './forward.ts';
+import { FORWARD_HEADER, FORWARD_PREFIX, isForwardedVerb, verifyForward } from './forward.ts';
 import type { StreamRouting } from './routing.ts';
 
 export function internalStreamRoute(deps: { key: Buffer; clock: Clock; routing: StreamRouting; maxBodyBytes: number }): Route {
@@ -19,7 +18,7 @@ export function internalStreamRoute(deps: { key: Buffer; clock: Clock; routing: 
     summary: 'A live stream\'s request forwarded by another API process of this deployment (signed with a key derived from the master key; not for clients)',
     params: [
       { name: 'streamId', in: 'path', description: 'a stream this process holds', required: true },
-      { name: 'verb', in: 'path', description: 'sdp, ice, speak, interrupt or delete', required: true },
+      { name: 'verb', in: 'path', description: 'sdp, ice, speak, interrupt, delete or speaker (an agent\'s chat answer spoken on the stream)', required: true },
     ],
     // The client's body (at most the limit) in an envelope.
     bodyLimit: deps.maxBodyBytes + 1024,
@@ -28,11 +27,11 @@ export function internalStreamRoute(deps: { key: Buffer; clock: Clock; routing: 
     errors: ['AuthorizationError', 'BadRequestError', 'SessionError', 'NotFoundError', 'ConflictError', 'InsufficientCreditsError', 'InvalidFileSizeError', 'ServiceUnavailableError'],
     handler: async (c) => {
       const text = await c.req.text();
-      if (!verifyForward(deps.key, requestHeader(c, FORWARD_HEADER), c.req.path, text, deps.clock.now())) {
+      if (!verifyForward(deps.key, c.req.header(FORWARD_HEADER), c.req.path, text, deps.clock.now())) {
         throw new ApiError('AuthorizationError', 'This route takes only requests forwarded by another API process of this deployment');
       }
       const verb = c.req.param('verb')!;
-      if (!isStreamVerb(verb)) throw new ApiError('NotFoundError', `no stream verb ${verb}`);
+      if (!isForwardedVerb(verb)) throw new ApiError('NotFoundError', `no stream verb ${verb}`);
       let parsed: unknown;
       try {
         parsed = JSON.parse(text);
@@ -40,7 +39,7 @@ export function internalStreamRoute(deps: { key: Buffer; clock: Clock; routing: 
         throw new ApiError('BadRequestError', 'The forwarded body is not JSON');
       }
       const fwd = validate(StreamForward, parsed);
-      return c.json(await deps.routing.local[verb](fwd.user_id, c.req.param('streamId')!, fwd.agent_id, fwd.body as Record<string, unknown>));
+      return c.json(await deps.routing.here(verb, fwd.user_id, c.req.param('streamId')!, fwd.agent_id, fwd.body as Record<string, unknown>));
     },
   };
 }

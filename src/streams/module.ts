@@ -57,7 +57,7 @@ export const streamsModule = defineModule({
     const routing = createStreamRouting({ service, registry, forwarder: createForwarder({ key: forwardKey, clock: p.clock }), log: p.log });
     const hub: StreamHub = {
       streamRoutes: (variant) => streamRoutes(service, routing, variant),
-      speaker: (userId, streamId, sessionId, opts) => service.speaker(userId, streamId, sessionId, opts),
+      speaker: (userId, streamId, sessionId, opts) => routing.speaker(userId, streamId, sessionId, opts),
     };
     let stopping = false;
     return {

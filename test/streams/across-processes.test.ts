@@ -17,6 +17,7 @@ import { createLogger } from '../../src/log.ts';
 import { deriveKey } from '../../src/keys.ts';
 import { signForward } from '../../src/streams/forward.ts';
 import type { StreamService } from '../../src/streams/hub.ts';
+import { STREAMS } from '../../src/streams/contract.ts';
 import { userDeps } from '../helpers/harness.ts';
 import { freePort, killAll, spawnProc, type Proc } from '../helpers/remote.ts';
 import { toneCatalogue } from '../helpers/tone-voice.ts';
@@ -159,6 +160,40 @@ describe('a stream driven through another API process', () => {
     expect((await call(b.base, u.key, 'DELETE', s.path, { session_id: s.sessionId })).status).toBe(200);
     expect((await call(b.base, u.key, 'DELETE', s.path, { session_id: 'sess_wrong' })).body.kind).toBe('SessionError');
     expect((await call(b.base, u.key, 'POST', `${s.path}/ice`, { session_id: s.sessionId })).status).toBe(404);
+  });
+
+  it('speaks an agent\'s chat answer on it with a speaker opened through the other process, after the owner checked the session and the agent', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mimic-across-'));
+    dirs.push(dir);
+    const a = await serverOn(dir);
+    const b = await serverOn(dir);
+    const u = await userOn(a);
+    const agentBody = { preview_name: 'Emma', presenter: { type: 'clip', presenter_id: PRESENTER }, llm: { provider: 'openai', model: 'llama3.2', base_url: 'http://localhost:11434/v1', instructions: 'Be brief.' } };
+    const agent = await call(a.base, u.key, 'POST', '/agents', agentBody);
+    const other = await call(a.base, u.key, 'POST', '/agents', agentBody);
+    expect(agent.status).toBe(201);
+    const created = await call(a.base, u.key, 'POST', `/agents/${agent.body.id}/streams`, {});
+    expect(created.status).toBe(201);
+    const path = `/agents/${agent.body.id}/streams/${created.body.id}`;
+    const peer = await answerOffer(created.body.offer.sdp);
+    peers.push(peer);
+    expect((await call(b.base, u.key, 'POST', `${path}/sdp`, { answer: { type: 'answer', sdp: peer.answerSdp }, session_id: created.body.session_id })).status).toBe(200);
+    for (const c of [...peer.candidates, {}]) expect((await call(b.base, u.key, 'POST', `${path}/ice`, { ...c, session_id: created.body.session_id })).status).toBe(200);
+    await withTimeout(peer.opened, 30_000, 'the data channel to open');
+
+    const hub = b.running.services.find(STREAMS)!;
+    await expect(hub.speaker(u.id, created.body.id, 'sess_wrong', { agentId: agent.body.id })).rejects.toMatchObject({ kind: 'SessionError' });
+    await expect(hub.speaker(u.id, created.body.id, created.body.session_id, { agentId: other.body.id })).rejects.toMatchObject({ kind: 'NotFoundError' });
+    const speaker = await hub.speaker(u.id, created.body.id, created.body.session_id, { agentId: agent.body.id });
+    speaker.send('chat/answer', encodeURIComponent('Hi there.'));
+    speaker.say('Hi there.');
+    speaker.say('Fine, thank you.');
+    speaker.end();
+    const done = await peer.waitFor('stream/done');
+    expect(done).toContain(speaker.videoId);
+    expect(peer.messages).toContain('chat/answer:Hi%20there.');
+    expect(a.renderer.speeches.filter((p) => p.videoId === speaker.videoId).length).toBeGreaterThanOrEqual(2);
+    expect(b.renderer.speeches).toEqual([]);
   });
 
   it('counts the user\'s streams of both processes against the per-user limit', async () => {
