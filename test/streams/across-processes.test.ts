@@ -214,6 +214,19 @@ describe('a stream driven through another API process', () => {
     expect((await call(a.base, u.key, 'DELETE', `/clips/streams/${third.body.id}`, { session_id: third.body.session_id })).status).toBe(200);
   });
 
+  it('closes a stream of its own whose record another process ended (it took this one for dead)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mimic-across-'));
+    dirs.push(dir);
+    const a = await serverOn(dir);
+    const u = await userOn(a);
+    const created = await call(a.base, u.key, 'POST', '/clips/streams', { presenter_id: PRESENTER });
+    expect(a.service.stats().streams).toBe(1);
+    sqliteOf(a.running.services.store).sqlite.prepare("UPDATE live_streams SET ended_at = 1, end_reason = 'its API process stopped answering' WHERE id = ?").run(created.body.id);
+    await until('the stream to close at the next heartbeat', () => (a.service.stats().streams === 0 ? true : undefined));
+    expect(recordOf(a, created.body.id)).toMatchObject({ end_reason: 'its API process stopped answering' });
+    expect((await call(a.base, u.key, 'POST', `/clips/streams/${created.body.id}/ice`, { session_id: created.body.session_id })).status).toBe(404);
+  });
+
   it('refuses the internal route without the signature of the deployment\'s key, or with another key\'s', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mimic-across-'));
     dirs.push(dir);

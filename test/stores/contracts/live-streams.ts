@@ -62,6 +62,13 @@ export function contract(dialect: Dialect): void {
       try {
         const swept = await Promise.all([a.stores.liveStreams.endStale('proc_self', 60_000, 'owner stopped'), b.stores.liveStreams.endStale('proc_self', 60_000, 'owner stopped')]);
         expect(swept.flat()).toEqual([{ id: 'strm_dead', ownerProcessId: 'proc_dead' }]);
+        for (let round = 0; round < 10; round++) {
+          const ids = [0, 1, 2].map((i) => `strm_r${round}_${i}`);
+          for (const id of ids) await a.stores.liveStreams.open(stream(u, id, 'proc_dead'));
+          await a.rows('UPDATE live_streams SET heartbeat_at = 5 WHERE ended_at IS NULL AND owner_process_id = $1', ['proc_dead']);
+          const both = await Promise.all([a, b, a, b].map((db) => db.stores.liveStreams.endStale('proc_self', 60_000, 'owner stopped')));
+          expect(both.flat().map((e) => e.id).sort()).toEqual(ids);
+        }
       } finally {
         await b.close();
       }
