@@ -12,7 +12,7 @@ import { StreamForward } from './schemas.ts';
 import { FORWARD_HEADER, FORWARD_PREFIX, isForwardedVerb, verifyForward } from './forward.ts';
 import type { StreamRouting } from './routing.ts';
 
-export function internalStreamRoute(deps: { key: Buffer; clock: Clock; routing: StreamRouting; maxBodyBytes: number }): Route {
+export function internalStreamRoute(deps: { key: Buffer; clock: Clock; routing: StreamRouting }): Route {
   return {
     method: 'post', path: `${FORWARD_PREFIX}/{streamId}/{verb}`, tag: 'Internal', access: 'public', security: [],
     summary: 'A live stream\'s request forwarded by another API process of this deployment (signed with a key derived from the master key; not for clients)',
@@ -20,8 +20,7 @@ export function internalStreamRoute(deps: { key: Buffer; clock: Clock; routing: 
       { name: 'streamId', in: 'path', description: 'a stream this process holds', required: true },
       { name: 'verb', in: 'path', description: 'sdp, ice, speak, interrupt, delete or speaker (an agent\'s chat answer spoken on the stream)', required: true },
     ],
-    // The client's body (at most the limit) in an envelope.
-    bodyLimit: deps.maxBodyBytes + 1024,
+    // The default limit (MIMIC_MAX_BODY_BYTES): a stream's bodies (an SDP, a candidate, a script of at most 40 000 characters) are far below it, envelope included.
     body: StreamForward,
     ok: { status: 200, description: 'what the stream\'s route answers' },
     errors: ['AuthorizationError', 'BadRequestError', 'SessionError', 'NotFoundError', 'ConflictError', 'InsufficientCreditsError', 'InvalidFileSizeError', 'ServiceUnavailableError'],

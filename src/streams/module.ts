@@ -9,6 +9,7 @@ import { createStreamService } from './hub.ts';
 import { streamRoutes } from './routes.ts';
 import { defaultInternalUrl, streamSettings } from './settings.ts';
 import { deriveKey } from '../keys.ts';
+import { randomId } from '../clock.ts';
 import { liveStreamStoreOn } from './store-pg.ts';
 import { createStreamRegistry } from './registry.ts';
 import { createForwarder } from './forward.ts';
@@ -33,7 +34,8 @@ export const streamsModule = defineModule({
     const lost = { close: (_id: string) => {} };
     const registry = createStreamRegistry({
       store: liveStreamStoreOn(p.store, p.clock),
-      processId: p.newId('proc'),
+      // Unique across the deployment whatever ids a test injects: two processes must never share one.
+      processId: randomId('proc'),
       ownerUrl: settings.internalUrl ?? defaultInternalUrl(p.config.host, p.config.port),
       heartbeatMs: settings.heartbeatMs,
       staleMs: settings.staleMs,
@@ -63,7 +65,7 @@ export const streamsModule = defineModule({
     return {
       service,
       provides: [provide(STREAMS, hub)],
-      routes: [internalStreamRoute({ key: forwardKey, clock: p.clock, routing, maxBodyBytes: p.config.maxBodyBytes })],
+      routes: [internalStreamRoute({ key: forwardKey, clock: p.clock, routing })],
       start() {
         registry.start();
         if (!settings.prewarm || !p.streamRenderer?.warm) return;
