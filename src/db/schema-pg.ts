@@ -5,3 +5,4 @@ export * from './schema-pg/compute.ts';
 export * from './schema-pg/agents.ts';
 export * from './schema-pg/accounts.ts';
 export * from './schema-pg/oauth.ts';
+export * from './schema-pg/streams.ts';

@@ -32,7 +32,9 @@ import type { WebhookSecretStore } from '../../src/webhooks/secrets-store.ts';
 import { webhookSecretStoreOnDatabase } from '../../src/webhooks/secrets-store-pg.ts';
 import type { AccountStore } from '../../src/accounts/store.ts';
 import { accountStoreOn } from '../../src/accounts/store-pg.ts';
-import { randomId } from '../../src/clock.ts';
+import type { LiveStreamStore } from '../../src/streams/store.ts';
+import { liveStreamStoreOn } from '../../src/streams/store-pg.ts';
+import { randomId, systemClock } from '../../src/clock.ts';
 
 /** The SQLite handle of a database a test made on SQLite (a test that reads or writes rows with SQL). */
 export function sqliteOf(database: Database): Store {
@@ -62,6 +64,8 @@ export interface AllStores extends Stores {
   readonly webhookSecrets: WebhookSecretStore;
   /** The accounts capability's: emails and password hashes, studio sessions, one-time tokens, signing keys, sign-in counters. */
   readonly accounts: AccountStore;
+  /** The streams capability's: which process owns each live stream (docs/streams-across-processes.md). */
+  readonly liveStreams: LiveStreamStore;
 }
 
 export interface AllStoreOptions extends StoreOptions {
@@ -114,5 +118,6 @@ export function createAllStores(handle: Database, opts: AllStoreOptions = {}): A
     outbox: () => outboxStoreOn(handle, newId),
     webhookSecrets: () => webhookSecretStoreOnDatabase(handle),
     accounts: () => accountStoreOn(handle),
+    liveStreams: () => liveStreamStoreOn(handle, opts.clock ?? systemClock),
   });
 }
