@@ -6,3 +6,4 @@ export * from './schema-pg/agents.ts';
 export * from './schema-pg/accounts.ts';
 export * from './schema-pg/oauth.ts';
 export * from './schema-pg/streams.ts';
+export * from './schema-pg/rate-limits.ts';

@@ -53,6 +53,7 @@ const needsReauthorization = statement(
   'secrets_needs_reauthorization',
   `UPDATE secrets SET status = 'needs_reauthorization', updated_at = $1 WHERE id = $2 AND ($3::bigint IS NULL OR version = $3)`,
 );
+const lockSecret = statement('secrets_lock_for_delete', 'SELECT id FROM secrets WHERE id = $1 AND user_id = $2 FOR UPDATE');
 const referencing = statement('secrets_referencing_tools', 'SELECT id FROM tools WHERE secret_id = $1 ORDER BY id LIMIT $2');
 const referencingAgents = statement('secrets_referencing_agents', 'SELECT id FROM agents WHERE secret_id = $1 ORDER BY id LIMIT $2');
 // Conditional: a tool or an agent created meanwhile (by another writer) keeps its secret; one
@@ -138,6 +139,9 @@ export function createPgSecretStore(h: PgDatabase): SecretStore {
     async delete(userId, id, record, max = 20): Promise<DeleteOutcome> {
       try {
         const deleted = await withTx(pool, async (c) => {
+          // Wait for (and then block) an agent being written with this secret: it locks the row
+          // too, so its commit is seen by the NOT EXISTS below instead of being nulled by the key.
+          await lockSecret(c, [id, userId]);
           const removed = await one(remove<RawSecretRow>(c, [id, userId]));
           if (removed) await writeAuditPg(c, record(removed));
           return removed;
