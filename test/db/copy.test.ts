@@ -206,6 +206,18 @@ describe.skipIf(!admin)('mimic db copy', () => {
     for (const t of copyTables()) expect((await db.pool.query(`SELECT count(*)::int AS n FROM ${q(t.name)}`)).rows[0].n, t.name).toBe(0);
   });
 
+  it('a row the target refuses stops the copy with the table named, and nothing is committed', async () => {
+    const url = await target();
+    const db = open(url);
+    await migrateLocked(db.pool);
+    await db.pool.query(`CREATE FUNCTION refuse() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'refused by the target'; END $$ LANGUAGE plpgsql`);
+    await db.pool.query(`CREATE TRIGGER refuse BEFORE INSERT ON tools FOR EACH ROW EXECUTE FUNCTION refuse()`);
+    const res = await copy(['--to', url]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/^error: copying the table tools: refused by the target$/m);
+    expect((await db.pool.query('SELECT count(*)::int AS n FROM users')).rows[0].n).toBe(0);
+  });
+
   it('refuses a SQLite file whose tables are not this version\'s', async () => {
     const odd = join(dir, 'odd.db');
     copyFileSync(source, odd);

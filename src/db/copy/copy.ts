@@ -148,7 +148,9 @@ export async function copySqliteToPostgres(source: Store, target: PgDatabase, op
       }
       if (full.length > 0) await c.query(`TRUNCATE ${tables.map((t) => q(t.name)).join(', ')}`);
       for (const t of tables) {
-        const rows = await copyTable(source, c, t, opts.batchRows);
+        const rows = await copyTable(source, c, t, opts.batchRows).catch((err: unknown) => {
+          throw new Error(`copying the table ${t.name}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+        });
         opts.onTable?.(t.name, rows);
       }
       for (const t of tables) checks.push(await checkTable(source, c, t, opts.sample));
