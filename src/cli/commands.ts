@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { openStore } from '../db/client.ts';
 import { UsageError, type Command } from './command.ts';
 import { MODULES } from '../modules.ts';
+import { DB_COMMANDS } from './db.ts';
 
 export { UsageError, type Command, type CommandContext } from './command.ts';
 export { commandHelp } from './help.ts';
@@ -9,6 +10,7 @@ export { commandHelp } from './help.ts';
 /** Every module's operator commands, and the platform's own. */
 export const COMMANDS: Record<string, Command> = {
   ...Object.assign({}, ...MODULES.map((m) => m.commands ?? {})),
+  ...DB_COMMANDS,
   migrate: {
     usage: 'migrate',
     help: 'Applies pending database migrations to MIMIC_DATA_DIR/mimic.db (the server also does this on start); prints {"migrated","database"}.',

@@ -15,6 +15,8 @@ import { createLocalMediaStore, createMediaAccess, type LocalMediaStore, type Me
 import { createVault, createKeyProvider, type Vault } from '../vault/index.ts';
 import { createFaceAnalyzer, type FaceAnalyzer } from '../footage/faces.ts';
 import { availableRecognisers, type SpeechRecogniser } from '../footage/recognition/index.ts';
+import { createReadiness, type Readiness } from './readiness.ts';
+import { databaseAnswers, migrationsApplied } from '../db/health.ts';
 
 /**
  * What a process (or a test) starts the platform with. A capability that lets a test replace
@@ -65,6 +67,8 @@ export interface Platform {
   faces: FaceAnalyzer;
   /** The speech recognisers installed here (none: what needs one waits for an operator). */
   recognisers: readonly SpeechRecogniser[];
+  /** The named checks of GET /health/ready (the database and its migrations here; a module or a store adds its own, e.g. a bucket). */
+  readiness: Readiness;
 }
 
 export function createPlatform(config: Config, opts: PlatformOptions = {}): Platform {
@@ -126,5 +130,13 @@ export function createPlatform(config: Config, opts: PlatformOptions = {}): Plat
     streamRenderer: opts.streamRenderer ?? createStreamRenderer(config, { tasks: computeTasks, urlKey: computeUrlKey, clock, log }),
     faces: createFaceAnalyzer(),
     recognisers: availableRecognisers(),
+    readiness: databaseReadiness(store, log),
   };
+}
+
+function databaseReadiness(store: Database, log: Logger): Readiness {
+  const readiness = createReadiness({ log });
+  readiness.add('database', () => databaseAnswers(store));
+  readiness.add('migrations', () => migrationsApplied(store));
+  return readiness;
 }
