@@ -20,8 +20,13 @@
 /** Appended to every claim's sub-select. SQLite: empty (one writer); PostgreSQL: ' FOR UPDATE SKIP LOCKED'. */
 export const SQLITE_SKIP_LOCKED = '';
 export const PG_SKIP_LOCKED = ' FOR UPDATE SKIP LOCKED';
-/** The database server's time in integer milliseconds (the time now, not the transaction's start). */
-export const PG_NOW_MS = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
+/**
+ * The database server's time in integer milliseconds, when the statement started (not the
+ * transaction). `statement_timestamp()` is stable: one value for the whole statement, so a
+ * claim's comparisons can use an index (`clock_timestamp()` is volatile: read again for every
+ * row, and no index condition).
+ */
+export const PG_NOW_MS = '(extract(epoch from statement_timestamp()) * 1000)::bigint';
 
 /** `?` placeholders as PostgreSQL's `$1`, `$2`, ... in order (the lease SQL has no `?` inside literals). */
 export const numbered = (sql: string): string => {

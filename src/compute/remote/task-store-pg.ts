@@ -1,4 +1,3 @@
-import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import type { PgDatabase } from '../../db/pg/database.ts';
@@ -7,7 +6,7 @@ import type { Clock, IdFactory } from '../../clock.ts';
 import { leaseSql, numbered, PG_NOW_MS, PG_SKIP_LOCKED } from '../../jobs/lease-store.ts';
 import { pgJobStatements as jobs } from '../../jobs/store-pg.ts';
 import { DEFAULT_TASK_KIND } from '../tasks/task.ts';
-import type { ComputeTasks, ComputeTasksOptions, Conflict, TaskRow, TaskStatus } from './task-store.ts';
+import { taskSignals, type ComputeTasks, type ComputeTasksOptions, type Conflict, type TaskRow, type TaskStatus } from './task-store.ts';
 
 /**
  * The task table of the remote backend on PostgreSQL: the same contract as ./task-store.ts,
@@ -134,8 +133,7 @@ const count = (res: pg.QueryResult) => res.rowCount ?? 0;
 
 export function createPgComputeTasks(h: PgDatabase, clock: Clock, newId: IdFactory, opts: ComputeTasksOptions): ComputeTasks {
   const { pool } = h;
-  const events = new EventEmitter();
-  events.setMaxListeners(0);
+  const signals = taskSignals();
   // Notices from this process are told here at once; the ones that come back carry its origin and are skipped.
   const origin = randomBytes(6).toString('hex');
   const tell = (topic: string, data: string) => void h.changes.announce(topic, `${origin} ${data}`).catch(() => {});
@@ -143,19 +141,17 @@ export function createPgComputeTasks(h: PgDatabase, clock: Clock, newId: IdFacto
     const space = data.indexOf(' ');
     if (space > 0 && data.slice(0, space) !== origin) emit(data.slice(space + 1));
   };
-  h.changes.on(QUEUED, (data) => heard(data, () => events.emit('queued')));
-  h.changes.on(CHANGED, (data) => heard(data, (id) => events.emit(`task:${id}`)));
+  h.changes.on(QUEUED, (data) => heard(data, signals.emitQueued));
+  h.changes.on(CHANGED, (data) => heard(data, signals.emitChanged));
   const changed = (ids: Iterable<string>) => {
     const list = [...ids];
-    if (!list.length) return;
-    queueMicrotask(() => list.forEach((id) => events.emit(`task:${id}`)));
+    signals.changed(list);
     list.forEach((id) => tell(CHANGED, id));
   };
   const queued = () => {
-    queueMicrotask(() => events.emit('queued'));
+    signals.queued();
     tell(QUEUED, '-');
   };
-  let claimsStopped = false;
 
   /** Runs a state change and, when it ended the task, wakes its job: one transaction. The changed row's status, or null. */
   const ending = (taskId: string, change: (c: pg.PoolClient) => Promise<pg.QueryResult<{ job_id: string; status: TaskStatus }>>) =>
@@ -191,7 +187,7 @@ export function createPgComputeTasks(h: PgDatabase, clock: Clock, newId: IdFacto
       return row;
     },
     async claim(worker, kinds = [DEFAULT_TASK_KIND]) {
-      if (claimsStopped || kinds.length === 0) return null;
+      if (signals.stopped || kinds.length === 0) return null;
       const leaseValue = `lse_${randomBytes(16).toString('base64url')}`;
       const row = (await claim<TaskRow>(pool, [leaseValue, opts.leaseMs, worker.id, worker.label, [...kinds], 1])).rows[0] ?? null;
       if (row) changed([row.id]);
@@ -262,20 +258,9 @@ export function createPgComputeTasks(h: PgDatabase, clock: Clock, newId: IdFacto
         return true;
       }),
     takeFailure: async (taskId) => count(await report(pool, [taskId])) > 0,
-    onQueued(listener) {
-      events.on('queued', listener);
-      return () => events.off('queued', listener);
-    },
-    onChange(taskId, listener) {
-      events.on(`task:${taskId}`, listener);
-      return () => events.off(`task:${taskId}`, listener);
-    },
-    stopClaims() {
-      claimsStopped = true;
-      events.emit('queued');
-    },
+    ...signals.listen,
     get claimsStopped() {
-      return claimsStopped;
+      return signals.stopped;
     },
   };
 }
