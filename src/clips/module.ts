@@ -61,10 +61,13 @@ export const clipsModule = defineModule({
       /** Queues the talking previews the built-in presenters lack (rendered once, then kept in the media store). */
       start() {
         if (!voices) return;
-        for (const presenter of presentersWithoutPreview(deps)) {
-          // At most one preview job per presenter: one left from an earlier start (or queued by a fetch) is kept.
-          queue.enqueueOnce({ kind: PREVIEW_JOB, resourceId: presenter.id, userId: presenter.owner, maxAttempts: 3 });
-        }
+        // The store answers asynchronously (a bucket): the start does not wait for it.
+        void presentersWithoutPreview(deps).then((presenters) => {
+          for (const presenter of presenters) {
+            // At most one preview job per presenter: one left from an earlier start (or queued by a fetch) is kept.
+            queue.enqueueOnce({ kind: PREVIEW_JOB, resourceId: presenter.id, userId: presenter.owner, maxAttempts: 3 });
+          }
+        }, (err: unknown) => log.warn('talking previews not queued: the media store did not answer', { error: String(err) }));
       },
     };
   },

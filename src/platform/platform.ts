@@ -11,7 +11,7 @@ import type { StreamRenderer } from '../compute/stream.ts';
 import type { ComputeTasks } from '../compute/remote/task-store.ts';
 import { createWorkerTokens, type WorkerTokens } from '../compute/remote/tokens.ts';
 import { createGuardedClient, type GuardedClient, type Resolver } from '../egress/client.ts';
-import { createLocalMediaStore, createMediaAccess, type LocalMediaStore, type MediaAccess } from '../media/index.ts';
+import { mediaAccessOf, openMediaStore, type MediaAccess, type MediaStore } from '../media/index.ts';
 import { createVault, createKeyProvider, type Vault } from '../vault/index.ts';
 import { createFaceAnalyzer, type FaceAnalyzer } from '../footage/faces.ts';
 import { availableRecognisers, type SpeechRecogniser } from '../footage/recognition/index.ts';
@@ -51,7 +51,7 @@ export interface Platform {
   stores: Stores;
   client: GuardedClient;
   backend: ComputeBackend;
-  mediaStore: LocalMediaStore;
+  mediaStore: MediaStore;
   media: MediaAccess;
   /** deriveKey(masterKey, 'signed-url'): signs media URLs. */
   urlKey: Buffer;
@@ -73,15 +73,8 @@ export function createPlatform(config: Config, opts: PlatformOptions = {}): Plat
   const log = opts.log ?? createLogger();
   const store = openStore(config.databaseFile);
   const urlKey = deriveKey(config.masterKey, 'signed-url');
-  const mediaStore = createLocalMediaStore(config.mediaDir);
-  const media = createMediaAccess({
-    store: mediaStore,
-    publicUrl: config.publicUrl,
-    urlKey,
-    ttlSeconds: config.signedUrlTtlSeconds,
-    scheme: config.storageScheme,
-    clock,
-  });
+  const mediaStore = openMediaStore(config);
+  const media = mediaAccessOf(config, mediaStore, urlKey, clock);
   const stores = createSqliteStores(store, { clock, newId, compute: config.compute });
   const computeTasks = stores.computeTasks;
   const computeUrlKey = deriveKey(config.masterKey, 'compute-url');

@@ -87,7 +87,7 @@ export interface ResourceParts<T extends ResourceTypes> {
    * (GET `<path>/{id}/events`); a final state is enough when not given. An avatar that is
    * `done` before its talking preview exists is not settled yet.
    */
-  settled?(record: ResourceRecord<T>): boolean;
+  settled?(record: ResourceRecord<T>): boolean | Promise<boolean>;
 }
 
 /** A record as its live events see it: a version that changes with every change of its row, and whether it is settled. */
@@ -200,7 +200,7 @@ export function defineResource<T extends ResourceTypes>(declaration: ResourceDec
         const record = read(row);
         // Every write of the lifecycle moves modified_at, but two in one millisecond would not: the columns that change say it.
         const version = [row.status, row.modifiedAt, row.progressDone, row.progressTotal, row.details, row.result, row.error, row.claimedBy].join('\u0000');
-        const settled = isFinalStatus(life.kind, row.status) && (parts.settled?.(record) ?? true);
+        const settled = isFinalStatus(life.kind, row.status) && ((await parts.settled?.(record)) ?? true);
         return { version, settled, view: parts.present(record) as object };
       },
       async delete(userId, id) {
