@@ -58,5 +58,6 @@ export function presignGet(target: PresignTarget, expiresInSeconds: number, now:
   const canonicalRequest = ['GET', target.path, canonicalQuery, `host:${host}`, '', 'host', 'UNSIGNED-PAYLOAD'].join('\n');
   const stringToSign = ['AWS4-HMAC-SHA256', date, scope, sha256(canonicalRequest)].join('\n');
   const signature = createHmac('sha256', signingKey(target.secretAccessKey, day, target.region)).update(stringToSign, 'utf8').digest('hex');
-  return `${target.origin}${target.path}?${canonicalQuery}&X-Amz-Signature=${signature}`;
+  const signed = [...query, ['X-Amz-Signature', signature]].map(([k, v]) => `${uriEncode(k!)}=${uriEncode(v!)}`).sort().join('&');
+  return `${target.origin}${target.path}?${signed}`;
 }
