@@ -34,7 +34,7 @@ async function peakGrowth(work: () => Promise<void>): Promise<number> {
   return Math.max(peak, used()) - start;
 }
 
-/** A file of `size` pseudo-random bytes, written a MiB at a time. */
+/** A file of `size` random bytes, written a MiB at a time. */
 async function bigFile(path: string, size: number): Promise<string> {
   const hash = createHash('sha256');
   async function* chunks() {
