@@ -3,8 +3,9 @@ import { mkdir, stat, unlink } from 'node:fs/promises';
 import { dirname, extname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
+import { createRequire } from 'node:module';
+import type * as ClientS3 from '@aws-sdk/client-s3';
+import type * as LibStorage from '@aws-sdk/lib-storage';
 import type { S3Settings } from '../config.ts';
 import { assertValidKey, assertValidOwner, isValidKey, isValidOwner } from './keys.ts';
 import { createFileCache } from './file-cache.ts';
@@ -22,6 +23,10 @@ export interface S3MediaStore extends MediaStore {
   close(): void;
 }
 
+const require = createRequire(import.meta.url);
+/** The AWS SDK, loaded with the first S3 store: a process whose media are on disk never pays its half a second of loading. */
+const sdk = () => ({ ...(require('@aws-sdk/client-s3') as typeof ClientS3), ...(require('@aws-sdk/lib-storage') as typeof LibStorage) });
+
 /** Files at most this large go up in one PUT; larger ones, and streams, in parts of this size (two in flight: 16 MiB of memory at most). */
 const PART_BYTES = 8 * 1024 * 1024;
 const QUEUE = 2;
@@ -31,8 +36,8 @@ const isMissing = (err: unknown): boolean => {
   return e?.name === 'NotFound' || e?.name === 'NoSuchKey' || e?.$metadata?.httpStatusCode === 404;
 };
 
-export function createS3Client(s: S3Settings): S3Client {
-  return new S3Client({
+export function createS3Client(s: S3Settings): ClientS3.S3Client {
+  return new (sdk().S3Client)({
     region: s.region,
     ...(s.endpoint ? { endpoint: s.endpoint } : {}),
     forcePathStyle: s.forcePathStyle,
@@ -49,6 +54,7 @@ export function createS3Client(s: S3Settings): S3Client {
  * streams go up in parts as they are read; reads are the response stream itself.
  */
 export function createS3MediaStore(s: S3Settings, opts: { cacheDir: string }): S3MediaStore {
+  const { DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, Upload } = sdk();
   const client = createS3Client(s);
   const Bucket = s.bucket;
   const cache = createFileCache({ dir: opts.cacheDir, maxBytes: s.cacheBytes });
