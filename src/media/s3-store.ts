@@ -172,11 +172,9 @@ export function createS3MediaStore(s: S3Settings, opts: { cacheDir: string }): S
     },
 
     async remove(owner, key) {
-      if (!(await stat_(owner, key))) {
-        name(owner, key);
-        return false;
-      }
-      await client.send(new DeleteObjectCommand({ Bucket, Key: name(owner, key) }));
+      const Key = name(owner, key);
+      if (!(await stat_(owner, key))) return false;
+      await client.send(new DeleteObjectCommand({ Bucket, Key }));
       return true;
     },
 
