@@ -12,7 +12,11 @@ export interface Config {
   /** PostgreSQL (MIMIC_DATABASE_URL and the pool's MIMIC_DATABASE_* settings), or null: SQLite in `databaseFile`. */
   readonly database: PgSettings | null;
   readonly mediaDir: string;
-  /** Scheme of object-storage URLs (`s3://bucket/key`), resolved in the local media store. */
+  /** Media in an S3 bucket (MIMIC_S3_*; docs/deploy.md); null: the local folder `mediaDir`. */
+  readonly s3: S3Settings | null;
+  /** MIMIC_MEDIA_URLS: media URLs are mimic-signed /media URLs ('signed', served streaming from the store) or the bucket's own presigned GETs ('presigned'). */
+  readonly mediaUrls: 'signed' | 'presigned';
+  /** Scheme of object-storage URLs (`s3://bucket/key`), resolved in the media store (the folder or the bucket). */
   readonly storageScheme: string;
   /** Host names or addresses that outbound requests may reach although private or loopback. */
   readonly egressAllow: readonly string[];
@@ -72,6 +76,21 @@ export interface Config {
   readonly clientKeyRateLimit: RateLimitSettings | null;
   /** Browser origins allowed to call the API from their pages (CORS); `*` allows any; empty: none. */
   readonly corsOrigins: readonly string[];
+}
+
+/** MIMIC_S3_*. The secret key is not enumerable: it never shows when the settings are logged or turned into JSON. */
+export interface S3Settings {
+  readonly bucket: string;
+  /** `https://s3.example.com`; undefined: AWS's endpoint of the region. */
+  readonly endpoint: string | undefined;
+  readonly region: string;
+  readonly accessKeyId: string;
+  readonly secretAccessKey: string;
+  readonly forcePathStyle: boolean;
+  /** Put before every object's name in the bucket (`mimic/`), or ''. */
+  readonly prefix: string;
+  /** The bound of the local copies of objects that programs read as files (MIMIC_S3_CACHE_MB). */
+  readonly cacheBytes: number;
 }
 
 export interface RateLimitSettings {
@@ -204,6 +223,65 @@ function publicBase(env: Env, port: number): string {
   return raw.replace(/\/+$/, '');
 }
 
+const S3_NAMES = ['MIMIC_S3_ENDPOINT', 'MIMIC_S3_REGION', 'MIMIC_S3_ACCESS_KEY_ID', 'MIMIC_S3_SECRET_ACCESS_KEY', 'MIMIC_S3_FORCE_PATH_STYLE', 'MIMIC_S3_PREFIX', 'MIMIC_S3_CACHE_MB'];
+
+/** MIMIC_S3_*: null without MIMIC_S3_BUCKET (media in the local folder). No message ever quotes the secret key. */
+export function s3Settings(env: Env): S3Settings | null {
+  const bucket = env.MIMIC_S3_BUCKET;
+  if (!bucket) {
+    const stray = S3_NAMES.find((n) => env[n]);
+    if (stray) throw new ConfigurationError(`${stray} is set but MIMIC_S3_BUCKET is not: set the bucket to keep media in S3, or unset ${stray}`);
+    return null;
+  }
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket) || bucket.includes('..')) {
+    throw new ConfigurationError(`MIMIC_S3_BUCKET must be an S3 bucket name (3 to 63 lowercase letters, digits, dots and hyphens), got "${bucket}"`);
+  }
+  let endpoint: string | undefined;
+  if (env.MIMIC_S3_ENDPOINT) {
+    let url: URL | undefined;
+    try {
+      url = new URL(env.MIMIC_S3_ENDPOINT);
+    } catch {
+      url = undefined;
+    }
+    if (!url || !/^https?:$/.test(url.protocol) || url.username || url.password || url.search || url.hash || url.pathname !== '/') {
+      throw new ConfigurationError(`MIMIC_S3_ENDPOINT must be an http:// or https:// origin like https://s3.example.com (no path, no credentials), got "${env.MIMIC_S3_ENDPOINT}"`);
+    }
+    endpoint = url.origin;
+  }
+  const region = env.MIMIC_S3_REGION || 'us-east-1';
+  if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(region)) throw new ConfigurationError(`MIMIC_S3_REGION must be a region name like us-east-1, got "${region}"`);
+  const accessKeyId = env.MIMIC_S3_ACCESS_KEY_ID ?? '';
+  if (!accessKeyId || /[\s/]/.test(accessKeyId)) throw new ConfigurationError('MIMIC_S3_ACCESS_KEY_ID must be set to the access key id of the bucket\'s credentials (no spaces or slashes)');
+  const secretAccessKey = env.MIMIC_S3_SECRET_ACCESS_KEY ?? '';
+  if (!secretAccessKey) throw new ConfigurationError('MIMIC_S3_SECRET_ACCESS_KEY must be set to the secret of MIMIC_S3_ACCESS_KEY_ID');
+  let prefix = env.MIMIC_S3_PREFIX ?? '';
+  if (prefix && !prefix.endsWith('/')) prefix += '/';
+  if (prefix && !/^(?:[A-Za-z0-9_][A-Za-z0-9._-]{0,99}\/){1,8}$/.test(prefix)) {
+    throw new ConfigurationError(`MIMIC_S3_PREFIX must be folder names of letters, digits and ._- separated by / (like mimic/ or prod/media/), got "${env.MIMIC_S3_PREFIX}"`);
+  }
+  const settings = {
+    bucket,
+    endpoint,
+    region,
+    accessKeyId,
+    // Most S3-compatible servers (MinIO, Swift, Ceph) want path-style URLs; AWS wants the bucket in the host name.
+    forcePathStyle: bool(env, 'MIMIC_S3_FORCE_PATH_STYLE', endpoint !== undefined),
+    prefix,
+    cacheBytes: int(env, 'MIMIC_S3_CACHE_MB', 2048, 16) * MiB,
+  };
+  return Object.freeze(Object.defineProperty(settings, 'secretAccessKey', { value: secretAccessKey, enumerable: false }) as S3Settings);
+}
+
+/** MIMIC_MEDIA_URLS: 'signed' (default) or 'presigned' (needs a bucket; SigV4 URLs live at most 7 days). */
+function mediaUrls(env: Env, s3: S3Settings | null, ttlSeconds: number): Config['mediaUrls'] {
+  const mode = env.MIMIC_MEDIA_URLS || 'signed';
+  if (mode !== 'signed' && mode !== 'presigned') throw new ConfigurationError(`MIMIC_MEDIA_URLS must be "signed" or "presigned", got "${mode}"`);
+  if (mode === 'presigned' && !s3) throw new ConfigurationError('MIMIC_MEDIA_URLS=presigned needs media in S3: set MIMIC_S3_BUCKET (and the other MIMIC_S3_* settings)');
+  if (mode === 'presigned' && ttlSeconds > 604_800) throw new ConfigurationError(`MIMIC_SIGNED_URL_TTL_SECONDS must be at most 604800 (7 days, the longest a presigned S3 URL lives) with MIMIC_MEDIA_URLS=presigned, got ${ttlSeconds}`);
+  return mode;
+}
+
 export interface MasterKey {
   key: Buffer;
   source: Config['masterKeySource'];
@@ -265,8 +343,10 @@ export function loadDataSettings(env: Env = process.env): DataSettings {
     dataDir,
     databaseFile: join(dataDir, 'mimic.db'),
     database: databaseSettings(env),
-    // Settings only: the master key and the database URL (it may carry a password) stay out of it.
-    env: Object.freeze(Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith('MIMIC_') && !k.startsWith('MIMIC_MASTER_KEY') && k !== 'MIMIC_DATABASE_URL'))),
+    // Settings only: the master key, the database URL (it may carry a password) and the bucket's secret key stay out of it.
+    env: Object.freeze(
+      Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith('MIMIC_') && !k.startsWith('MIMIC_MASTER_KEY') && k !== 'MIMIC_DATABASE_URL' && k !== 'MIMIC_S3_SECRET_ACCESS_KEY')),
+    ),
   };
 }
 
@@ -280,6 +360,8 @@ export function loadConfig(env: Env = process.env, opts: { generateKey?: boolean
     throw new ConfigurationError(`MIMIC_STORAGE_SCHEME must be a URL scheme other than http, https and bank`);
   }
   const master = loadMasterKey(env, dataDir, opts.generateKey ?? true);
+  const s3 = s3Settings(env);
+  const signedUrlTtlSeconds = int(env, 'MIMIC_SIGNED_URL_TTL_SECONDS', 3600, 1);
   const backend = env.MIMIC_COMPUTE_BACKEND || 'local';
   if (backend !== 'local' && backend !== 'remote') {
     throw new ConfigurationError(`MIMIC_COMPUTE_BACKEND must be "local" or "remote", got "${backend}"`);
@@ -292,12 +374,14 @@ export function loadConfig(env: Env = process.env, opts: { generateKey?: boolean
     databaseFile,
     database,
     mediaDir: join(dataDir, 'media'),
+    s3,
+    mediaUrls: mediaUrls(env, s3, signedUrlTtlSeconds),
     storageScheme,
     egressAllow: list(env, 'MIMIC_EGRESS_ALLOW'),
     masterKey: master.key,
     masterKeySource: master.source,
     maxBodyBytes: int(env, 'MIMIC_MAX_BODY_BYTES', 1 * MiB, 1024),
-    signedUrlTtlSeconds: int(env, 'MIMIC_SIGNED_URL_TTL_SECONDS', 3600, 1),
+    signedUrlTtlSeconds,
     worker: {
       enabled: bool(env, 'MIMIC_WORKER', true),
       concurrency: int(env, 'MIMIC_WORKER_CONCURRENCY', defaultWorkerConcurrency(backend), 1, 64),

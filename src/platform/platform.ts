@@ -10,8 +10,9 @@ import { createComputeBackend, createStreamRenderer } from '../compute/adapter.t
 import type { StreamRenderer } from '../compute/stream.ts';
 import type { ComputeTasks } from '../compute/remote/task-store.ts';
 import { createWorkerTokens, type WorkerTokens } from '../compute/remote/tokens.ts';
+import { computeFilesFor, type ComputeFiles } from '../compute/remote/files.ts';
 import { createGuardedClient, type GuardedClient, type Resolver } from '../egress/client.ts';
-import { createLocalMediaStore, createMediaAccess, type LocalMediaStore, type MediaAccess } from '../media/index.ts';
+import { mediaAccessOf, openMediaStore, type MediaAccess, type MediaStore } from '../media/index.ts';
 import { createVault, createKeyProvider, type Vault } from '../vault/index.ts';
 import { createFaceAnalyzer, type FaceAnalyzer } from '../footage/faces.ts';
 import { availableRecognisers, type SpeechRecogniser } from '../footage/recognition/index.ts';
@@ -53,14 +54,14 @@ export interface Platform {
   stores: Stores;
   client: GuardedClient;
   backend: ComputeBackend;
-  mediaStore: LocalMediaStore;
+  mediaStore: MediaStore;
   media: MediaAccess;
   /** deriveKey(masterKey, 'signed-url'): signs media URLs. */
   urlKey: Buffer;
   queue: JobQueue;
   vault: Vault;
   /** Remote compute: the task table workers claim from, their tokens, the file-URL key. */
-  compute: { tasks: ComputeTasks; workers: WorkerTokens; urlKey: Buffer };
+  compute: { tasks: ComputeTasks; workers: WorkerTokens; urlKey: Buffer; files: ComputeFiles };
   /** What renders live streams (the compute adapter's, or the one PlatformOptions gave); undefined: no live streams here. */
   streamRenderer: StreamRenderer;
   /** The process's one face analyser (a worker thread, started at its first use; closed with the platform). */
@@ -77,15 +78,8 @@ export function createPlatform(config: Config, opts: PlatformOptions = {}): Plat
   const log = opts.log ?? createLogger();
   const store = openDatabase(config);
   const urlKey = deriveKey(config.masterKey, 'signed-url');
-  const mediaStore = createLocalMediaStore(config.mediaDir);
-  const media = createMediaAccess({
-    store: mediaStore,
-    publicUrl: config.publicUrl,
-    urlKey,
-    ttlSeconds: config.signedUrlTtlSeconds,
-    scheme: config.storageScheme,
-    clock,
-  });
+  const mediaStore = openMediaStore(config);
+  const media = mediaAccessOf(config, mediaStore, urlKey, clock);
   const stores = createStores(store, { clock, newId, compute: config.compute });
   const computeTasks = stores.computeTasks;
   const computeUrlKey = deriveKey(config.masterKey, 'compute-url');
@@ -104,7 +98,8 @@ export function createPlatform(config: Config, opts: PlatformOptions = {}): Plat
     ...(opts.ca ? { ca: opts.ca } : {}),
     ...(opts.resolve ? { resolve: opts.resolve } : {}),
   });
-  const backend = opts.backend ?? createComputeBackend(config, { tasks: computeTasks });
+  const computeFiles = computeFilesFor(mediaStore, config.dataDir);
+  const backend = opts.backend ?? createComputeBackend(config, { tasks: computeTasks, files: computeFiles });
   // The vault checks its keys as it starts (the server waits for vault.ready() before listening).
   const vault = createVault({ store: stores.vault, provider: createKeyProvider(config.keyProvider, config.masterKey), masterKey: config.masterKey, clock, newId, log });
   return {
@@ -126,8 +121,9 @@ export function createPlatform(config: Config, opts: PlatformOptions = {}): Plat
       tasks: computeTasks,
       workers: createWorkerTokens({ store: stores.workerTokens, clock, newId, hashKey: deriveKey(config.masterKey, 'worker-token-hash') }),
       urlKey: computeUrlKey,
+      files: computeFiles,
     },
-    streamRenderer: opts.streamRenderer ?? createStreamRenderer(config, { tasks: computeTasks, urlKey: computeUrlKey, clock, log }),
+    streamRenderer: opts.streamRenderer ?? createStreamRenderer(config, { tasks: computeTasks, urlKey: computeUrlKey, clock, log, files: computeFiles }),
     faces: createFaceAnalyzer(),
     recognisers: availableRecognisers(),
     readiness: databaseReadiness(store, log),

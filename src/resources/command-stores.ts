@@ -3,7 +3,7 @@ import { closeDatabase, openReadyDatabase } from '../db/database.ts';
 import { createStores, type Stores } from '../platform/stores.ts';
 import type { ResourceStore } from './store.ts';
 import { resourceStoreOn } from './store-pg.ts';
-import { createLocalMediaStore, createMediaAccess, type MediaAccess } from '../media/index.ts';
+import { mediaAccessOf, openMediaStore, type MediaAccess } from '../media/index.ts';
 import { deriveKey } from '../keys.ts';
 import { systemClock } from '../clock.ts';
 import { checkMasterKey } from '../vault/key-check.ts';
@@ -24,14 +24,7 @@ export async function withStores(ctx: CommandContext, fn: (stores: CommandStores
     const infrastructure = createStores(handle);
     const stores: CommandStores = { ...infrastructure, resources: resourceStoreOn(handle, infrastructure.jobs.enqueue) };
     await checkMasterKey(stores.vault, ctx.config.masterKey);
-    const media = createMediaAccess({
-      store: createLocalMediaStore(ctx.config.mediaDir),
-      publicUrl: ctx.config.publicUrl,
-      urlKey: deriveKey(ctx.config.masterKey, 'signed-url'),
-      ttlSeconds: ctx.config.signedUrlTtlSeconds,
-      scheme: ctx.config.storageScheme,
-      clock: systemClock,
-    });
+    const media = mediaAccessOf(ctx.config, openMediaStore(ctx.config), deriveKey(ctx.config.masterKey, 'signed-url'), systemClock);
     return await fn(stores, media);
   } finally {
     await closeDatabase(handle);

@@ -5,6 +5,7 @@ import { RenderError } from '../../src/errors.ts';
 import { Webhook } from 'standardwebhooks';
 import { startTlsServer } from '../helpers/tls.ts';
 import { sqliteOf } from '../helpers/stores.ts';
+import { storedFile } from '../media/stored-file.ts';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -159,7 +160,7 @@ describe('animation lifecycle', () => {
     await h.services.worker.drain();
     const rec = (await h.call('GET', `/animations/${id}`, { key: u.key })).body;
     expect(rec.result_url).toContain('/out/clips/mine.mp4?');
-    expect(h.services.mediaStore.find(u.id, 'out/clips/mine.mp4')).not.toBeNull();
+    expect(storedFile(h.services.mediaStore, u.id, 'out/clips/mine.mp4')).not.toBeNull();
   });
 
   it('sends the finished record to the webhook, signed, and retries until the receiver takes it', async () => {

@@ -13,6 +13,7 @@ import { int16Wav } from '../../src/speaking/speech.ts';
 import { createFliteProvider } from '../../src/voices/flite/index.ts';
 import { VoicePool } from '../../src/voices/pool.ts';
 import { sqliteOf } from '../helpers/stores.ts';
+import { storedFile } from '../media/stored-file.ts';
 
 let h: Harness | undefined;
 afterAll(async () => {
@@ -36,7 +37,7 @@ describe('a clip rendered on the CPU', () => {
     expect(rec.metadata.resolution).toEqual(['256', '256']);
     expect(Math.abs(rec.duration - speechSec)).toBeLessThan(0.1);
 
-    const file = h.services.mediaStore.find(u.id, `clips/${created.body.id}/result.mp4`)!;
+    const file = storedFile(h.services.mediaStore, u.id, `clips/${created.body.id}/result.mp4`)!;
     const facts = videoFacts(file);
     expect(facts).toMatchObject({ hasVideo: true, hasAudio: true, width: 256, height: 256, decodeErrors: '' });
     expect(Math.abs(facts.durationSec - speechSec)).toBeLessThan(0.15);
@@ -86,7 +87,7 @@ describe('a clip rendered on the CPU', () => {
     await h!.services.worker.drain();
     const rec = (await h!.call('GET', `/clips/${created.body.id}`, { key: u.key })).body;
     expect(rec).toMatchObject({ status: 'done', presenter_id: 'eileen-Nc7kQ2rT5x', config: { result_format: 'mov', logo: true } });
-    const facts = videoFacts(h!.services.mediaStore.find(u.id, `clips/${created.body.id}/result.mov`)!);
+    const facts = videoFacts(storedFile(h!.services.mediaStore, u.id, `clips/${created.body.id}/result.mov`)!);
     expect(facts).toMatchObject({ brand: 'qt  ', hasVideo: true, hasAudio: true, width: 512, height: 512 });
   }, 240_000);
 
@@ -106,7 +107,7 @@ describe('a clip rendered on the CPU', () => {
     const rec = (await h!.call('GET', `/clips/${clear.body.id}`, { key: u.key })).body;
     expect(rec, JSON.stringify(rec.error)).toMatchObject({ status: 'done', config: { result_format: 'webm' }, metadata: { resolution: ['256', '256'] } });
     expect(rec.result_url).toMatch(/result\.webm\?expires=/);
-    const file = h!.services.mediaStore.find(u.id, `clips/${clear.body.id}/result.webm`)!;
+    const file = storedFile(h!.services.mediaStore, u.id, `clips/${clear.body.id}/result.webm`)!;
     const rgba = rgbaFrame(file, 5, 256, 256);
     const alpha = (x: number, y: number) => rgba[(y * 256 + x) * 4 + 3]!;
     expect(alpha(2, 2)).toBeLessThan(10);
@@ -115,7 +116,7 @@ describe('a clip rendered on the CPU', () => {
 
     const other = (await h!.call('GET', `/clips/${coloured.body.id}`, { key: u.key })).body;
     expect(other, JSON.stringify(other.error)).toMatchObject({ status: 'done', config: { result_format: 'mp4' } });
-    const frame = rgbFrame(h!.services.mediaStore.find(u.id, `clips/${coloured.body.id}/result.mp4`)!, 5, 512, 512);
+    const frame = rgbFrame(storedFile(h!.services.mediaStore, u.id, `clips/${coloured.body.id}/result.mp4`)!, 5, 512, 512);
     const corner = meanColour(frame, 512, { x: 4, y: 4, w: 20, h: 20 });
     expect(corner.map(Math.round).every((v, i) => Math.abs(v - [32, 64, 255][i]!) <= 12)).toBe(true);
   }, 240_000);
@@ -137,7 +138,7 @@ describe('a clip rendered on the CPU', () => {
     await h!.services.worker.drain();
     const rec = (await h!.call('GET', `/clips/${created.body.id}`, { key: u.key })).body;
     expect(rec.status, JSON.stringify(rec.error)).toBe('done');
-    const sync = await measureLipSync(h!.services.mediaStore.find(u.id, `clips/${created.body.id}/result.mp4`)!);
+    const sync = await measureLipSync(storedFile(h!.services.mediaStore, u.id, `clips/${created.body.id}/result.mp4`)!);
     const closure = bilabialClosure(sync.mouth, sync.fps, speech.phonemes);
     expect(Math.abs(sync.offsetMs)).toBeLessThanOrEqual(LIP_SYNC_GOALS.maxOffsetMs);
     expect(sync.correlation).toBeGreaterThan(0.3);

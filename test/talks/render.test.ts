@@ -14,6 +14,7 @@ import { videoFacts } from '../helpers/video.ts';
 import { createLocalBackend } from '../../src/compute/local/index.ts';
 import { PHOTO, credits, talkHarness, uploadPhoto } from './helpers.ts';
 import { sqliteOf } from '../helpers/stores.ts';
+import { storedFile } from '../media/stored-file.ts';
 
 let h: Harness;
 let dir: string;
@@ -42,7 +43,7 @@ describe('a talk rendered on the CPU', () => {
     expect(rec.metadata.speech_duration).toBeCloseTo(speechSec, 2);
     expect(Math.abs(rec.duration - speechSec)).toBeLessThan(0.1);
 
-    const facts = videoFacts(h.services.mediaStore.find(u.id, `talks/${id}/result.mp4`)!);
+    const facts = videoFacts(storedFile(h.services.mediaStore, u.id, `talks/${id}/result.mp4`)!);
     expect(facts).toMatchObject({ hasVideo: true, hasAudio: true, decodeErrors: '' });
     expect([String(facts.width), String(facts.height)]).toEqual(rec.metadata.resolution);
     expect(Math.abs(facts.durationSec - speechSec)).toBeLessThan(0.15);
@@ -80,7 +81,7 @@ describe('a talk rendered on the CPU', () => {
     await h.services.worker.drain();
     const rec = (await h.call('GET', `/talks/${created.body.id}`, { key: u.key })).body;
     expect(rec, JSON.stringify(rec.error)).toMatchObject({ status: 'done', config: { stitch: true, result_format: 'mov' }, metadata: { resolution: ['640', '512'] } });
-    const facts = videoFacts(h.services.mediaStore.find(u.id, `talks/${created.body.id}/result.mov`)!);
+    const facts = videoFacts(storedFile(h.services.mediaStore, u.id, `talks/${created.body.id}/result.mov`)!);
     expect(facts).toMatchObject({ brand: 'qt  ', hasVideo: true, hasAudio: true, width: 640, height: 512 });
   }, 240_000);
 
