@@ -38,9 +38,11 @@ export interface UserStore {
   ownerOfKey(hash: string): Promise<KeyOwner | undefined>;
   /**
    * A number that differs from the one returned before whenever what `ownerOfKey` answers
-   * may have changed since: at once for a change through this store, and from
-   * KEYS_RECHECK_MS after it committed for one through any other connection or process (a
-   * key revoked by the CLI, say). Whoever remembers verified keys drops them when it changes.
+   * may have changed since: at once for a change through this store, and for one through any
+   * other connection or process (a key revoked by the CLI, say) from KEYS_RECHECK_MS after it
+   * committed on SQLite, or once its change notice (KEYS_TOPIC) arrives on PostgreSQL (at every
+   * call while this process's listening connection is down). Whoever remembers verified keys
+   * drops them when it changes.
    */
   keysVersion(): Promise<number>;
   /**
