@@ -47,6 +47,7 @@ const same = (a: readonly string[], b: readonly string[]) => a.length === b.leng
 export function copyTables(): CopyTable[] {
   const sqlite = shapes(sqliteSchema, sqliteConfig);
   const pg = shapes(pgSchema, pgConfig);
+  for (const name of pgSchema.PG_ONLY_TABLES) pg.delete(name);
   if (!same([...sqlite.keys()], [...pg.keys()])) throw new Error('the SQLite and PostgreSQL schemas list different tables');
   for (const [name, s] of sqlite) {
     const p = pg.get(name)!;
