@@ -1,5 +1,5 @@
 import type { Config } from '../config.ts';
-import { openDatabase, type Database } from '../db/database.ts';
+import { databaseReady, openDatabase, type Database } from '../db/database.ts';
 import { createStores, type Stores } from './stores.ts';
 import { deriveKey } from '../keys.ts';
 import { systemClock, randomId, type Clock, type IdFactory } from '../clock.ts';
@@ -101,7 +101,7 @@ export function createPlatform(config: Config, opts: PlatformOptions = {}): Plat
   const computeFiles = computeFilesFor(mediaStore, config.dataDir);
   const backend = opts.backend ?? createComputeBackend(config, { tasks: computeTasks, files: computeFiles });
   // The vault checks its keys as it starts (the server waits for vault.ready() before listening).
-  const vault = createVault({ store: stores.vault, provider: createKeyProvider(config.keyProvider, config.masterKey), masterKey: config.masterKey, clock, newId, log });
+  const vault = createVault({ store: stores.vault, provider: createKeyProvider(config.keyProvider, config.masterKey), masterKey: config.masterKey, clock, newId, log, databaseReady: () => databaseReady(store) });
   return {
     options: opts,
     config,
