@@ -14,7 +14,7 @@ declare module 'vitest' {
 }
 
 /** The folders whose tests run on PostgreSQL too. */
-export const POSTGRES_FOLDERS = ['stores', 'db', 'scale'];
+export const POSTGRES_FOLDERS = ['stores', 'db', 'scale', 'media'];
 
 export function banner(lines: string[]): string {
   const width = Math.max(...lines.map((l) => l.length)) + 4;
