@@ -13,7 +13,7 @@ import { loadConfig } from '../src/config.ts';
 import { createServices } from '../src/services.ts';
 import { buildApp } from '../src/server.ts';
 import { createUser } from '../src/users/accounts.ts';
-import { createSqliteUserStore } from '../src/users/store.ts';
+import { userStoreOn } from '../src/users/store-pg.ts';
 import { deriveKey } from '../src/keys.ts';
 import { randomId } from '../src/clock.ts';
 import { silentLogger } from '../src/log.ts';
@@ -23,7 +23,7 @@ const dir = mkdtempSync(join(tmpdir(), 'mimic-bench-auth-'));
 const config = loadConfig({ MIMIC_DATA_DIR: dir, MIMIC_LOG_REQUESTS: 'false', MIMIC_RATE_LIMIT: '1000000000' });
 const services = createServices(config, { log: silentLogger });
 const app = buildApp(services);
-const deps = { users: createSqliteUserStore(services.store), clock: services.clock, newId: randomId, apiKeyHashKey: deriveKey(config.masterKey, 'api-key-hash') };
+const deps = { users: userStoreOn(services.store), clock: services.clock, newId: randomId, apiKeyHashKey: deriveKey(config.masterKey, 'api-key-hash') };
 for (let i = 0; i < 1000; i++) await createUser(deps, { credits: 0, permissions: [] }); // a realistic table
 const { apiKey } = await createUser(deps, { credits: 0, permissions: [] });
 

@@ -3,7 +3,7 @@ import { cors } from 'hono/cors';
 import type { AppEnv, AuthUser } from './http/env.ts';
 import { errorHandler, notFoundHandler } from './http/errors.ts';
 import { clientKeyGate, requireAuth } from './http/auth.ts';
-import { createMemoryRateLimiter, rateLimitPerKey } from './http/rate-limit/index.ts';
+import { createMemoryRateLimiter, rateLimitPerKey, type RateLimiters } from './http/rate-limit/index.ts';
 import { buildOpenApi } from './http/openapi.ts';
 import { frontDoorRoutes } from './http/front-door/index.ts';
 import { mountRoutes } from './http/mount.ts';
@@ -14,6 +14,7 @@ import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
 import type { Route } from './platform/module.ts';
 import type { ClientKeyCredential } from './platform/caller.ts';
+import type { ReadinessReport } from './platform/readiness.ts';
 
 export interface AppDeps {
   config: Pick<Config, 'publicUrl' | 'maxBodyBytes' | 'logRequests' | 'rateLimit'> & Partial<Pick<Config, 'corsOrigins' | 'clientKeyRateLimit'>>;
@@ -25,27 +26,73 @@ export interface AppDeps {
   /** Browsers' client keys (`Authorization: Client-Key ...`), only on routes that opt in; absent: none verifies. */
   verifyClientKey?: (credential: ClientKeyCredential) => Promise<AuthUser | null>;
   log: Logger;
-  isReady: () => boolean;
+  health: HealthSource;
+  /** The request counters (src/http/rate-limit/): in PostgreSQL when the stores are (every process shares them); absent: in memory. */
+  rateLimiters?: RateLimiters;
 }
 
-/** The service's own routes: readiness and the API's description. */
-function serviceRoutes(deps: AppDeps, openapi: () => unknown): Route[] {
+/** Where the process is in its life, for the health routes (src/server.ts moves it). */
+export type ServicePhase = 'starting' | 'serving' | 'stopping';
+
+export interface HealthSource {
+  phase: () => ServicePhase;
+  /** The named readiness checks (src/platform/readiness.ts). */
+  ready: () => Promise<ReadinessReport>;
+}
+
+const VERSION = '0.1.0';
+
+/** The 503 of a process that is not serving (yet, or any more). */
+const notServing = (phase: ServicePhase) => ({ kind: 'ServiceUnavailableError', description: phase === 'starting' ? 'starting' : 'shutting down' });
+
+/**
+ * The health routes (docs/deploy.md): `/health/live` answers while the process answers;
+ * `/health/ready` while it serves and every readiness check passes (the database answers, its
+ * migrations are applied, what modules add), else 503 naming the checks and their status;
+ * `/health` is the first answer it ever gave: serving or not, without running the checks.
+ */
+function healthRoutes(health: HealthSource): Route[] {
   const common = { tag: 'Service', access: 'public', security: [] } as const;
   return [
     {
-      ...common, method: 'get', path: '/health', summary: 'Readiness check',
-      ok: { status: 200, description: 'ready' }, errors: ['ServiceUnavailableError'],
+      ...common, method: 'get', path: '/health', summary: 'Serving: started and not shutting down (the checks of /health/ready are not run)',
+      ok: { status: 200, description: 'serving' }, errors: ['ServiceUnavailableError'],
       handler: (c) => {
-        if (!deps.isReady()) return c.json({ kind: 'ServiceUnavailableError', description: 'starting' }, 503);
-        return c.json({ status: 'ok', version: '0.1.0' });
+        const phase = health.phase();
+        return phase === 'serving' ? c.json({ status: 'ok', version: VERSION }) : c.json(notServing(phase), 503);
       },
     },
+    {
+      ...common, method: 'get', path: '/health/live', summary: 'Liveness: the process answers (also while it starts or drains)',
+      ok: { status: 200, description: 'alive' },
+      handler: (c) => c.json({ status: 'ok', version: VERSION }),
+    },
+    {
+      ...common, method: 'get', path: '/health/ready', summary: 'Readiness: serving, the database reachable with its migrations applied, and every check a module adds',
+      ok: { status: 200, description: 'ready: {status, checks}' }, errors: ['ServiceUnavailableError'],
+      handler: async (c) => {
+        const phase = health.phase();
+        if (phase !== 'serving') return c.json(notServing(phase), 503);
+        const { ready, checks } = await health.ready();
+        if (ready) return c.json({ status: 'ok', checks });
+        const failing = Object.entries(checks).filter(([, s]) => s !== 'ok').map(([name, s]) => `${name} (${s})`);
+        return c.json({ kind: 'ServiceUnavailableError', description: `not ready: ${failing.join(', ')}`, details: { checks } }, 503);
+      },
+    },
+  ];
+}
+
+/** The service's own routes: health and the API's description. */
+function serviceRoutes(deps: AppDeps, openapi: () => unknown): Route[] {
+  const common = { tag: 'Service', access: 'public', security: [] } as const;
+  return [
+    ...healthRoutes(deps.health),
     {
       ...common, method: 'get', path: '/openapi.json', summary: 'This OpenAPI 3.1 document',
       ok: { status: 200, description: 'the document' },
       handler: (c) => c.json(openapi()),
     },
-    ...frontDoorRoutes(deps.config.publicUrl, '0.1.0'),
+    ...frontDoorRoutes(deps.config.publicUrl, VERSION),
   ];
 }
 
@@ -113,9 +160,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const auth = requireAuth(deps.verifyKey, deps.verifyToken, deps.verifyClientKey);
   // Client keys: refused on every route that did not opt in (default deny).
   const denyClientKeys = clientKeyGate(undefined);
+  const limiter = deps.rateLimiters ?? createMemoryRateLimiter;
   const rateLimit = rateLimitPerKey(
-    config.rateLimit && createMemoryRateLimiter(config.rateLimit),
-    config.clientKeyRateLimit ? createMemoryRateLimiter(config.clientKeyRateLimit) : null,
+    config.rateLimit && limiter(config.rateLimit, 'api-key'),
+    config.clientKeyRateLimit ? limiter(config.clientKeyRateLimit, 'client-key') : null,
   );
   // Every method that can carry a body gets the route's limit, DELETE included (a stream's
   // DELETE reads {session_id}); GET has none (Hono answers HEAD with the GET route).

@@ -9,8 +9,14 @@ export interface Config {
   readonly dataDir: string;
   readonly publicUrl: string;
   readonly databaseFile: string;
+  /** PostgreSQL (MIMIC_DATABASE_URL and the pool's MIMIC_DATABASE_* settings), or null: SQLite in `databaseFile`. */
+  readonly database: PgSettings | null;
   readonly mediaDir: string;
-  /** Scheme of object-storage URLs (`s3://bucket/key`), resolved in the local media store. */
+  /** Media in an S3 bucket (MIMIC_S3_*; docs/deploy.md); null: the local folder `mediaDir`. */
+  readonly s3: S3Settings | null;
+  /** MIMIC_MEDIA_URLS: media URLs are mimic-signed /media URLs ('signed', served streaming from the store) or the bucket's own presigned GETs ('presigned'). */
+  readonly mediaUrls: 'signed' | 'presigned';
+  /** Scheme of object-storage URLs (`s3://bucket/key`), resolved in the media store (the folder or the bucket). */
   readonly storageScheme: string;
   /** Host names or addresses that outbound requests may reach although private or loopback. */
   readonly egressAllow: readonly string[];
@@ -72,11 +78,39 @@ export interface Config {
   readonly corsOrigins: readonly string[];
 }
 
+/** MIMIC_S3_*. The secret key is not enumerable: it never shows when the settings are logged or turned into JSON. */
+export interface S3Settings {
+  readonly bucket: string;
+  /** `https://s3.example.com`; undefined: AWS's endpoint of the region. */
+  readonly endpoint: string | undefined;
+  readonly region: string;
+  readonly accessKeyId: string;
+  readonly secretAccessKey: string;
+  readonly forcePathStyle: boolean;
+  /** Put before every object's name in the bucket (`mimic/`), or ''. */
+  readonly prefix: string;
+  /** The bound of the local copies of objects that programs read as files (MIMIC_S3_CACHE_MB). */
+  readonly cacheBytes: number;
+}
+
 export interface RateLimitSettings {
   /** Sustained requests per second per key. */
   readonly perSecond: number;
   /** Requests a key may send at once: each key gets `burst` requests per window of `burst / perSecond` seconds. */
   readonly burst: number;
+}
+
+/** The pool's settings (docs/deploy.md lists them with their MIMIC_DATABASE_* variables). */
+export interface PgSettings {
+  url: string;
+  /** Connections at most (MIMIC_DATABASE_POOL_MAX). */
+  max: number;
+  /** An idle connection is closed after this long (MIMIC_DATABASE_IDLE_TIMEOUT_MS). */
+  idleTimeoutMs: number;
+  /** Waiting for a connection (from the server, or a free one in the pool) fails after this long (MIMIC_DATABASE_CONNECT_TIMEOUT_MS). */
+  connectionTimeoutMs: number;
+  /** The server cancels a statement running longer than this (MIMIC_DATABASE_STATEMENT_TIMEOUT_MS); 0: none. */
+  statementTimeoutMs: number;
 }
 
 export class ConfigurationError extends Error {}
@@ -189,6 +223,65 @@ function publicBase(env: Env, port: number): string {
   return raw.replace(/\/+$/, '');
 }
 
+const S3_NAMES = ['MIMIC_S3_ENDPOINT', 'MIMIC_S3_REGION', 'MIMIC_S3_ACCESS_KEY_ID', 'MIMIC_S3_SECRET_ACCESS_KEY', 'MIMIC_S3_FORCE_PATH_STYLE', 'MIMIC_S3_PREFIX', 'MIMIC_S3_CACHE_MB'];
+
+/** MIMIC_S3_*: null without MIMIC_S3_BUCKET (media in the local folder). No message ever quotes the secret key. */
+export function s3Settings(env: Env): S3Settings | null {
+  const bucket = env.MIMIC_S3_BUCKET;
+  if (!bucket) {
+    const stray = S3_NAMES.find((n) => env[n]);
+    if (stray) throw new ConfigurationError(`${stray} is set but MIMIC_S3_BUCKET is not: set the bucket to keep media in S3, or unset ${stray}`);
+    return null;
+  }
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket) || bucket.includes('..')) {
+    throw new ConfigurationError(`MIMIC_S3_BUCKET must be an S3 bucket name (3 to 63 lowercase letters, digits, dots and hyphens), got "${bucket}"`);
+  }
+  let endpoint: string | undefined;
+  if (env.MIMIC_S3_ENDPOINT) {
+    let url: URL | undefined;
+    try {
+      url = new URL(env.MIMIC_S3_ENDPOINT);
+    } catch {
+      url = undefined;
+    }
+    if (!url || !/^https?:$/.test(url.protocol) || url.username || url.password || url.search || url.hash || url.pathname !== '/') {
+      throw new ConfigurationError(`MIMIC_S3_ENDPOINT must be an http:// or https:// origin like https://s3.example.com (no path, no credentials), got "${env.MIMIC_S3_ENDPOINT}"`);
+    }
+    endpoint = url.origin;
+  }
+  const region = env.MIMIC_S3_REGION || 'us-east-1';
+  if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(region)) throw new ConfigurationError(`MIMIC_S3_REGION must be a region name like us-east-1, got "${region}"`);
+  const accessKeyId = env.MIMIC_S3_ACCESS_KEY_ID ?? '';
+  if (!accessKeyId || /[\s/]/.test(accessKeyId)) throw new ConfigurationError('MIMIC_S3_ACCESS_KEY_ID must be set to the access key id of the bucket\'s credentials (no spaces or slashes)');
+  const secretAccessKey = env.MIMIC_S3_SECRET_ACCESS_KEY ?? '';
+  if (!secretAccessKey) throw new ConfigurationError('MIMIC_S3_SECRET_ACCESS_KEY must be set to the secret of MIMIC_S3_ACCESS_KEY_ID');
+  let prefix = env.MIMIC_S3_PREFIX ?? '';
+  if (prefix && !prefix.endsWith('/')) prefix += '/';
+  if (prefix && !/^(?:[A-Za-z0-9_][A-Za-z0-9._-]{0,99}\/){1,8}$/.test(prefix)) {
+    throw new ConfigurationError(`MIMIC_S3_PREFIX must be folder names of letters, digits and ._- separated by / (like mimic/ or prod/media/), got "${env.MIMIC_S3_PREFIX}"`);
+  }
+  const settings = {
+    bucket,
+    endpoint,
+    region,
+    accessKeyId,
+    // Most S3-compatible servers (MinIO, Swift, Ceph) want path-style URLs; AWS wants the bucket in the host name.
+    forcePathStyle: bool(env, 'MIMIC_S3_FORCE_PATH_STYLE', endpoint !== undefined),
+    prefix,
+    cacheBytes: int(env, 'MIMIC_S3_CACHE_MB', 2048, 16) * MiB,
+  };
+  return Object.freeze(Object.defineProperty(settings, 'secretAccessKey', { value: secretAccessKey, enumerable: false }) as S3Settings);
+}
+
+/** MIMIC_MEDIA_URLS: 'signed' (default) or 'presigned' (needs a bucket; SigV4 URLs live at most 7 days). */
+function mediaUrls(env: Env, s3: S3Settings | null, ttlSeconds: number): Config['mediaUrls'] {
+  const mode = env.MIMIC_MEDIA_URLS || 'signed';
+  if (mode !== 'signed' && mode !== 'presigned') throw new ConfigurationError(`MIMIC_MEDIA_URLS must be "signed" or "presigned", got "${mode}"`);
+  if (mode === 'presigned' && !s3) throw new ConfigurationError('MIMIC_MEDIA_URLS=presigned needs media in S3: set MIMIC_S3_BUCKET (and the other MIMIC_S3_* settings)');
+  if (mode === 'presigned' && ttlSeconds > 604_800) throw new ConfigurationError(`MIMIC_SIGNED_URL_TTL_SECONDS must be at most 604800 (7 days, the longest a presigned S3 URL lives) with MIMIC_MEDIA_URLS=presigned, got ${ttlSeconds}`);
+  return mode;
+}
+
 export interface MasterKey {
   key: Buffer;
   source: Config['masterKeySource'];
@@ -216,7 +309,32 @@ export function loadMasterKey(env: Env, dataDir: string, allowGenerate: boolean)
 }
 
 /** Where the data lives and the MIMIC_* settings: what a command that only reads needs (voices check). */
-export type DataSettings = Pick<Config, 'dataDir' | 'databaseFile' | 'env'>;
+export type DataSettings = Pick<Config, 'dataDir' | 'databaseFile' | 'database' | 'env'>;
+
+/**
+ * MIMIC_DATABASE_URL (postgres:// or postgresql://) and its pool's settings; null when it is
+ * unset (SQLite). An error never repeats the URL: it may carry a password.
+ */
+export function databaseSettings(env: Env): PgSettings | null {
+  const raw = env.MIMIC_DATABASE_URL?.trim();
+  if (!raw) return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigurationError('MIMIC_DATABASE_URL must be a URL like postgres://user:password@host:5432/mimic (the value is not repeated here)');
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new ConfigurationError(`MIMIC_DATABASE_URL must start with postgres:// or postgresql://, got ${url.protocol}//`);
+  }
+  return {
+    url: raw,
+    max: int(env, 'MIMIC_DATABASE_POOL_MAX', 10, 1, 1000),
+    idleTimeoutMs: int(env, 'MIMIC_DATABASE_IDLE_TIMEOUT_MS', 30_000, 0),
+    connectionTimeoutMs: int(env, 'MIMIC_DATABASE_CONNECT_TIMEOUT_MS', 10_000, 100),
+    statementTimeoutMs: int(env, 'MIMIC_DATABASE_STATEMENT_TIMEOUT_MS', 30_000, 0),
+  };
+}
 
 /** The data directory's paths and the settings, read without creating or checking anything on disk (no directory, no master key). */
 export function loadDataSettings(env: Env = process.env): DataSettings {
@@ -224,21 +342,26 @@ export function loadDataSettings(env: Env = process.env): DataSettings {
   return {
     dataDir,
     databaseFile: join(dataDir, 'mimic.db'),
-    // Settings only: the master key stays out of it (it lives in Config.masterKey, never copied around).
-    env: Object.freeze(Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith('MIMIC_') && !k.startsWith('MIMIC_MASTER_KEY')))),
+    database: databaseSettings(env),
+    // Settings only: the master key, the database URL (it may carry a password) and the bucket's secret key stay out of it.
+    env: Object.freeze(
+      Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith('MIMIC_') && !k.startsWith('MIMIC_MASTER_KEY') && k !== 'MIMIC_DATABASE_URL' && k !== 'MIMIC_S3_SECRET_ACCESS_KEY')),
+    ),
   };
 }
 
 export function loadConfig(env: Env = process.env, opts: { generateKey?: boolean } = {}): Config {
   const port = int(env, 'PORT', 8080, 0, 65535);
   const publicUrl = publicBase(env, port);
-  const { dataDir, databaseFile, env: settings } = loadDataSettings(env);
+  const { dataDir, databaseFile, database, env: settings } = loadDataSettings(env);
   mkdirSync(join(dataDir, 'media'), { recursive: true });
   const storageScheme = (env.MIMIC_STORAGE_SCHEME || 's3').toLowerCase();
   if (!/^[a-z][a-z0-9+.-]*$/.test(storageScheme) || ['https', 'http', 'bank'].includes(storageScheme)) {
     throw new ConfigurationError(`MIMIC_STORAGE_SCHEME must be a URL scheme other than http, https and bank`);
   }
   const master = loadMasterKey(env, dataDir, opts.generateKey ?? true);
+  const s3 = s3Settings(env);
+  const signedUrlTtlSeconds = int(env, 'MIMIC_SIGNED_URL_TTL_SECONDS', 3600, 1);
   const backend = env.MIMIC_COMPUTE_BACKEND || 'local';
   if (backend !== 'local' && backend !== 'remote') {
     throw new ConfigurationError(`MIMIC_COMPUTE_BACKEND must be "local" or "remote", got "${backend}"`);
@@ -249,13 +372,16 @@ export function loadConfig(env: Env = process.env, opts: { generateKey?: boolean
     dataDir,
     publicUrl,
     databaseFile,
+    database,
     mediaDir: join(dataDir, 'media'),
+    s3,
+    mediaUrls: mediaUrls(env, s3, signedUrlTtlSeconds),
     storageScheme,
     egressAllow: list(env, 'MIMIC_EGRESS_ALLOW'),
     masterKey: master.key,
     masterKeySource: master.source,
     maxBodyBytes: int(env, 'MIMIC_MAX_BODY_BYTES', 1 * MiB, 1024),
-    signedUrlTtlSeconds: int(env, 'MIMIC_SIGNED_URL_TTL_SECONDS', 3600, 1),
+    signedUrlTtlSeconds,
     worker: {
       enabled: bool(env, 'MIMIC_WORKER', true),
       concurrency: int(env, 'MIMIC_WORKER_CONCURRENCY', defaultWorkerConcurrency(backend), 1, 64),

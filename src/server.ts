@@ -1,19 +1,32 @@
 import { serve, type ServerType } from '@hono/node-server';
 import type { Config } from './config.ts';
 import { createServices, type ServiceOptions, type Services } from './services.ts';
-import { createApp } from './app.ts';
+import { createApp, type ServicePhase } from './app.ts';
 import { attachSockets, type SocketServer, type UpgradeSource } from './http/sockets.ts';
+import { databaseReady } from './db/database.ts';
+import { rateLimitersOn } from './http/rate-limit/store-pg.ts';
 
 export interface RunningServer {
   services: Services;
   server: ServerType;
   port: number;
-  /** Graceful: stop accepting, finish or release running jobs, flush webhooks, close the store. */
+  /** Where the process is: starting, serving, or stopping (readiness answers 503 from the start of the shutdown). */
+  phase(): ServicePhase;
+  /** Graceful: readiness 503, stop accepting, let requests in flight and running jobs finish within the grace period (jobs still running are handed back), flush webhooks, close the store. */
   shutdown(): Promise<void>;
 }
 
-export function buildApp(services: Services, isReady: () => boolean = () => true) {
-  return createApp({ config: services.config, routes: services.routes, verifyKey: services.verifyKey, verifyToken: services.verifyToken, verifyClientKey: services.verifyClientKey, log: services.log, isReady });
+export function buildApp(services: Services, phase: () => ServicePhase = () => 'serving') {
+  return createApp({
+    config: services.config,
+    routes: services.routes,
+    verifyKey: services.verifyKey,
+    verifyToken: services.verifyToken,
+    verifyClientKey: services.verifyClientKey,
+    log: services.log,
+    health: { phase, ready: () => services.readiness.run() },
+    rateLimiters: rateLimitersOn(services.store),
+  });
 }
 
 /** The modules' WebSocket endpoints on the HTTP server (src/http/sockets.ts). */
@@ -65,6 +78,8 @@ function listenError(err: NodeJS.ErrnoException, config: Config): Error {
 export async function startServer(config: Config, opts: ServiceOptions = {}): Promise<RunningServer> {
   const services = createServices(config, opts);
   try {
+    // PostgreSQL: migrations applied (one process at a time) and change notices heard.
+    await databaseReady(services.store);
     // Refuse to serve with a key that cannot decrypt what is stored (VaultKeyError says why).
     await services.vault.ready();
     // Then rewrite what needs the vault's values (once each; a failure stops the start).
@@ -73,8 +88,8 @@ export async function startServer(config: Config, opts: ServiceOptions = {}): Pr
     await services.close();
     throw err;
   }
-  let ready = false;
-  const app = buildApp(services, () => ready);
+  let phase: ServicePhase = 'starting';
+  const app = buildApp(services, () => phase);
   let server: ServerType;
   try {
     server = await new Promise<ServerType>((resolve, reject) => {
@@ -91,35 +106,39 @@ export async function startServer(config: Config, opts: ServiceOptions = {}): Pr
   const port = typeof address === 'object' && address ? address.port : config.port;
   if (config.worker.enabled) services.worker.start();
   services.startModules();
-  ready = true;
+  phase = 'serving';
   services.log.info('listening', { port, public_url: config.publicUrl, data_dir: config.dataDir, worker: config.worker.enabled });
   if (insecurePublicUrl(config.publicUrl)) {
     // Cookies are Secure only when the public URL says https: a proxy may end TLS in front of an http listener.
     services.log.warn('MIMIC_PUBLIC_URL is http and not loopback: studio session cookies are not Secure; behind a TLS proxy, set an https public URL', { public_url: config.publicUrl });
   }
 
+  const grace = config.worker.shutdownGraceMs;
+  /** Stops accepting; idle connections close at once, a request still in flight gets the grace period, then its connection is cut (a client that holds one open must not stall the shutdown). */
+  const closeListener = () =>
+    new Promise<void>((r) => {
+      const cut = setTimeout(() => (server as { closeAllConnections?: () => void }).closeAllConnections?.(), grace);
+      cut.unref();
+      server.close(() => {
+        clearTimeout(cut);
+        r();
+      });
+    });
   let closing: Promise<void> | undefined;
   const shutdown = () =>
     (closing ??= (async () => {
-      ready = false;
+      // Readiness answers 503 from here on: a load balancer takes the process out of rotation.
+      phase = 'stopping';
       // Open sockets would keep server.close() waiting: they are closed (1001) first.
       await sockets.close();
       await services.stopModules();
-      await new Promise<void>((r) => {
-        // Idle connections close at once; a request still in flight gets the grace period, then its connection is cut
-        // (a client that holds one open must not stall the shutdown).
-        const cut = setTimeout(() => (server as { closeAllConnections?: () => void }).closeAllConnections?.(), config.worker.shutdownGraceMs);
-        cut.unref();
-        server.close(() => {
-          clearTimeout(cut);
-          r();
-        });
-      });
-      await services.worker.stop(config.worker.shutdownGraceMs);
+      // Requests in flight and running jobs get the same grace period, side by side: a job still
+      // running after it is aborted and handed back to the queue (its attempt not counted).
+      await Promise.all([closeListener(), services.worker.stop(grace)]);
       await services.drainModules();
       await services.close();
     })());
-  return { services, server, port, shutdown };
+  return { services, server, port, phase: () => phase, shutdown };
 }
 
 /** `npm start`: serve until SIGTERM or SIGINT, then shut down gracefully. */

@@ -6,7 +6,9 @@ import type { AnyServiceKey, ServiceKey } from './platform/service-key.ts';
 import { createWorker, type Worker } from './jobs/worker.ts';
 import { jobCatalogue } from './jobs/catalogue.ts';
 import { MODULES } from './modules.ts';
-import { createDataMigrationStore, runDataMigrations } from './db/data-migrations.ts';
+import { runDataMigrations } from './db/data-migrations.ts';
+import { dataMigrationStoreOn } from './db/data-migrations-pg.ts';
+import { closeDatabase } from './db/database.ts';
 import { declareErrorKinds } from './errors.ts';
 import {
   BEARER_TOKENS, CLIENT_KEY_OWNERS, KEY_OWNERS, clientKeyVerifier, keyVerifier, tokenVerifier,
@@ -101,7 +103,7 @@ export function createServices(config: Config, opts: ServiceOptions = {}, module
     worker,
     async migrateData() {
       const migrations = instances.flatMap((i) => i.dataMigrations ?? []);
-      await runDataMigrations(createDataMigrationStore(platform.store), migrations, () => platform.clock.now(), log);
+      await runDataMigrations(dataMigrationStoreOn(platform.store), migrations, () => platform.clock.now(), log);
     },
     startModules() {
       for (const i of instances) i.start?.();
@@ -116,7 +118,7 @@ export function createServices(config: Config, opts: ServiceOptions = {}, module
       await platform.faces.close();
       await platform.backend.close();
       await platform.client.close();
-      platform.store.close();
+      await closeDatabase(platform.store);
     },
   };
 }

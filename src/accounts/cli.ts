@@ -1,22 +1,22 @@
 import { UsageError, type Command, type CommandContext } from '../platform/command.ts';
-import { openStore } from '../db/client.ts';
+import { closeDatabase, openReadyDatabase } from '../db/database.ts';
 import { deriveKey } from '../keys.ts';
 import { systemClock, randomId } from '../clock.ts';
 import { checkMasterKey } from '../vault/key-check.ts';
-import { createSqliteVaultStore } from '../vault/store.ts';
-import { createSqliteAccountStore } from './store.ts';
+import { vaultStoreOn } from '../vault/store-pg.ts';
+import { accountStoreOn } from './store-pg.ts';
 import { createPasswords, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords.ts';
 import { DEFAULT_PASSWORD_COST } from './settings.ts';
 import { checkEmail, invite, resetLink, type InviteDeps, type InviteOutcome } from './invites.ts';
 
 async function withAccounts<T>(ctx: CommandContext, fn: (deps: InviteDeps) => Promise<T>): Promise<T> {
-  const store = openStore(ctx.config.databaseFile);
+  const database = await openReadyDatabase(ctx.config);
   try {
     // A wrong master key would write hashes and links no server could verify: refuse first.
-    await checkMasterKey(createSqliteVaultStore(store), ctx.config.masterKey);
-    return await fn({ store: createSqliteAccountStore(store), masterKey: ctx.config.masterKey, publicUrl: ctx.config.publicUrl, clock: systemClock, newId: randomId });
+    await checkMasterKey(vaultStoreOn(database), ctx.config.masterKey);
+    return await fn({ store: accountStoreOn(database), masterKey: ctx.config.masterKey, publicUrl: ctx.config.publicUrl, clock: systemClock, newId: randomId });
   } finally {
-    store.close();
+    await closeDatabase(database);
   }
 }
 

@@ -4,7 +4,7 @@ import { provide } from '../platform/service-key.ts';
 import { deriveKey } from '../keys.ts';
 import { ACCOUNTS } from './contract.ts';
 import { accountsSettings } from './settings.ts';
-import { createSqliteAccountStore } from './store.ts';
+import { accountStoreOn } from './store-pg.ts';
 import { createPasswords } from './passwords.ts';
 import { createThrottle } from './throttle.ts';
 import { createKeyRing } from './signing-keys.ts';
@@ -30,7 +30,7 @@ export const accountsModule = defineModule({
   create(p, settings, services) {
     const { clock, newId } = p;
     const masterKey = p.config.masterKey;
-    const store = createSqliteAccountStore(p.store);
+    const store = accountStoreOn(p.store);
     const passwords = createPasswords(deriveKey(masterKey, 'password-pepper'), settings.passwordCost);
     const throttle = createThrottle(store, { perAccount: settings.signInPerAccount, perAddress: settings.signInPerAddress, windowMs: settings.signInWindowMs });
     const ring = createKeyRing({ store, sealKey: deriveKey(masterKey, 'token-signing-key'), newId, rotationMs: settings.tokenKeyMs, tokenTtlMs: settings.tokenTtlSeconds * 1000 });

@@ -87,7 +87,8 @@ export interface SigningKeyRow {
   createdAt: number;
 }
 
-interface SessionDbRow {
+/** A studio_sessions row joined with its account and user, as SQL returns it (both dialects). */
+export interface SessionDbRow {
   id: string;
   user_id: string;
   token_hash: string;
@@ -100,7 +101,7 @@ interface SessionDbRow {
   name: string | null;
 }
 
-const session = (r: SessionDbRow): SessionRow => ({
+export const session = (r: SessionDbRow): SessionRow => ({
   id: r.id,
   userId: r.user_id,
   tokenHash: r.token_hash,

@@ -6,8 +6,8 @@ import { STREAMS } from '../streams/contract.ts';
 import { TOOL_CALLS } from '../tools/contract.ts';
 import { SECRET_STORE } from '../secrets/contract.ts';
 import { AUDIT } from '../audit/contract.ts';
-import { createSqliteAgentStore } from './store.ts';
-import { createSqliteChatStore } from './chat/store.ts';
+import { agentStoreOn } from './store-pg.ts';
+import { chatStoreOn } from './chat/store-pg.ts';
 import { agentRoutes } from './routes.ts';
 import type { AgentDeps } from './service.ts';
 import { chatRoutes } from './chat/routes.ts';
@@ -19,7 +19,7 @@ import { CHAT_MASKINGS, maskStoredChats } from './chat/scrub.ts';
 import { CLIENT_KEY_OWNERS } from '../platform/caller.ts';
 import { provide } from '../platform/service-key.ts';
 import { deriveKey } from '../keys.ts';
-import { createSqliteClientKeyStore } from './client-keys/store.ts';
+import { clientKeyStoreOn } from './client-keys/store-pg.ts';
 import { clientKeyRoutes } from './client-keys/routes.ts';
 
 /**
@@ -36,7 +36,7 @@ export const agentsModule = defineModule({
   provides: [CLIENT_KEY_OWNERS],
   create(p, limits, services) {
     const streams = services.find(STREAMS);
-    const agents = createSqliteAgentStore(p.store);
+    const agents = agentStoreOn(p.store);
     const deps: AgentDeps = {
       config: p.config,
       store: agents,
@@ -49,7 +49,7 @@ export const agentsModule = defineModule({
     };
     const chat: ChatDeps = {
       agents,
-      chats: createSqliteChatStore(p.store),
+      chats: chatStoreOn(p.store),
       secrets: { secretStore: services.get(SECRET_STORE), vault: p.vault, clock: p.clock, newId: p.newId },
       client: p.client,
       audit: services.get(AUDIT),
@@ -62,7 +62,7 @@ export const agentsModule = defineModule({
       schemas: chatSchemas(),
       limits,
     };
-    const clientKeys = { store: createSqliteClientKeyStore(p.store), clock: p.clock, newId: p.newId, hashKey: deriveKey(p.config.masterKey, 'client-key-hash') };
+    const clientKeys = { store: clientKeyStoreOn(p.store), clock: p.clock, newId: p.newId, hashKey: deriveKey(p.config.masterKey, 'client-key-hash') };
     return {
       deps,
       provides: [provide(CLIENT_KEY_OWNERS, clientKeys.store)],

@@ -60,13 +60,13 @@ async function checkPresenter(deps: AgentDeps, user: AuthUser, presenter: Create
     const bg = presenter.background;
     if (bg?.color !== undefined && bg.source_url !== undefined) throw bad('presenter.background', 'takes color or source_url, not both');
     if (bg?.color === false) throw bad('presenter.background.color', 'false (a transparent background) is not possible on a live stream');
-    const path = storedObject(deps, user.id, 'presenter.background.source_url', bg?.source_url);
+    const path = await storedObject(deps, user.id, 'presenter.background.source_url', bg?.source_url);
     if (path) await inspectAs('presenter.background.source_url', 'background', path, deps);
     return resolveVoice(deps, presenter.voice ?? entry.voice, entry.gender !== 'other' ? entry.gender : undefined);
   }
-  const photo = storedObject(deps, user.id, 'presenter.source_url', presenter.source_url);
+  const photo = await storedObject(deps, user.id, 'presenter.source_url', presenter.source_url);
   if (photo) await inspectAs('presenter.source_url', 'source', photo, deps);
-  const thumbnail = storedObject(deps, user.id, 'presenter.thumbnail', presenter.thumbnail);
+  const thumbnail = await storedObject(deps, user.id, 'presenter.thumbnail', presenter.thumbnail);
   if (thumbnail) await inspectAs('presenter.thumbnail', 'source', thumbnail, deps);
   if (presenter.stitch === true) requirePermission(user, 'stitch', 'presenter.stitch');
   return resolveVoice(deps, presenter.voice ?? (await defaultVoice(deps.voices)), undefined);

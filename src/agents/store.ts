@@ -37,7 +37,8 @@ export interface AgentStore {
   delete(userId: string, id: string): Promise<AgentRow | undefined>;
 }
 
-type RawAgentRow = {
+/** A row of `agents` as both dialects read it. */
+export type RawAgentRow = {
   id: string;
   user_id: string;
   body: string;

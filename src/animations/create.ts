@@ -34,7 +34,7 @@ type StoredInputs = Partial<Record<InputRole, string>>;
  * Storage-scheme URLs must name an object the caller owns (or, for result_url, a valid key).
  * Returns the local files of the stored inputs, for the checks that read their bytes.
  */
-function checkStorageRefs(deps: AnimationDeps, userId: string, body: CreateAnimationBody): StoredInputs {
+async function checkStorageRefs(deps: AnimationDeps, userId: string, body: CreateAnimationBody): Promise<StoredInputs> {
   const scheme = `${deps.config.storageScheme}://`;
   const logo = body.config?.logo;
   const inputs: [InputRole, string | undefined][] = [
@@ -49,7 +49,7 @@ function checkStorageRefs(deps: AnimationDeps, userId: string, body: CreateAnima
     const { field } = INPUT_ROLES[role];
     const key = deps.media.keyOfStorageUrl(url);
     if (key === null) throw bad(field, `is not a valid ${scheme}<bucket>/<key> URL`);
-    const path = deps.media.find(userId, key);
+    const path = await deps.media.localFile(userId, key);
     if (path === null) throw bad(field, `names an object that does not exist in your media store`);
     stored[role] = path;
   }
@@ -102,7 +102,7 @@ async function checkInputs(deps: AnimationDeps, body: CreateAnimationBody, store
 
 /** Puts a bundled file into the user's media store once (the sample source, the default logo), so records can sign URLs of it. */
 async function ensureUserCopy(deps: AnimationDeps, userId: string, key: string, file: string): Promise<void> {
-  if (deps.media.find(userId, key) === null) await deps.media.putFile(userId, key, file, 'image/png');
+  if (!(await deps.media.exists(userId, key))) await deps.media.putFile(userId, key, file, 'image/png');
 }
 
 /**
@@ -115,7 +115,7 @@ export async function createAnimation(deps: AnimationDeps, user: AuthUser, raw: 
   const id = lifecycle.newId(deps.newId);
   const driverResolved = resolveDriver(body, id);
   checkWebhookUrl(body.webhook);
-  const stored = checkStorageRefs(deps, user.id, body);
+  const stored = await checkStorageRefs(deps, user.id, body);
   await checkOutboundUrls(deps.client, outboundUrls(body), [`${deps.config.storageScheme}://`, 'bank://']);
   const sourceSize = await checkInputs(deps, body, stored);
   if (body.config?.stitch === true) requirePermission(user, 'stitch', 'config.stitch');

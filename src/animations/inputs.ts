@@ -48,7 +48,7 @@ function fetchInput({ deps, row, workDir }: Context, role: InputRole, url: strin
 async function obtainSource(ctx: Context, req: CreateAnimationBody): Promise<{ path: string; info: ImageInfo }> {
   const { deps, row } = ctx;
   const { sourceKey } = row.details;
-  const kept = sourceKey ? deps.media.find(row.userId, sourceKey) : null;
+  const kept = sourceKey ? await deps.media.localFile(row.userId, sourceKey, ctx.workDir) : null;
   const file = kept ?? (req.source_url === undefined ? SAMPLE_SOURCE : await fetchInput(ctx, 'source', req.source_url));
   const info = req.source_url === undefined ? await inspectSample(file) : await inspectImage('source', file, deps.config);
   const sourceSize = { width: info.width, height: info.height };
@@ -56,7 +56,7 @@ async function obtainSource(ctx: Context, req: CreateAnimationBody): Promise<{ p
   if (!path) {
     const key = `animations/${row.id}/source.${info.format === 'jpeg' ? 'jpg' : info.format}`;
     await deps.media.putFile(row.userId, key, file, `image/${info.format}`);
-    path = deps.media.find(row.userId, key)!;
+    path = file;
     row.details = { ...row.details, sourceKey: key };
   }
   // The stored copy, and the source's size (with stitch it sets the frame the default logo is placed in).

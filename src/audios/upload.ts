@@ -34,7 +34,7 @@ export async function uploadAudio(deps: AudioUploadDeps, userId: string, bytes: 
 
 /** DELETE /audios/{id}: removes the caller's audio; NotFoundError when there is none. */
 export async function deleteAudio(deps: Pick<AudioUploadDeps, 'media'>, userId: string, id: string): Promise<{ id: string; deleted: true }> {
-  if (!AUDIO_ID.test(id) || !AUDIO_EXTENSIONS.some((ext) => deps.media.find(userId, audioKey(id, ext)))) {
+  if (!AUDIO_ID.test(id) || !(await Promise.all(AUDIO_EXTENSIONS.map((ext) => deps.media.exists(userId, audioKey(id, ext))))).includes(true)) {
     throw new ApiError('NotFoundError', 'audio not found');
   }
   await deps.media.removePrefix(userId, `audios/${id}/`);

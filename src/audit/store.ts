@@ -94,7 +94,8 @@ export interface AuditStore {
   list(filter: AuditFilter, limit: number, cursor: PageCursor | null): Promise<AuditEventRow[]>;
 }
 
-type RawAuditRow = {
+/** An audit_events row as SQL returns it (both dialects). */
+export type RawAuditRow = {
   id: string;
   user_id: string;
   at: number;
@@ -107,7 +108,7 @@ type RawAuditRow = {
   detail: string;
 };
 
-const toRow = (r: RawAuditRow): AuditEventRow => ({
+export const toRow = (r: RawAuditRow): AuditEventRow => ({
   id: r.id, userId: r.user_id, at: r.at, action: r.action, outcome: r.outcome, secretId: r.secret_id, toolId: r.tool_id, callId: r.call_id, externalId: r.external_id, detail: r.detail,
 });
 
@@ -151,7 +152,7 @@ function auditLister(sqlite: Database.Database) {
 }
 
 /** The first text after every text that starts with `prefix` (its last character moved up by one). */
-function prefixEnd(prefix: string): string {
+export function prefixEnd(prefix: string): string {
   return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
 }
 

@@ -32,7 +32,7 @@ export async function createAvatar(deps: AvatarDeps, user: AuthUser, raw: unknow
   const storage = `${deps.config.storageScheme}://`;
   if (body.source_url.startsWith(storage)) {
     const key = deps.media.keyOfStorageUrl(body.source_url);
-    if (key === null || deps.media.find(user.id, key) === null) {
+    if (key === null || !(await deps.media.exists(user.id, key))) {
       throw new ApiError('BadRequestError', 'Invalid request body: source_url names no object of your media store', [{ field: 'source_url', message: 'names no object of your media store' }]);
     }
   }

@@ -72,9 +72,10 @@ export const avatars = defineResource<AvatarTypes>({
 
 export const readAvatar = avatars.read;
 
-export function presentAvatar(a: Avatar, media: Pick<MediaAccess, 'signedUrl' | 'find'>): AvatarView {
+export function presentAvatar(a: Avatar, media: Pick<MediaAccess, 'signedUrl'>): AvatarView {
   const { row, req, details: d, result: r } = a;
-  const url = (key: string | undefined) => (key && media.find(row.userId, key) ? media.signedUrl(row.userId, key) : undefined);
+  // A result's objects are stored before the avatar ends with it: a recorded key names a stored object.
+  const url = (key: string | undefined) => (key ? media.signedUrl(row.userId, key) : undefined);
   const preview = url(r?.keys.preview), image = url(r?.keys.image), idle = url(r?.keys.idle);
   return {
     id: row.id,
@@ -112,14 +113,14 @@ export function presentAvatar(a: Avatar, media: Pick<MediaAccess, 'signedUrl' | 
  * is on its way (its attempts failed, or there was no voice to render one with). Then a page
  * that followed it shows the presenter with a preview that plays at once.
  */
-export const avatarSettled = (deps: { media: Pick<MediaAccess, 'find'>; queue: Pick<JobQueue, 'hasUnfinished'> }) => (a: Avatar): boolean => {
+export const avatarSettled = (deps: { media: Pick<MediaAccess, 'exists'>; queue: Pick<JobQueue, 'hasUnfinished'> }) => async (a: Avatar): Promise<boolean> => {
   if (a.row.status !== 'done' || !a.result) return true;
-  if (deps.media.find(a.userId, a.result.keys.talking)) return true;
-  return !deps.queue.hasUnfinished(PREVIEW_JOB, a.details.presenterId);
+  if (await deps.media.exists(a.userId, a.result.keys.talking)) return true;
+  return !(await deps.queue.hasUnfinished(PREVIEW_JOB, a.details.presenterId));
 };
 
 export type AvatarLifecycle = Resource<AvatarTypes>;
 
 /** The lifecycle alone (the operator's review commands; the cost only matters at creation, and a review never creates). */
-export const avatarLifecycle = (resources: ResourceStore, clock: Clock, media: Pick<MediaAccess, 'signedUrl' | 'find'>) =>
+export const avatarLifecycle = (resources: ResourceStore, clock: Clock, media: Pick<MediaAccess, 'signedUrl'>) =>
   avatars.lifecycle(resources, clock, (a) => presentAvatar(a, media));

@@ -5,7 +5,7 @@ import type { PageCursor } from '../pagination.ts';
 import { readAvatar, type AvatarLifecycle } from './kind.ts';
 
 /** Each user's trained avatars as presenters (`Platform.userPresenters`): listed, renamed and deleted with their avatar. */
-export function avatarPresenters(deps: { lifecycle: AvatarLifecycle; media: Pick<MediaAccess, 'find'>; remove: (userId: string, avatarId: string) => Promise<unknown> }): UserPresenterSource {
+export function avatarPresenters(deps: { lifecycle: AvatarLifecycle; media: Pick<MediaAccess, 'localFile'>; remove: (userId: string, avatarId: string) => Promise<unknown> }): UserPresenterSource {
   const { lifecycle, media } = deps;
 
   /** Every avatar of the user, oldest first (a user has few). */
@@ -21,10 +21,10 @@ export function avatarPresenters(deps: { lifecycle: AvatarLifecycle; media: Pick
     return rows.reverse();
   }
 
-  function entryOf(row: ResourceRow): PresenterEntry | undefined {
+  async function entryOf(row: ResourceRow): Promise<PresenterEntry | undefined> {
     if (row.status !== 'done') return undefined;
     const { req, details, result } = readAvatar(row);
-    const imagePath = result ? media.find(row.userId, result.keys.image) : null;
+    const imagePath = result ? await media.localFile(row.userId, result.keys.image) : null;
     if (!result || !imagePath) return undefined;
     return {
       id: details.presenterId, name: result.name, gender: req.gender, ownerId: row.userId,
@@ -38,7 +38,7 @@ export function avatarPresenters(deps: { lifecycle: AvatarLifecycle; media: Pick
 
   return {
     async list(userId) {
-      return (await avatarsOf(userId)).flatMap((r) => entryOf(r) ?? []);
+      return (await Promise.all((await avatarsOf(userId)).map(entryOf))).flatMap((e) => e ?? []);
     },
     async rename(userId, presenterId, name) {
       const row = await find(userId, presenterId);

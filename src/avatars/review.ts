@@ -12,7 +12,7 @@ export interface AvatarReviewDeps {
   lifecycle: Pick<AvatarLifecycle, 'getById' | 'listInState' | 'setDetails' | 'advance' | 'finish'>;
   /** Reads the avatar's consent. */
   resources: Pick<ResourceStore, 'getById'>;
-  media: Pick<MediaAccess, 'find'>;
+  media: Pick<MediaAccess, 'localFile'>;
   clock: Clock;
   maxAttempts: number;
 }
@@ -29,7 +29,7 @@ export async function pendingAvatarReviews(deps: AvatarReviewDeps, limit = 100) 
       avatar_id: row.id, user_id: row.userId, name: req.name, consent_id: d.consentId, reason: d.review.reason,
       same_person: d.checks.find((c) => c.check === 'same_person')?.measured ?? null,
       footage_url: req.source_url,
-      consent_video_file: consentVideo ? deps.media.find(row.userId, consentVideo) : null,
+      consent_video_file: consentVideo ? await deps.media.localFile(row.userId, consentVideo) : null,
     });
   }
   return out;

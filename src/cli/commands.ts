@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
-import { openStore } from '../db/client.ts';
+import { closeDatabase, openReadyDatabase, type DatabaseSettings } from '../db/database.ts';
 import { UsageError, type Command } from './command.ts';
 import { MODULES } from '../modules.ts';
+import { DB_COMMANDS } from './db.ts';
 
 export { UsageError, type Command, type CommandContext } from './command.ts';
 export { commandHelp } from './help.ts';
@@ -9,17 +10,27 @@ export { commandHelp } from './help.ts';
 /** Every module's operator commands, and the platform's own. */
 export const COMMANDS: Record<string, Command> = {
   ...Object.assign({}, ...MODULES.map((m) => m.commands ?? {})),
+  ...DB_COMMANDS,
   migrate: {
     usage: 'migrate',
-    help: 'Applies pending database migrations to MIMIC_DATA_DIR/mimic.db (the server also does this on start); prints {"migrated","database"}.',
+    help:
+      'Applies pending database migrations (the server also does this on start) to MIMIC_DATA_DIR/mimic.db, or to the PostgreSQL\n' +
+      'database of MIMIC_DATABASE_URL (under an advisory lock: processes starting at once migrate once); prints {"migrated","database"}.',
     examples: ['migrate'],
-    run(ctx) {
-      openStore(ctx.config.databaseFile).close();
-      ctx.out(JSON.stringify({ migrated: true, database: ctx.config.databaseFile }));
+    async run(ctx) {
+      await closeDatabase(await openReadyDatabase(ctx.config));
+      ctx.out(JSON.stringify({ migrated: true, database: databaseName(ctx.config) }));
       return 0;
     },
   },
 };
+
+/** Which database a command worked on, for its output: the SQLite file, or the PostgreSQL URL without its user and password. */
+function databaseName(config: DatabaseSettings): string {
+  if (!config.database) return config.databaseFile;
+  const url = new URL(config.database.url);
+  return `${url.protocol}//${url.host}${url.pathname}`;
+}
 
 /** Finds the longest command name that prefixes argv; returns it with the remaining args. */
 export function findCommand(argv: string[]): { name: string; command: Command; rest: string[] } | null {

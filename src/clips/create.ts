@@ -48,7 +48,7 @@ export async function createClip(deps: ClipDeps, user: AuthUser, raw: unknown) {
   const presenter = await deps.presenters.find(user.id, presenterId);
   if (!presenter) throw bad('presenter_id', 'names no presenter (GET /clips/presenters lists them)');
   checkWebhookUrl(body.webhook);
-  const stored = storedInputs(deps, user.id, body);
+  const stored = await storedInputs(deps, user.id, body);
   await checkOutboundUrls(deps.client, outboundUrls(body), [`${deps.config.storageScheme}://`]);
   for (const role of ['logo', 'background'] as const) {
     const path = stored[role];

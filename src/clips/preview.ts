@@ -24,14 +24,16 @@ import { providerOf, speakToWav } from '../speaking/speech.ts';
 export const previewSentence = (p: PresenterEntry): string => `Hello, I am ${p.name}. Write me a script, and I will say it for you.`;
 
 /** The built-in presenters without a talking preview yet. */
-export const presentersWithoutPreview = (deps: Pick<RenderDeps, 'presenters' | 'media'>): PresenterEntry[] =>
-  deps.presenters.builtIns.filter((p) => deps.media.find(p.owner, p.keys.talking) === null);
+export async function presentersWithoutPreview(deps: Pick<RenderDeps, 'presenters' | 'media'>): Promise<PresenterEntry[]> {
+  const stored = await Promise.all(deps.presenters.builtIns.map((p) => deps.media.exists(p.owner, p.keys.talking)));
+  return deps.presenters.builtIns.filter((_, i) => !stored[i]);
+}
 
 /** The job handler of `presenter.preview` (its resource id is the presenter id). */
 export async function renderPreview(deps: RenderDeps, job: Job, ctx: JobContext): Promise<JobOutcome> {
   // A built-in presenter (queued at start), or a user's trained avatar (queued when training ends).
   const presenter = deps.presenters.builtIns.find((p) => p.id === job.resourceId) ?? (await deps.presenters.find(job.userId, job.resourceId));
-  if (!presenter || deps.media.find(presenter.owner, presenter.keys.talking)) return;
+  if (!presenter || (await deps.media.exists(presenter.owner, presenter.keys.talking))) return;
   if (!deps.voices) {
     deps.log.info('no talking preview without a voice catalogue', { presenter_id: presenter.id });
     return;
@@ -73,16 +75,16 @@ export function previewMaker(deps: Pick<RenderDeps, 'presenters' | 'media' | 'qu
       const presenterId = PREVIEW_KEY.exec(key)![1]!;
       const presenter = deps.presenters.builtIns.find((p) => p.id === presenterId) ?? (await deps.presenters.find(owner, presenterId));
       if (!presenter || presenter.owner !== owner) return;
-      const jobId = deps.queue.enqueueOnce({ kind: PREVIEW_JOB, resourceId: presenter.id, userId: owner, maxAttempts: 3 });
+      const jobId = await deps.queue.enqueueOnce({ kind: PREVIEW_JOB, resourceId: presenter.id, userId: owner, maxAttempts: 3 });
       for (let i = 0; i < PREVIEW_WAIT.polls && !signal.aborted; i++) {
-        if (deps.media.find(owner, key)) return;
+        if (await deps.media.exists(owner, key)) return;
         const job = await deps.queue.get(jobId);
-        if (job?.status === 'failed' || job?.status === 'cancelled' || (job?.status === 'done' && !deps.media.find(owner, key))) {
+        if (job?.status === 'failed' || job?.status === 'cancelled' || (job?.status === 'done' && !(await deps.media.exists(owner, key)))) {
           throw new ApiError('ServiceUnavailableError', 'The talking preview could not be rendered; fetch it again to retry');
         }
         await sleep(PREVIEW_WAIT.everyMs, undefined, { signal }).catch(() => {});
       }
-      if (!deps.media.find(owner, key)) throw new ApiError('ServiceUnavailableError', 'The talking preview is still being rendered; fetch it again shortly');
+      if (!(await deps.media.exists(owner, key))) throw new ApiError('ServiceUnavailableError', 'The talking preview is still being rendered; fetch it again shortly');
     },
   };
 }

@@ -8,10 +8,13 @@ import { createRemoteStreamRenderer } from './remote/stream.ts';
 import { createLocalBackend } from './local/index.ts';
 import { createRemoteBackend } from './remote/backend.ts';
 import type { ComputeTasks } from './remote/task-store.ts';
+import type { ComputeFiles } from './remote/files.ts';
 
 export interface ComputeDeps {
   /** The task table the remote backend hands renders to workers through. */
   tasks: ComputeTasks;
+  /** Where remote tasks' inputs and uploads live (remote/files.ts). */
+  files?: ComputeFiles;
 }
 
 /**
@@ -26,7 +29,7 @@ export function createComputeBackend(config: Config, deps: ComputeDeps): Compute
       // A task cancelled under a render (its animation deleted) is followed by the job runner's
       // abort within a job heartbeat; one job lease is the longest that may take.
       // A parked job looks at its task on its own once per task lease (a worker that died on its last attempt).
-      return createRemoteBackend({ tasks: deps.tasks, pollMs: config.compute.pollMs, cancelGraceMs: config.worker.leaseMs, recheckMs: config.compute.leaseMs });
+      return createRemoteBackend({ tasks: deps.tasks, pollMs: config.compute.pollMs, cancelGraceMs: config.worker.leaseMs, recheckMs: config.compute.leaseMs, ...(deps.files ? { files: deps.files } : {}) });
   }
 }
 
@@ -37,6 +40,7 @@ export interface StreamRendererDeps {
   urlKey: Buffer;
   clock: Clock;
   log: Logger;
+  files?: ComputeFiles;
 }
 
 /**

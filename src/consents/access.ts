@@ -23,7 +23,7 @@ export const sameName = (a: string, b: string): boolean => {
   return norm(a) === norm(b);
 };
 
-export function consentsForAvatars(lifecycle: ConsentLifecycle, media: Pick<MediaAccess, 'find'>): ConsentsForAvatars {
+export function consentsForAvatars(lifecycle: ConsentLifecycle, media: Pick<MediaAccess, 'localFile'>): ConsentsForAvatars {
   const refuse = (description: string) => new ApiError('ConsentError', description, [{ field: 'consent_id', message: description }]);
   return {
     async usable(userId, consentId, name) {
@@ -38,7 +38,7 @@ export function consentsForAvatars(lifecycle: ConsentLifecycle, media: Pick<Medi
       const row = await lifecycle.getById(consentId);
       if (!row || row.userId !== userId) return null;
       const key = lifecycle.read(row).details.facesKey;
-      const path = key ? media.find(userId, key) : null;
+      const path = key ? await media.localFile(userId, key) : null;
       if (!path) return null;
       return (JSON.parse(await readFile(path, 'utf8')) as StoredFaces).frames;
     },

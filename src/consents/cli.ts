@@ -17,7 +17,8 @@ export const CONSENT_COMMANDS = reviewCommands({
   approveHelp: 'Approves a pending consent after watching its video: it becomes done (usable for one avatar) and its webhook is sent.',
   rejectHelp: 'Rejects a pending consent: it ends in error (ConsentTextSimilarityError) with the reason, and its webhook is sent.',
   async pending(stores, media) {
-    return (await pendingReviews({ lifecycle: consentLifecycle(stores.resources, systemClock, media), clock: systemClock })).map((p) => ({ ...p, video_file: p.video_key ? media.find(p.user_id, p.video_key) : null }));
+    const pending = await pendingReviews({ lifecycle: consentLifecycle(stores.resources, systemClock, media), clock: systemClock });
+    return Promise.all(pending.map(async (p) => ({ ...p, video_file: p.video_key ? await media.localFile(p.user_id, p.video_key) : null })));
   },
   decide: (stores, media, id, decision, reason) =>
     decideReview({ lifecycle: consentLifecycle(stores.resources, systemClock, media), clock: systemClock }, id, decision, reason),

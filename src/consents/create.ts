@@ -66,7 +66,7 @@ export async function uploadConsent(deps: ConsentDeps, user: AuthUser, id: strin
   if (c.row.status !== 'created') {
     throw new ApiError('ConflictError', `This consent already has its video (status ${c.row.status}); create a new consent to record again`);
   }
-  storageObjectExists(deps, user.id, body.source_url);
+  await storageObjectExists(deps, user.id, body.source_url);
   const details: ConsentDetails = { ...c.details, name: body.name.trim().replace(/\s+/g, ' '), sourceUrl: body.source_url, uploadedAt: now, steps: [] };
   const row = await deps.lifecycle.advance(c.row.id, { from: 'created', to: 'validating', details, webhookUrl: body.webhook, job: deps.lifecycle.queued });
   if (!row) throw new ApiError('ConflictError', 'This consent changed meanwhile (another upload, or it was deleted); fetch it again');
@@ -74,11 +74,11 @@ export async function uploadConsent(deps: ConsentDeps, user: AuthUser, id: strin
 }
 
 /** A storage-scheme source must name an object the caller owns (400 at once rather than an error later). */
-function storageObjectExists(deps: Pick<ConsentDeps, 'config' | 'media'>, userId: string, url: string): void {
+async function storageObjectExists(deps: Pick<ConsentDeps, 'config' | 'media'>, userId: string, url: string): Promise<void> {
   const scheme = `${deps.config.storageScheme}://`;
   if (!url.startsWith(scheme)) return;
   const key = deps.media.keyOfStorageUrl(url);
-  if (key === null || deps.media.find(userId, key) === null) {
+  if (key === null || !(await deps.media.exists(userId, key))) {
     throw new ApiError('BadRequestError', `Invalid request body: source_url names no object of your media store`, [{ field: 'source_url', message: 'names no object of your media store' }]);
   }
 }

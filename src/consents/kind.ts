@@ -74,9 +74,10 @@ export const EXPIRED = (c: Consent) => ({
   description: `The consent expired at ${isoTime(c.details.expiresAt)}, 30 minutes after it was created, before a video was uploaded; create a new one`,
 });
 
-export function presentConsent(c: Consent, media: Pick<MediaAccess, 'signedUrl' | 'find'>, now: number): ConsentView {
+export function presentConsent(c: Consent, media: Pick<MediaAccess, 'signedUrl'>, now: number): ConsentView {
   const { row, details: d } = c;
-  const url = (key: string | undefined) => (key && media.find(row.userId, key) ? media.signedUrl(row.userId, key) : null);
+  // A key is recorded as its object is stored (verify.ts): a recorded key names a stored object.
+  const url = (key: string | undefined) => (key ? media.signedUrl(row.userId, key) : null);
   const expired = isExpired(c, now);
   const error = expired ? EXPIRED(c) : row.error ? (JSON.parse(row.error) as { kind: string; description: string }) : undefined;
   return {
@@ -108,5 +109,5 @@ export function presentConsent(c: Consent, media: Pick<MediaAccess, 'signedUrl' 
 export type ConsentLifecycle = Resource<ConsentTypes>;
 
 /** The lifecycle alone (the operator's review commands). */
-export const consentLifecycle = (resources: ResourceStore, clock: Clock, media: Pick<MediaAccess, 'signedUrl' | 'find'>) =>
+export const consentLifecycle = (resources: ResourceStore, clock: Clock, media: Pick<MediaAccess, 'signedUrl'>) =>
   consents.lifecycle(resources, clock, (c) => presentConsent(c, media, clock.now()));

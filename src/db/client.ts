@@ -7,6 +7,7 @@ import * as schema from './schema.ts';
 export type Db = BetterSQLite3Database<typeof schema>;
 
 export interface Store {
+  readonly dialect: 'sqlite';
   /** Raw handle: for transactions (`sqlite.transaction`) and pragmas only. */
   sqlite: Database.Database;
   db: Db;
@@ -28,7 +29,7 @@ export function openStore(file: string): Store {
   sqlite.pragma('synchronous = NORMAL');
   const db = drizzle(sqlite, { schema });
   migrate(db, { migrationsFolder });
-  return { sqlite, db, close: () => sqlite.close() };
+  return { dialect: 'sqlite', sqlite, db, close: () => sqlite.close() };
 }
 
 /**
@@ -42,5 +43,5 @@ export function openStoreToRead(file: string): Store {
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('query_only = ON');
   const db = drizzle(sqlite, { schema });
-  return { sqlite, db, close: () => sqlite.close() };
+  return { dialect: 'sqlite', sqlite, db, close: () => sqlite.close() };
 }

@@ -22,8 +22,14 @@ export interface DataMigration {
 }
 
 export interface DataMigrationStore {
-  applied(name: string): boolean;
-  record(name: string, report: Record<string, number>, at: number): void;
+  /**
+   * Runs `apply` for the migration `name` unless it is recorded, then records it with the
+   * report `apply` answers (null: left unrecorded, so it runs again at the next start).
+   * Answers the report recorded now, or undefined. On PostgreSQL, of processes starting
+   * together one runs it while the others wait, and then find it recorded; on SQLite two may
+   * both run it (each migration is idempotent).
+   */
+  once(name: string, apply: () => Promise<Record<string, number> | null>, at: () => number): Promise<Record<string, number> | undefined>;
   /**
    * Runs `fn` with SQLite's secure_delete on (what a rewrite frees is zeroed), then rebuilds
    * the file (VACUUM: no stale copy in free pages or cell gaps) and checkpoints the WAL into
@@ -42,8 +48,13 @@ export function createDataMigrationStore(handle: Store): DataMigrationStore {
     return row?.busy === 0;
   };
   return {
-    applied: (name) => byName.get(name) !== undefined,
-    record: (name, report, at) => void insert.run(name, JSON.stringify(report), at),
+    async once(name, apply, at) {
+      if (byName.get(name) !== undefined) return undefined;
+      const report = await apply();
+      if (report === null) return undefined;
+      insert.run(name, JSON.stringify(report), at());
+      return report;
+    },
     async scrubbing(fn) {
       const before = sqlite.pragma('secure_delete', { simple: true }) as number;
       sqlite.pragma('secure_delete = ON');
@@ -62,13 +73,16 @@ export function createDataMigrationStore(handle: Store): DataMigrationStore {
 /** Runs the migrations not yet recorded, in order; a failure stops the start (and is retried at the next). */
 export async function runDataMigrations(store: DataMigrationStore, migrations: readonly DataMigration[], now: () => number, log: Logger): Promise<void> {
   for (const m of migrations) {
-    if (store.applied(m.name)) continue;
-    const { result: report, clean } = m.scrubs ? await store.scrubbing(() => m.run()) : { result: await m.run(), clean: true };
-    if (!clean) {
-      log.warn('data migration applied, but another process kept the database from being rebuilt or its WAL from being truncated: old values may remain on disk until it runs again at the next start', { migration: m.name, ...report });
-      continue;
-    }
-    store.record(m.name, report, now());
-    log.info('data migration applied', { migration: m.name, ...report });
+    const recorded = await store.once(
+      m.name,
+      async () => {
+        const { result: report, clean } = m.scrubs ? await store.scrubbing(() => m.run()) : { result: await m.run(), clean: true };
+        if (clean) return report;
+        log.warn('data migration applied, but another process kept the database from being rebuilt or its WAL from being truncated: old values may remain on disk until it runs again at the next start', { migration: m.name, ...report });
+        return null;
+      },
+      now,
+    );
+    if (recorded) log.info('data migration applied', { migration: m.name, ...recorded });
   }
 }

@@ -5,3 +5,4 @@ export * from './schema/compute.ts';
 export * from './schema/agents.ts';
 export * from './schema/accounts.ts';
 export * from './schema/oauth.ts';
+export * from './schema/streams.ts';

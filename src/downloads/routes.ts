@@ -1,16 +1,15 @@
-import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import type { Context } from 'hono';
 import type { Route } from '../platform/module.ts';
 import { ApiError } from '../errors.ts';
 import type { Clock } from '../clock.ts';
 import type { AppEnv } from '../http/env.ts';
-import type { LocalMediaStore } from '../media/store.ts';
+import type { MediaStore } from '../media/store.ts';
 import type { MediaAccess } from '../media/access.ts';
 import { verifyMediaSignature } from '../media/signing.ts';
 
 export interface MediaRouteDeps {
-  store: LocalMediaStore;
+  store: MediaStore;
   /** deriveKey(config.masterKey, 'signed-url') */
   urlKey: Buffer;
   clock: Clock;
@@ -40,7 +39,7 @@ const denied = (description: string) => new ApiError('PermissionError', descript
 
 /**
  * GET and HEAD /media/<owner>/<key...>?expires=&signature=: no API key, the signature is the
- * authorization. Serves the stored file with Range support (players seek with it).
+ * authorization. Streams the stored object (from the folder or the bucket) with Range support (players seek with it).
  */
 export function mediaRoutes(deps: MediaRouteDeps): Route[] {
   // Hono answers HEAD with the GET handler (then drops the body): no file is opened for HEAD.
@@ -65,11 +64,11 @@ export function mediaRoutes(deps: MediaRouteDeps): Route[] {
     if (check === 'expired') throw denied('The media URL has expired; fetch the resource again for a fresh URL');
     if (check !== 'ok') throw denied('The media URL signature is missing or invalid');
 
-    let object = deps.store.stat(owner!, objectKey);
-    if (!object && (await deps.make?.(owner!, objectKey, c.req.raw.signal))) object = deps.store.stat(owner!, objectKey);
+    let object = await deps.store.stat(owner!, objectKey);
+    if (!object && (await deps.make?.(owner!, objectKey, c.req.raw.signal))) object = await deps.store.stat(owner!, objectKey);
     if (!object) throw new ApiError('NotFoundError', 'The media object was not found');
 
-    const etag = `"${object.size.toString(16)}-${object.modifiedAt.toString(16)}"`;
+    const { etag } = object;
     const headers: Record<string, string> = {
       'content-type': object.contentType,
       'accept-ranges': 'bytes',
@@ -91,8 +90,10 @@ export function mediaRoutes(deps: MediaRouteDeps): Route[] {
     if (range) headers['content-range'] = `bytes ${start}-${end}/${object.size}`;
     const status = range ? 206 : 200;
     if (c.req.method === 'HEAD' || length === 0) return c.body(null, status, headers);
-    const stream = Readable.toWeb(createReadStream(object.path, { start, end })) as ReadableStream<Uint8Array>;
-    return c.body(stream, status, headers);
+    // Streamed from the store (a file, or the bucket's response) as the client reads it.
+    const body = await deps.store.read(owner!, objectKey, { start, end });
+    if (!body) throw new ApiError('NotFoundError', 'The media object was not found');
+    return c.body(Readable.toWeb(body) as ReadableStream<Uint8Array>, status, headers);
   };
   return [
     {

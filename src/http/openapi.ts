@@ -38,6 +38,7 @@ const TAGS: readonly { name: string; description: string }[] = [
   { name: 'Tools', description: 'Server tools that call an external API with a secret attached, through the egress policy.' },
   { name: 'Webhooks', description: 'The signing secret of webhooks and the record of their deliveries.' },
   { name: 'Compute workers', description: 'Render workers on other machines (MIMIC_COMPUTE_BACKEND=remote). docs/compute-protocol.md' },
+  { name: 'Internal', description: 'Between the API processes of one deployment (signed with a key derived from the master key), never for clients: a live stream\'s requests forwarded to the process that holds it. docs/streams-across-processes.md' },
   { name: 'Audit', description: 'What was done with your account, by whom.' },
   { name: 'Accounts', description: 'Your account: who you are, your studio sessions and password; bearer tokens (JWT) for the API, and the keys that verify them. docs/accounts.md' },
   { name: 'Keys', description: 'Your API keys: create one (shown once), list them, revoke one. docs/studio.md' },

@@ -44,20 +44,22 @@ export interface JobView {
 
 export interface JobQueue {
   /**
-   * Synchronous on purpose: it joins the caller's SQLite transaction, so a resource row and
-   * its job commit together. (Store modules that own such a transaction call `jobStatements`.)
+   * Queues a job. On SQLite the insert runs before this returns (synchronously), so it joins
+   * the caller's open transaction: a resource row and its job commit together. (A PostgreSQL
+   * store module that owns such a transaction inserts with `insertJob` of ./store-pg.ts on its
+   * own client; SQLite ones call `jobStatements`.)
    */
-  enqueue(input: EnqueueJob): string;
+  enqueue(input: EnqueueJob): Promise<string>;
   /**
    * Queues the job unless one of the same kind for the same resource is unfinished (queued,
    * running or waiting): one conditional insert, so two callers (or two processes) queue it
    * once. The id of the unfinished job, the new one or the one already on its way.
    */
-  enqueueOnce(input: EnqueueJob): string;
-  /** Whether a job of this kind for this resource is unfinished (queued, running or waiting). Synchronous, like enqueue. */
-  hasUnfinished(kind: string, resourceId: string): boolean;
-  /** Cancels every unfinished job of a resource. Synchronous, like enqueue. */
-  cancelFor(resourceId: string): void;
+  enqueueOnce(input: EnqueueJob): Promise<string>;
+  /** Whether a job of this kind for this resource is unfinished (queued, running or waiting). */
+  hasUnfinished(kind: string, resourceId: string): Promise<boolean>;
+  /** Cancels every unfinished job of a resource (on SQLite before it returns, like enqueue). */
+  cancelFor(resourceId: string): Promise<void>;
   /** Atomically claims the next due job: queued, waiting past its recheck time, or running with an expired lease. */
   claim(owner: string, leaseMs: number): Promise<Job | null>;
   /** Extends the lease; false when the job is no longer ours (cancelled, or reclaimed). */
@@ -79,7 +81,8 @@ export interface JobQueue {
   get(jobId: string): Promise<JobView | undefined>;
 }
 
-interface Row {
+/** A jobs row as both dialects' stores read it. */
+export interface JobRow {
   id: string;
   kind: string;
   resource_id: string;
@@ -130,7 +133,7 @@ export function jobStatements(sqlite: Database.Database) {
 export function createJobStore(handle: Store, clock: Clock, newId: IdFactory): JobQueue {
   const { sqlite } = handle;
   const tx = jobStatements(sqlite);
-  const claim = sqlite.prepare<unknown[], Row>(
+  const claim = sqlite.prepare<unknown[], JobRow>(
     lease.claim({
       set: `status = 'running', attempts = attempts + 1, updated_at = ?`,
       claimable: `(status IN ('queued', 'waiting') AND run_at <= ?) OR (status = 'running' AND lease_until < ?)`,
@@ -153,7 +156,7 @@ export function createJobStore(handle: Store, clock: Clock, newId: IdFactory): J
   );
   const running = sqlite.prepare<[], { id: string; lease_owner: string }>(`SELECT id, lease_owner FROM jobs WHERE status = 'running'`);
   const releaseById = sqlite.prepare(lease.finish({ set: `status = 'queued', updated_at = ?`, where: `status = 'running'` }));
-  const byId = sqlite.prepare<[string], Row>(`SELECT * FROM jobs WHERE id = ?`);
+  const byId = sqlite.prepare<[string], JobRow>(`SELECT * FROM jobs WHERE id = ?`);
   const insertOnce = sqlite.prepare(
     `INSERT INTO jobs (id, kind, resource_id, user_id, status, attempts, max_attempts, run_at, created_at, updated_at)
      SELECT ?, ?, ?, ?, 'queued', 0, ?, ?, ?, ?
@@ -163,24 +166,28 @@ export function createJobStore(handle: Store, clock: Clock, newId: IdFactory): J
     `SELECT id FROM jobs WHERE kind = ? AND resource_id = ? AND status IN ('queued', 'running', 'waiting') ORDER BY created_at LIMIT 1`,
   );
 
+  // enqueue, enqueueOnce, hasUnfinished and cancelFor do their statement before returning (not
+  // `async`, so nothing is deferred): they run inside a caller's open SQLite transaction.
   return {
     enqueue(input) {
       const id = newId('job');
       tx.enqueue(input, id, clock.now());
-      return id;
+      return Promise.resolve(id);
     },
     enqueueOnce(input) {
       // The insert and the look-up run in one transaction: the job found is the one that kept ours out.
-      return sqlite.transaction(() => {
+      const once = sqlite.transaction(() => {
         const id = newId('job');
         const now = clock.now();
         if (insertOnce.run(id, input.kind, input.resourceId, input.userId, input.maxAttempts, input.runAt ?? now, now, now, input.kind, input.resourceId).changes > 0) return id;
         return unfinished.get(input.kind, input.resourceId)!.id;
-      })();
+      });
+      return Promise.resolve(once());
     },
-    hasUnfinished: (kind, resourceId) => unfinished.get(kind, resourceId) !== undefined,
+    hasUnfinished: (kind, resourceId) => Promise.resolve(unfinished.get(kind, resourceId) !== undefined),
     cancelFor(resourceId) {
       tx.cancelFor(resourceId, clock.now());
+      return Promise.resolve();
     },
     async claim(owner, leaseMs) {
       const now = clock.now();

@@ -1,10 +1,11 @@
 import type { Clock } from '../clock.ts';
 import { parseStorageUrl } from './keys.ts';
 import { signMediaUrl } from './signing.ts';
-import type { LocalMediaStore } from './store.ts';
+import type { MediaStore } from './store.ts';
+import type { S3MediaStore } from './s3-store.ts';
 
 export interface MediaAccessDeps {
-  store: LocalMediaStore;
+  store: MediaStore;
   /** config.publicUrl */
   publicUrl: string;
   /** deriveKey(config.masterKey, 'signed-url') */
@@ -14,6 +15,8 @@ export interface MediaAccessDeps {
   /** config.storageScheme */
   scheme: string;
   clock: Clock;
+  /** config.mediaUrls: 'presigned' hands out the bucket's own URLs (the store must be S3); mimic-signed /media URLs otherwise. */
+  urls?: 'signed' | 'presigned';
 }
 
 /**
@@ -22,13 +25,20 @@ export interface MediaAccessDeps {
  */
 export type MediaMaker = (owner: string, key: string, signal: AbortSignal) => Promise<void>;
 
-/** The media operations the domain uses (it satisfies the animations' `MediaAccess`). */
+/** The media operations the domain uses, the same on the local folder and on S3 (it satisfies the animations' `MediaAccess`). */
 export interface MediaAccess {
-  find(owner: string, key: string): string | null;
+  exists(owner: string, key: string): Promise<boolean>;
+  /**
+   * A local file with the object's bytes (for ffmpeg, sharp), or null when there is no such
+   * object. On S3 it is a download into `workDir` (removed with it by the caller) or, without
+   * one, into a bounded cache: read it soon, never write it.
+   */
+  localFile(owner: string, key: string, workDir?: string): Promise<string | null>;
   putFile(owner: string, key: string, file: string, contentType: string): Promise<void>;
   putBytes(owner: string, key: string, bytes: Buffer, contentType: string): Promise<void>;
   remove(owner: string, key: string): Promise<boolean>;
   removePrefix(owner: string, prefix: string): Promise<void>;
+  /** The URL a client fetches the object at: mimic-signed (GET /media), or presigned by the bucket (MIMIC_MEDIA_URLS=presigned). */
   signedUrl(owner: string, key: string): string;
   keyOfStorageUrl(url: string): string | null;
   /** Registers the maker of the missing objects `matches` claims: GET /media waits for it instead of answering 404. */
@@ -40,8 +50,13 @@ export interface MediaAccess {
 export function createMediaAccess(deps: MediaAccessDeps): MediaAccess {
   const { store } = deps;
   const makers: { matches: (owner: string, key: string) => boolean; make: MediaMaker }[] = [];
+  const presigner = deps.urls === 'presigned' ? (store as S3MediaStore) : null;
+  if (presigner && presigner.kind !== 's3') throw new Error('presigned media URLs need the S3 media store');
+  const mimicSigned = (owner: string, key: string) =>
+    signMediaUrl({ publicUrl: deps.publicUrl, key: deps.urlKey, owner, objectKey: key, ttlSeconds: deps.ttlSeconds, now: deps.clock.now() });
   return {
-    find: (owner, key) => store.find(owner, key),
+    exists: (owner, key) => store.exists(owner, key),
+    localFile: (owner, key, workDir) => store.localFile(owner, key, workDir),
     putFile: async (owner, key, file, contentType) => {
       await store.put(owner, key, file, contentType);
     },
@@ -50,8 +65,9 @@ export function createMediaAccess(deps: MediaAccessDeps): MediaAccess {
     },
     remove: (owner, key) => store.remove(owner, key),
     removePrefix: (owner, prefix) => store.removePrefix(owner, prefix),
+    // An object a maker makes on demand keeps a mimic URL: the bucket would answer 404 before it exists, GET /media waits for it.
     signedUrl: (owner, key) =>
-      signMediaUrl({ publicUrl: deps.publicUrl, key: deps.urlKey, owner, objectKey: key, ttlSeconds: deps.ttlSeconds, now: deps.clock.now() }),
+      presigner && !makers.some((m) => m.matches(owner, key)) ? presigner.presignGet(owner, key, deps.ttlSeconds, deps.clock.now()) : mimicSigned(owner, key),
     keyOfStorageUrl: (url) => parseStorageUrl(url, deps.scheme),
     whenMissing(matches, make) {
       makers.push({ matches, make });

@@ -7,7 +7,7 @@ import type { MediaAccess } from './index.ts';
 /** What a job needs to turn an input URL into a local file. */
 export interface InputFileDeps {
   client: GuardedClient;
-  media: Pick<MediaAccess, 'find' | 'keyOfStorageUrl'>;
+  media: Pick<MediaAccess, 'localFile' | 'keyOfStorageUrl'>;
   config: Pick<Config, 'storageScheme' | 'fetch'>;
 }
 
@@ -31,13 +31,14 @@ export interface InputFile {
 }
 
 /**
- * The local file of an input URL: the owner's media-store object for a storage-scheme URL,
+ * The local file of an input URL: the owner's media-store object for a storage-scheme URL (on S3, downloaded into `workDir`),
  * else a download through the guarded client, held to the size limit. Failures become the
  * caller's errors; anything that is not an egress failure is thrown as it is.
  */
 export async function inputFile(deps: InputFileDeps, input: InputFile): Promise<string> {
   if (input.url.startsWith(`${deps.config.storageScheme}://`)) {
-    const found = deps.media.find(input.userId, deps.media.keyOfStorageUrl(input.url) ?? '');
+    const key = deps.media.keyOfStorageUrl(input.url);
+    const found = key === null ? null : await deps.media.localFile(input.userId, key, input.workDir);
     if (!found) throw input.missing();
     return found;
   }

@@ -1,6 +1,6 @@
 import type { Config } from '../config.ts';
-import { openStore, type Store } from '../db/client.ts';
-import { createSqliteStores, type Stores } from './stores.ts';
+import { databaseReady, openDatabase, type Database } from '../db/database.ts';
+import { createStores, type Stores } from './stores.ts';
 import { deriveKey } from '../keys.ts';
 import { systemClock, randomId, type Clock, type IdFactory } from '../clock.ts';
 import { createLogger, type Logger } from '../log.ts';
@@ -10,11 +10,14 @@ import { createComputeBackend, createStreamRenderer } from '../compute/adapter.t
 import type { StreamRenderer } from '../compute/stream.ts';
 import type { ComputeTasks } from '../compute/remote/task-store.ts';
 import { createWorkerTokens, type WorkerTokens } from '../compute/remote/tokens.ts';
+import { computeFilesFor, type ComputeFiles } from '../compute/remote/files.ts';
 import { createGuardedClient, type GuardedClient, type Resolver } from '../egress/client.ts';
-import { createLocalMediaStore, createMediaAccess, type LocalMediaStore, type MediaAccess } from '../media/index.ts';
+import { mediaAccessOf, openMediaStore, type MediaAccess, type MediaStore } from '../media/index.ts';
 import { createVault, createKeyProvider, type Vault } from '../vault/index.ts';
 import { createFaceAnalyzer, type FaceAnalyzer } from '../footage/faces.ts';
 import { availableRecognisers, type SpeechRecogniser } from '../footage/recognition/index.ts';
+import { createReadiness, type Readiness } from './readiness.ts';
+import { databaseAnswers, migrationsApplied } from '../db/health.ts';
 
 /**
  * What a process (or a test) starts the platform with. A capability that lets a test replace
@@ -45,52 +48,47 @@ export interface Platform {
   log: Logger;
   clock: Clock;
   newId: IdFactory;
-  /** The SQL handle: only store modules may use it. */
-  store: Store;
+  /** The database (SQLite, or PostgreSQL with MIMIC_DATABASE_URL): only store modules may use it, through `onDialect`. */
+  store: Database;
   /** The infrastructure's stores (src/platform/stores.ts); the kit and each capability build theirs from `store`. */
   stores: Stores;
   client: GuardedClient;
   backend: ComputeBackend;
-  mediaStore: LocalMediaStore;
+  mediaStore: MediaStore;
   media: MediaAccess;
   /** deriveKey(masterKey, 'signed-url'): signs media URLs. */
   urlKey: Buffer;
   queue: JobQueue;
   vault: Vault;
   /** Remote compute: the task table workers claim from, their tokens, the file-URL key. */
-  compute: { tasks: ComputeTasks; workers: WorkerTokens; urlKey: Buffer };
+  compute: { tasks: ComputeTasks; workers: WorkerTokens; urlKey: Buffer; files: ComputeFiles };
   /** What renders live streams (the compute adapter's, or the one PlatformOptions gave); undefined: no live streams here. */
   streamRenderer: StreamRenderer;
   /** The process's one face analyser (a worker thread, started at its first use; closed with the platform). */
   faces: FaceAnalyzer;
   /** The speech recognisers installed here (none: what needs one waits for an operator). */
   recognisers: readonly SpeechRecogniser[];
+  /** The named checks of GET /health/ready (the database and its migrations here; a module or a store adds its own, e.g. a bucket). */
+  readiness: Readiness;
 }
 
 export function createPlatform(config: Config, opts: PlatformOptions = {}): Platform {
   const clock = opts.clock ?? systemClock;
   const newId = opts.newId ?? randomId;
   const log = opts.log ?? createLogger();
-  const store = openStore(config.databaseFile);
+  const store = openDatabase(config);
   const urlKey = deriveKey(config.masterKey, 'signed-url');
-  const mediaStore = createLocalMediaStore(config.mediaDir);
-  const media = createMediaAccess({
-    store: mediaStore,
-    publicUrl: config.publicUrl,
-    urlKey,
-    ttlSeconds: config.signedUrlTtlSeconds,
-    scheme: config.storageScheme,
-    clock,
-  });
-  const stores = createSqliteStores(store, { clock, newId, compute: config.compute });
+  const mediaStore = openMediaStore(config);
+  const media = mediaAccessOf(config, mediaStore, urlKey, clock);
+  const stores = createStores(store, { clock, newId, compute: config.compute });
   const computeTasks = stores.computeTasks;
   const computeUrlKey = deriveKey(config.masterKey, 'compute-url');
   // Deleting a resource cancels its remote task at once, so its worker hears of it at its next heartbeat.
   const queue: JobQueue = {
     ...stores.jobs,
-    cancelFor(resourceId) {
-      stores.jobs.cancelFor(resourceId);
-      computeTasks.cancelForResource(resourceId);
+    async cancelFor(resourceId) {
+      await stores.jobs.cancelFor(resourceId);
+      await computeTasks.cancelForResource(resourceId);
     },
   };
   const client = createGuardedClient({
@@ -100,9 +98,10 @@ export function createPlatform(config: Config, opts: PlatformOptions = {}): Plat
     ...(opts.ca ? { ca: opts.ca } : {}),
     ...(opts.resolve ? { resolve: opts.resolve } : {}),
   });
-  const backend = opts.backend ?? createComputeBackend(config, { tasks: computeTasks });
+  const computeFiles = computeFilesFor(mediaStore, config.dataDir);
+  const backend = opts.backend ?? createComputeBackend(config, { tasks: computeTasks, files: computeFiles });
   // The vault checks its keys as it starts (the server waits for vault.ready() before listening).
-  const vault = createVault({ store: stores.vault, provider: createKeyProvider(config.keyProvider, config.masterKey), masterKey: config.masterKey, clock, newId, log });
+  const vault = createVault({ store: stores.vault, provider: createKeyProvider(config.keyProvider, config.masterKey), masterKey: config.masterKey, clock, newId, log, databaseReady: () => databaseReady(store) });
   return {
     options: opts,
     config,
@@ -122,9 +121,18 @@ export function createPlatform(config: Config, opts: PlatformOptions = {}): Plat
       tasks: computeTasks,
       workers: createWorkerTokens({ store: stores.workerTokens, clock, newId, hashKey: deriveKey(config.masterKey, 'worker-token-hash') }),
       urlKey: computeUrlKey,
+      files: computeFiles,
     },
-    streamRenderer: opts.streamRenderer ?? createStreamRenderer(config, { tasks: computeTasks, urlKey: computeUrlKey, clock, log }),
+    streamRenderer: opts.streamRenderer ?? createStreamRenderer(config, { tasks: computeTasks, urlKey: computeUrlKey, clock, log, files: computeFiles }),
     faces: createFaceAnalyzer(),
     recognisers: availableRecognisers(),
+    readiness: databaseReadiness(store, log),
   };
+}
+
+function databaseReadiness(store: Database, log: Logger): Readiness {
+  const readiness = createReadiness({ log });
+  readiness.add('database', () => databaseAnswers(store));
+  readiness.add('migrations', () => migrationsApplied(store));
+  return readiness;
 }

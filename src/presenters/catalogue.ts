@@ -92,7 +92,7 @@ export function createPresenterCatalogue(deps: { media: MediaAccess; users?: Use
   async function copyAssets(): Promise<void> {
     const { media } = deps;
     for (const p of builtIns) {
-      if (media.find(p.owner, p.keys.image) && media.find(p.owner, p.keys.thumbnail) && media.find(p.owner, p.keys.preview)) continue;
+      if ((await Promise.all([p.keys.image, p.keys.thumbnail, p.keys.preview].map((key) => media.exists(p.owner, key)))).every(Boolean)) continue;
       const dir = await mkdtemp(join(tmpdir(), 'mimic-presenter-'));
       try {
         const ext = imageExt(p.imagePath);

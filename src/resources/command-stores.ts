@@ -1,8 +1,9 @@
 import type { CommandContext } from '../platform/command.ts';
-import { openStore } from '../db/client.ts';
-import { createSqliteStores, type Stores } from '../platform/stores.ts';
-import { createSqliteResourceStore, type ResourceStore } from './store.ts';
-import { createLocalMediaStore, createMediaAccess, type MediaAccess } from '../media/index.ts';
+import { closeDatabase, openReadyDatabase } from '../db/database.ts';
+import { createStores, type Stores } from '../platform/stores.ts';
+import type { ResourceStore } from './store.ts';
+import { resourceStoreOn } from './store-pg.ts';
+import { mediaAccessOf, openMediaStore, type MediaAccess } from '../media/index.ts';
 import { deriveKey } from '../keys.ts';
 import { systemClock } from '../clock.ts';
 import { checkMasterKey } from '../vault/key-check.ts';
@@ -18,21 +19,14 @@ export interface CommandStores extends Stores {
  * with it would sign webhooks and URLs no server could verify.
  */
 export async function withStores(ctx: CommandContext, fn: (stores: CommandStores, media: MediaAccess) => Promise<number>): Promise<number> {
-  const handle = openStore(ctx.config.databaseFile);
+  const handle = await openReadyDatabase(ctx.config);
   try {
-    const infrastructure = createSqliteStores(handle);
-    const stores: CommandStores = { ...infrastructure, resources: createSqliteResourceStore(handle, infrastructure.jobs.enqueue) };
+    const infrastructure = createStores(handle);
+    const stores: CommandStores = { ...infrastructure, resources: resourceStoreOn(handle, infrastructure.jobs.enqueue) };
     await checkMasterKey(stores.vault, ctx.config.masterKey);
-    const media = createMediaAccess({
-      store: createLocalMediaStore(ctx.config.mediaDir),
-      publicUrl: ctx.config.publicUrl,
-      urlKey: deriveKey(ctx.config.masterKey, 'signed-url'),
-      ttlSeconds: ctx.config.signedUrlTtlSeconds,
-      scheme: ctx.config.storageScheme,
-      clock: systemClock,
-    });
+    const media = mediaAccessOf(ctx.config, openMediaStore(ctx.config), deriveKey(ctx.config.masterKey, 'signed-url'), systemClock);
     return await fn(stores, media);
   } finally {
-    handle.close();
+    await closeDatabase(handle);
   }
 }

@@ -1,6 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { Clock } from '../clock.ts';
-import type { Store } from '../db/client.ts';
+import type { Database } from '../db/database.ts';
 import type { JobQueue } from '../jobs/queue.ts';
 import { defaultBackoff, type JobHandler, type JobKind } from '../jobs/catalogue.ts';
 import type { MediaAccess } from '../media/index.ts';
@@ -8,7 +8,8 @@ import type { PageCursor } from '../pagination.ts';
 import type { Route } from '../platform/module.ts';
 import { isFinalStatus, resourceLifecycle, statesOf, type CreateInput, type Lifecycle, type ResourceKind } from './lifecycle.ts';
 import { resourceRoutes } from './routes.ts';
-import { createSqliteResourceStore, type Claim, type ResourceRow, type ResourceStore } from './store.ts';
+import { resourceStoreOn } from './store-pg.ts';
+import { type Claim, type ResourceRow, type ResourceStore } from './store.ts';
 
 /** The types of a resource kind: the request as accepted, its working fields, what it produced, its record as GET shows it. */
 export interface ResourceTypes {
@@ -66,7 +67,7 @@ export interface ResourceDeclaration {
 /** What the platform gives every resource kind (the `Platform` has these fields). */
 export interface ResourceHost {
   /** The database handle: the kit builds the one resource store of the host from it. */
-  store: Store;
+  store: Database;
   clock: Clock;
   /** Its `enqueue` queues a new resource's job inside the resource store's transaction. */
   queue: Pick<JobQueue, 'cancelFor' | 'enqueue'>;
@@ -87,7 +88,7 @@ export interface ResourceParts<T extends ResourceTypes> {
    * (GET `<path>/{id}/events`); a final state is enough when not given. An avatar that is
    * `done` before its talking preview exists is not settled yet.
    */
-  settled?(record: ResourceRecord<T>): boolean;
+  settled?(record: ResourceRecord<T>): boolean | Promise<boolean>;
 }
 
 /** A record as its live events see it: a version that changes with every change of its row, and whether it is settled. */
@@ -142,7 +143,7 @@ const hosted = new WeakMap<ResourceHost, ResourceStore>();
  */
 function resourceStoreOf(host: ResourceHost): ResourceStore {
   let store = hosted.get(host);
-  if (!store) hosted.set(host, (store = createSqliteResourceStore(host.store, (input) => host.queue.enqueue(input))));
+  if (!store) hosted.set(host, (store = resourceStoreOn(host.store, (input) => host.queue.enqueue(input))));
   return store;
 }
 
@@ -200,7 +201,7 @@ export function defineResource<T extends ResourceTypes>(declaration: ResourceDec
         const record = read(row);
         // Every write of the lifecycle moves modified_at, but two in one millisecond would not: the columns that change say it.
         const version = [row.status, row.modifiedAt, row.progressDone, row.progressTotal, row.details, row.result, row.error, row.claimedBy].join('\u0000');
-        const settled = isFinalStatus(life.kind, row.status) && (parts.settled?.(record) ?? true);
+        const settled = isFinalStatus(life.kind, row.status) && ((await parts.settled?.(record)) ?? true);
         return { version, settled, view: parts.present(record) as object };
       },
       async delete(userId, id) {

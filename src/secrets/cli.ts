@@ -2,7 +2,7 @@ import { UsageError, valueOf, type Command, type OptionSpec } from '../platform/
 import { systemClock, randomId } from '../clock.ts';
 import { withVault } from '../vault/cli.ts';
 import { importOAuth2Grant, ImportError } from './oauth2-import.ts';
-import { createSqliteSecretStore } from './store.ts';
+import { secretStoreOn } from './store-pg.ts';
 
 const GOOGLE = '--provider google --token-url https://oauth2.googleapis.com/token --client-id 1234.apps.googleusercontent.com \\\n      --client-secret env:CLIENT_SECRET --access-token env:ACCESS_TOKEN --refresh-token env:REFRESH_TOKEN --expires-in 3599';
 const FROM_ENV = '; env:NAME reads it from that environment variable (keeps it out of ps and shell history)';
@@ -48,7 +48,7 @@ export const SECRET_COMMANDS: Record<string, Command> = {
       };
       return withVault(ctx, async (vault, handle) => {
         try {
-          const secret = await importOAuth2Grant({ secretStore: createSqliteSecretStore(handle), vault, clock: systemClock, newId: randomId }, input);
+          const secret = await importOAuth2Grant({ secretStore: secretStoreOn(handle), vault, clock: systemClock, newId: randomId }, input);
           ctx.out(JSON.stringify(secret));
           return 0;
         } catch (e) {

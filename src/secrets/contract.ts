@@ -13,7 +13,7 @@ import type { SecretStore } from './store.ts';
 
 export type { SecretDeps, SecretVault } from './deps.ts';
 export type { SecretStore } from './store.ts';
-export { createSqliteSecretStore } from './store.ts';
+export { secretStoreOn } from './store-pg.ts';
 export { credentialOf, openSecretValues, staticCredential } from './resolve.ts';
 export { ReauthorizationRequired, RefreshFailed, type OAuth2Refresher } from './oauth2/index.ts';
 /** The OAuth redirect URI's path (under MIMIC_PUBLIC_URL): the studio shows it to register at a provider. */

@@ -3,7 +3,7 @@ import { provide } from '../platform/service-key.ts';
 import { AUDIT } from '../audit/contract.ts';
 import { OAUTH2_REFRESHER, SECRET_STORE } from './contract.ts';
 import { createSecretLock } from './lock-store.ts';
-import { createSqliteSecretStore } from './store.ts';
+import { secretStoreOn } from './store-pg.ts';
 import type { SecretDeps } from './deps.ts';
 import { createOAuth2Refresher } from './oauth2/index.ts';
 import { auditRefresh, createVaultTokenStore } from './oauth2-tokens.ts';
@@ -12,7 +12,7 @@ import { SECRET_COMMANDS } from './cli.ts';
 import { deriveKey } from '../keys.ts';
 import { CALLBACK_PATH, SWEEP_EVERY_MS, sweepConnections } from './oauth2-connect/flow.ts';
 import { connectRoutes } from './oauth2-connect/routes.ts';
-import { createSqliteConnectionStore } from './oauth2-connect/store.ts';
+import { connectionStoreOn } from './oauth2-connect/store-pg.ts';
 
 /** Credentials sealed in the vault (POST /secrets ...); their values never leave it. */
 export const secretsModule = defineModule({
@@ -21,7 +21,7 @@ export const secretsModule = defineModule({
   needs: [AUDIT],
   provides: [OAUTH2_REFRESHER, SECRET_STORE],
   create(p, _settings, services) {
-    const deps: SecretDeps = { secretStore: createSqliteSecretStore(p.store), vault: p.vault, clock: p.clock, newId: p.newId };
+    const deps: SecretDeps = { secretStore: secretStoreOn(p.store), vault: p.vault, clock: p.clock, newId: p.newId };
     const audit = services.get(AUDIT);
     // One refresher per process: the tool calls use it (OAUTH2_REFRESHER) to send oauth2 secrets.
     const refresher = createOAuth2Refresher({
@@ -36,7 +36,7 @@ export const secretsModule = defineModule({
     });
     const connect = {
       ...deps,
-      connections: createSqliteConnectionStore(p.store),
+      connections: connectionStoreOn(p.store),
       client: p.client,
       log: p.log,
       stateKey: deriveKey(p.config.masterKey, 'oauth-state'),

@@ -27,15 +27,15 @@ export function createVaultTokenStore(deps: SecretDeps): TokenStore {
       return grant;
     },
 
-    async save(secretId, tokens) {
+    async save(secretId, tokens, seenVersion) {
       const row = await deps.secretStore.getById(secretId);
       if (!row) return;
       const sealed = await deps.vault.seal(row.userId, secretId, { access_token: tokens.accessToken, refresh_token: tokens.refreshToken });
-      await deps.secretStore.saveTokens(secretId, tokens.expiresAt, deps.clock.now(), sealed);
+      await deps.secretStore.saveTokens(secretId, tokens.expiresAt, deps.clock.now(), sealed, seenVersion);
     },
 
-    async markNeedsReauthorization(secretId) {
-      await deps.secretStore.markNeedsReauthorization(secretId, deps.clock.now());
+    async markNeedsReauthorization(secretId, seenVersion) {
+      await deps.secretStore.markNeedsReauthorization(secretId, deps.clock.now(), seenVersion);
     },
   };
 }

@@ -65,12 +65,17 @@ export interface SecretStore {
    * model's key, or through one of those tools), newest first, at most `max` of each listed.
    */
   usage(userId: string, secretIds: readonly string[], max: number): Promise<Map<string, SecretUsage>>;
-  /** A refreshed oauth2 token pair; false when the secret is gone. */
-  saveTokens(secretId: string, expiresAt: number | null, refreshedAt: number, sealed: SealedValue[]): Promise<boolean>;
-  markNeedsReauthorization(secretId: string, now: number): Promise<void>;
+  /**
+   * A refreshed oauth2 token pair; false when the secret is gone, or, given `seenVersion`, when
+   * it changed since that version was read (a grant imported meanwhile is not overwritten).
+   */
+  saveTokens(secretId: string, expiresAt: number | null, refreshedAt: number, sealed: SealedValue[], seenVersion?: number): Promise<boolean>;
+  /** Given `seenVersion`, only while the secret is still at that version (a new grant imported meanwhile stays active); false when nothing changed. */
+  markNeedsReauthorization(secretId: string, now: number, seenVersion?: number): Promise<boolean>;
 }
 
-type RawSecretRow = {
+/** A `secrets` row as SQL returns it (both dialects). */
+export type RawSecretRow = {
   id: string;
   user_id: string;
   provider: string;
@@ -90,12 +95,40 @@ type RawSecretRow = {
   lock_until: number | null;
 };
 
-const toRow = (r: RawSecretRow): SecretRow => ({
+export const toRow = (r: RawSecretRow): SecretRow => ({
   id: r.id, userId: r.user_id, provider: r.provider, type: r.type, headerName: r.header_name, tokenUrl: r.token_url, clientId: r.client_id, clientAuthMethod: r.client_auth_method,
   expiresAt: r.expires_at, status: r.status, version: r.version, createdAt: r.created_at, updatedAt: r.updated_at, lastUsedAt: r.last_used_at,
   refreshedAt: r.refreshed_at, lockOwner: r.lock_owner, lockUntil: r.lock_until,
 });
 const maybeRow = (r: RawSecretRow | undefined): SecretRow | undefined => (r ? toRow(r) : undefined);
+
+/** One row per tool using a secret (newest first). */
+export interface ToolUsingRow { secret_id: string; id: string; name: string }
+/** One row per agent using a secret: as its model's key (`tool_id` null) or through one of its tools (newest first). */
+export interface AgentUsingRow { secret_id: string; id: string; name: string | null; tool_id: string | null }
+
+/** The usage of each secret from the rows of the tools and agents that use them, `max` of each listed, totals whole. */
+export function usageOf(secretIds: readonly string[], tools: readonly ToolUsingRow[], agents: readonly AgentUsingRow[], max: number): Map<string, SecretUsage> {
+  const out = new Map<string, SecretUsage>(secretIds.map((id) => [id, { tools: [], toolsTotal: 0, agents: [], agentsTotal: 0 }]));
+  for (const t of tools) {
+    const u = out.get(t.secret_id)!;
+    if (u.toolsTotal++ < max) u.tools.push({ id: t.id, name: t.name });
+  }
+  const seen = new Map<string, { id: string; name: string; model: boolean; toolIds: string[] }>();
+  for (const a of agents) {
+    const u = out.get(a.secret_id)!;
+    const key = `${a.secret_id} ${a.id}`;
+    let agent = seen.get(key);
+    if (!agent) {
+      agent = { id: a.id, name: a.name ?? '', model: false, toolIds: [] };
+      seen.set(key, agent);
+      if (u.agentsTotal++ < max) u.agents.push(agent);
+    }
+    if (a.tool_id === null) agent.model = true;
+    else agent.toolIds.push(a.tool_id);
+  }
+  return out;
+}
 
 export function createSqliteSecretStore(handle: Store): SecretStore {
   const { sqlite } = handle;
@@ -121,10 +154,12 @@ export function createSqliteSecretStore(handle: Store): SecretStore {
     `UPDATE secrets SET provider = ?, token_url = ?, client_id = ?, client_auth_method = ?, expires_at = ?, updated_at = ?, status = 'active', version = version + 1
      WHERE id = ? AND user_id = ? AND type = 'oauth2' RETURNING *`,
   );
-  const updateTokens = sqlite.prepare<[number | null, number, string]>(
-    `UPDATE secrets SET expires_at = ?, refreshed_at = ?, status = 'active', version = version + 1 WHERE id = ?`,
+  const updateTokens = sqlite.prepare<[number | null, number, string, number | null, number | null]>(
+    `UPDATE secrets SET expires_at = ?, refreshed_at = ?, status = 'active', version = version + 1 WHERE id = ? AND (? IS NULL OR version = ?)`,
   );
-  const needsReauthorization = sqlite.prepare<[number, string]>(`UPDATE secrets SET status = 'needs_reauthorization', updated_at = ? WHERE id = ?`);
+  const needsReauthorization = sqlite.prepare<[number, string, number | null, number | null]>(
+    `UPDATE secrets SET status = 'needs_reauthorization', updated_at = ? WHERE id = ? AND (? IS NULL OR version = ?)`,
+  );
   const referencing = sqlite.prepare<[string, number], { id: string }>('SELECT id FROM tools WHERE secret_id = ? LIMIT ?');
   const referencingAgents = sqlite.prepare<[string, number], { id: string }>('SELECT id FROM agents WHERE secret_id = ? LIMIT ?');
   // Conditional: a tool or an agent created meanwhile (by another writer) keeps its secret.
@@ -134,11 +169,11 @@ export function createSqliteSecretStore(handle: Store): SecretStore {
        AND NOT EXISTS (SELECT 1 FROM agents WHERE agents.secret_id = secrets.id) RETURNING *`,
   );
   // Usage, for a page of secret ids at once (a JSON array parameter).
-  const toolsUsing = sqlite.prepare<[string, string], { secret_id: string; id: string; name: string }>(
+  const toolsUsing = sqlite.prepare<[string, string], ToolUsingRow>(
     `SELECT secret_id, id, name FROM tools WHERE user_id = ? AND secret_id IN (SELECT value FROM json_each(?))
      ORDER BY created_at DESC, id DESC`,
   );
-  const agentsUsing = sqlite.prepare<[string, string, string, string], { secret_id: string; id: string; name: string | null; tool_id: string | null }>(
+  const agentsUsing = sqlite.prepare<[string, string, string, string], AgentUsingRow>(
     `SELECT a.secret_id AS secret_id, a.id AS id, json_extract(a.body, '$.preview_name') AS name, NULL AS tool_id, a.created_at AS created_at
        FROM agents a WHERE a.user_id = ? AND a.secret_id IN (SELECT value FROM json_each(?))
      UNION ALL
@@ -191,33 +226,15 @@ export function createSqliteSecretStore(handle: Store): SecretStore {
     const agents = referencingAgents.all(id, max).map((r) => r.id);
     return { usedBy: referencing.all(id, max).map((r) => r.id), ...(agents.length ? { usedByAgents: agents } : {}) };
   });
-  const saveTokens = sqlite.transaction((secretId: string, expiresAt: number | null, refreshedAt: number, sealed: SealedValue[]) => {
-    if (updateTokens.run(expiresAt, refreshedAt, secretId).changes === 0) return false;
+  const saveTokens = sqlite.transaction((secretId: string, expiresAt: number | null, refreshedAt: number, sealed: SealedValue[], seen: number | null) => {
+    if (updateTokens.run(expiresAt, refreshedAt, secretId, seen, seen).changes === 0) return false;
     writeSealed(secretId, sealed, false);
     return true;
   });
 
   const usage = sqlite.transaction((userId: string, secretIds: readonly string[], max: number) => {
-    const out = new Map<string, SecretUsage>(secretIds.map((id) => [id, { tools: [], toolsTotal: 0, agents: [], agentsTotal: 0 }]));
     const ids = JSON.stringify(secretIds);
-    for (const t of toolsUsing.all(userId, ids)) {
-      const u = out.get(t.secret_id)!;
-      if (u.toolsTotal++ < max) u.tools.push({ id: t.id, name: t.name });
-    }
-    const seen = new Map<string, { id: string; name: string; model: boolean; toolIds: string[] }>();
-    for (const a of agentsUsing.all(userId, ids, userId, ids)) {
-      const u = out.get(a.secret_id)!;
-      const key = `${a.secret_id} ${a.id}`;
-      let agent = seen.get(key);
-      if (!agent) {
-        agent = { id: a.id, name: a.name ?? '', model: false, toolIds: [] };
-        seen.set(key, agent);
-        if (u.agentsTotal++ < max) u.agents.push(agent);
-      }
-      if (a.tool_id === null) agent.model = true;
-      else agent.toolIds.push(a.tool_id);
-    }
-    return out;
+    return usageOf(secretIds, toolsUsing.all(userId, ids), agentsUsing.all(userId, ids, userId, ids), max);
   });
 
   return {
@@ -232,9 +249,7 @@ export function createSqliteSecretStore(handle: Store): SecretStore {
     replaceGrant: async (userId, id, patch, sealed, record) => replaceGrant(userId, id, patch, sealed, record),
     delete: async (userId, id, record, max = 20) => del(userId, id, record, max),
     usage: async (userId, secretIds, max) => usage(userId, secretIds, max),
-    saveTokens: async (secretId, expiresAt, refreshedAt, sealed) => saveTokens(secretId, expiresAt, refreshedAt, sealed),
-    markNeedsReauthorization: async (secretId, now) => {
-      needsReauthorization.run(now, secretId);
-    },
+    saveTokens: async (secretId, expiresAt, refreshedAt, sealed, seen) => saveTokens(secretId, expiresAt, refreshedAt, sealed, seen ?? null),
+    markNeedsReauthorization: async (secretId, now, seen) => needsReauthorization.run(now, secretId, seen ?? null, seen ?? null).changes === 1,
   };
 }

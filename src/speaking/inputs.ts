@@ -6,19 +6,19 @@ import type { SpeakingRequest } from './script.ts';
 
 export interface StoredInputDeps {
   config: Pick<Config, 'storageScheme'>;
-  media: Pick<MediaAccess, 'keyOfStorageUrl' | 'find'>;
+  media: Pick<MediaAccess, 'keyOfStorageUrl' | 'localFile'>;
 }
 
 const bad = (field: string, message: string): ApiError =>
   new ApiError('BadRequestError', `Invalid request body: ${field} ${message}`, [{ field, message } satisfies FieldError]);
 
 /** The local file of a storage-scheme URL the caller owns (400 naming `field` otherwise); undefined for any other URL. */
-export function storedObject(deps: StoredInputDeps, userId: string, field: string, url: string | undefined): string | undefined {
+export async function storedObject(deps: StoredInputDeps, userId: string, field: string, url: string | undefined): Promise<string | undefined> {
   const scheme = `${deps.config.storageScheme}://`;
   if (!url?.startsWith(scheme)) return undefined;
   const key = deps.media.keyOfStorageUrl(url);
   if (key === null) throw bad(field, `is not a valid ${scheme}<bucket>/<key> URL`);
-  const path = deps.media.find(userId, key);
+  const path = await deps.media.localFile(userId, key);
   if (path === null) throw bad(field, 'names an object that does not exist in your media store');
   return path;
 }
@@ -39,7 +39,7 @@ export function outboundUrls(body: SpeakingRefs & { webhook?: string }): [string
 }
 
 /** Storage-scheme URLs name objects the caller owns; answers the local file of each stored input. */
-export function storedInputs(deps: StoredInputDeps, userId: string, body: SpeakingRefs): { audio?: string; logo?: string; background?: string } {
+export async function storedInputs(deps: StoredInputDeps, userId: string, body: SpeakingRefs): Promise<{ audio?: string; logo?: string; background?: string }> {
   const scheme = `${deps.config.storageScheme}://`;
   const out: { audio?: string; logo?: string; background?: string } = {};
   const logo = body.config?.logo;
@@ -49,7 +49,7 @@ export function storedInputs(deps: StoredInputDeps, userId: string, body: Speaki
     ['background', 'background.source_url', body.background?.source_url],
   ];
   for (const [role, field, url] of refs) {
-    const path = storedObject(deps, userId, field, url);
+    const path = await storedObject(deps, userId, field, url);
     if (path) out[role] = path;
   }
   if (body.result_url?.startsWith(scheme) && deps.media.keyOfStorageUrl(body.result_url) === null) {

@@ -28,6 +28,8 @@ import { createStreamCredits } from './credits.ts';
 import { createSpeechQueue } from './speech-queue.ts';
 import { createStreamEvents } from './events.ts';
 import { createOpening } from './opening.ts';
+import { holderOf } from './limits.ts';
+import type { StreamRegistry } from './registry.ts';
 
 export interface HubDeps {
   settings: StreamSettings;
@@ -41,6 +43,8 @@ export interface HubDeps {
   clock: Clock;
   newId: IdFactory;
   log: Logger;
+  /** The streams' records: each stream opened here is recorded, and its record ends when it closes. */
+  registry: StreamRegistry;
 }
 
 export interface StreamStats {
@@ -51,8 +55,9 @@ export interface StreamStats {
 }
 
 export function createStreamService(deps: HubDeps) {
-  const sessions = createSessions(deps.settings);
-  const teardown = createTeardown(sessions, deps.log);
+  const { registry } = deps;
+  const sessions = createSessions(deps.settings, registry.openElsewhere);
+  const teardown = createTeardown(sessions, deps.log, registry.ended);
   const { close } = teardown;
   const armIdle = createIdleTimer(close);
   const credits = createStreamCredits(deps.users);
@@ -66,8 +71,33 @@ export function createStreamService(deps: HubDeps) {
       sessions.withSession(userId, streamId, sessionId, agentId);
     },
 
-    create(userId: string, source: () => Promise<StreamSource>, opts: CreateOptions) {
-      return opening.open(userId, source, opts);
+    /** This process holds the stream's peer. */
+    holds: (streamId: string): boolean => sessions.local(streamId) !== undefined,
+
+    async create(userId: string, source: () => Promise<StreamSource>, opts: CreateOptions) {
+      // The user's streams in the other processes count too (and those of a dead process end first).
+      await registry.refresh();
+      const created = await opening.open(userId, source, opts);
+      const s = sessions.local(created.id);
+      // Closed already (its preparation failed at once): there is nothing to record.
+      if (!s) return created;
+      try {
+        await registry.opened({
+          id: s.id, userId, kind: opts.kind ?? 'streams', agentId: s.source.agentId, sessionId: s.sessionId, holder: holderOf(userId, opts.client), clientKeyId: opts.client?.keyId,
+        });
+      } catch (err) {
+        await close(s, 'not recorded');
+        throw err;
+      }
+      // It closed while being recorded: its record must not stay open.
+      if (s.state === 'closed') await registry.ended(s.id, 'closed while opening');
+      return created;
+    },
+
+    /** Its record was ended by another process (this one missed its heartbeats): the stream closes here too. */
+    lost(streamId: string): void {
+      const s = sessions.local(streamId);
+      if (s) void close(s, 'ended by another process');
     },
 
     async answer(userId: string, streamId: string, sessionId: unknown, sdp: string, agentId?: string) {

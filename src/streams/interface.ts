@@ -68,9 +68,9 @@ export interface StreamHub {
   /** The routes of one variant: create, sdp, ice, speak, interrupt, delete. */
   streamRoutes(variant: StreamVariant): Route[];
   /**
-   * A speaker on the user's open stream `streamId` whose session is `sessionId`; the stream
-   * must belong to `agentId` when given. JsonError NotFoundError (no such stream for this
-   * user) or SessionError (wrong session).
+   * A speaker on the user's open stream `streamId` whose session is `sessionId`, in this API
+   * process or another (docs/streams-across-processes.md); the stream must belong to `agentId`
+   * when given. JsonError NotFoundError (no such stream for this user) or SessionError (wrong session).
    */
-  speaker(userId: string, streamId: string, sessionId: string, opts?: { agentId?: string }): StreamSpeaker;
+  speaker(userId: string, streamId: string, sessionId: string, opts?: { agentId?: string }): Promise<StreamSpeaker>;
 }

@@ -7,13 +7,21 @@ import { STREAMS } from './contract.ts';
 import type { StreamHub } from './interface.ts';
 import { createStreamService } from './hub.ts';
 import { streamRoutes } from './routes.ts';
-import { streamSettings } from './settings.ts';
+import { defaultInternalUrl, streamSettings } from './settings.ts';
+import { deriveKey } from '../keys.ts';
+import { randomId } from '../clock.ts';
+import { liveStreamStoreOn } from './store-pg.ts';
+import { createStreamRegistry } from './registry.ts';
+import { createForwarder } from './forward.ts';
+import { createStreamRouting } from './routing.ts';
+import { internalStreamRoute } from './internal-route.ts';
 
 /**
  * Live streams (docs/streams.md): WebRTC from the server (werift), a face rendered by the
- * platform's `StreamRenderer`, speech from the voices. It has no routes of its own: talks,
- * clips and agents add theirs with `STREAMS`' `streamRoutes`, and agent chat speaks on an
- * agent's stream with its `speaker`.
+ * platform's `StreamRenderer`, speech from the voices. Talks, clips and agents add their
+ * routes with `STREAMS`' `streamRoutes`, and agent chat speaks on an agent's stream with its
+ * `speaker`; its own route takes the requests other API processes forward to the streams
+ * this one holds (docs/streams-across-processes.md).
  */
 export const streamsModule = defineModule({
   name: 'streams',
@@ -22,6 +30,18 @@ export const streamsModule = defineModule({
   uses: [VOICES],
   provides: [STREAMS],
   create(p, settings, services) {
+    // Late-bound: the registry closes a stream of the service its record was ended for.
+    const lost = { close: (_id: string) => {} };
+    const registry = createStreamRegistry({
+      store: liveStreamStoreOn(p.store, p.clock),
+      // Unique across the deployment whatever ids a test injects: two processes must never share one.
+      processId: randomId('proc'),
+      ownerUrl: settings.internalUrl ?? defaultInternalUrl(p.config.host, p.config.port),
+      heartbeatMs: settings.heartbeatMs,
+      staleMs: settings.staleMs,
+      log: p.log,
+      lost: (id) => lost.close(id),
+    });
     const service = createStreamService({
       settings,
       renderer: p.streamRenderer,
@@ -32,16 +52,22 @@ export const streamsModule = defineModule({
       clock: p.clock,
       newId: p.newId,
       log: p.log,
+      registry,
     });
+    lost.close = (id) => service.lost(id);
+    const forwardKey = deriveKey(p.config.masterKey, 'stream-forward');
+    const routing = createStreamRouting({ service, registry, forwarder: createForwarder({ key: forwardKey, clock: p.clock }), log: p.log });
     const hub: StreamHub = {
-      streamRoutes: (variant) => streamRoutes(service, variant),
-      speaker: (userId, streamId, sessionId, opts) => service.speaker(userId, streamId, sessionId, opts),
+      streamRoutes: (variant) => streamRoutes(service, routing, variant),
+      speaker: (userId, streamId, sessionId, opts) => routing.speaker(userId, streamId, sessionId, opts),
     };
     let stopping = false;
     return {
       service,
       provides: [provide(STREAMS, hub)],
+      routes: [internalStreamRoute({ key: forwardKey, clock: p.clock, routing })],
       start() {
+        registry.start();
         if (!settings.prewarm || !p.streamRenderer?.warm) return;
         const started = Date.now();
         p.streamRenderer.warm().then(
@@ -52,6 +78,7 @@ export const streamsModule = defineModule({
       },
       async stop() {
         stopping = true;
+        await registry.stop();
         await service.stop();
         await p.streamRenderer?.close();
       },

@@ -98,3 +98,13 @@ export const SpeakResponse = Type.Object(
 export type StreamSpeakBody = Static<typeof StreamSpeak>;
 export type StreamScriptBody = Static<typeof StreamScript>;
 export type StreamIceBody = Static<typeof StreamIce>;
+
+/** A request forwarded from another API process (forward.ts): who asked, the agent of its path, and the body as the client sent it. */
+export const StreamForward = Type.Object(
+  {
+    user_id: Type.String({ minLength: 1, maxLength: 200, description: 'the caller the forwarding process authenticated' }),
+    agent_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    body: Type.Object({}, { additionalProperties: true, description: 'the client\'s body, unchanged' }),
+  },
+  { additionalProperties: false, $id: 'StreamForward' },
+);

@@ -20,6 +20,8 @@ export interface CreateOptions {
   compatibility: CompatibilityMode;
   /** Opened through a client key: the key and its end user (`externalId`), whose own limits it counts against. */
   client?: StreamClient;
+  /** The variant's path ('talks', 'clips', 'agents'), as the stream's record keeps it. */
+  kind?: string;
 }
 
 /** The client key a stream was opened through, and its end user. */
@@ -72,7 +74,12 @@ const ENDED_OWNERS = 4_096;
 
 export type Sessions = ReturnType<typeof createSessions>;
 
-export function createSessions(settings: Pick<StreamSettings, 'perUser' | 'total' | 'perClientKey' | 'perEndUser'>) {
+/**
+ * `elsewhere`: the open streams of a holder in the other API processes (registry.ts), counted
+ * with this process's own against the per-user, per-client-key and per-end-user limits; the
+ * total stays this process's own.
+ */
+export function createSessions(settings: Pick<StreamSettings, 'perUser' | 'total' | 'perClientKey' | 'perEndUser'>, elsewhere: (holder: string) => number = () => 0) {
   const streams = new Map<string, LiveStream>();
   /**
    * Recently ended streams, by owner then stream id (both in insertion order, oldest first).
@@ -82,7 +89,7 @@ export function createSessions(settings: Pick<StreamSettings, 'perUser' | 'total
   const ended = new Map<string, Map<string, EndedStream>>();
   const limits = createStreamLimits(settings, {
     open: () => streams.size,
-    openOf: (holder) => [...streams.values()].filter((s) => holderOf(s.userId, s.opts.client) === holder || (s.opts.client && clientKeyHolder(s.opts.client) === holder)).length,
+    openOf: (holder) => elsewhere(holder) + [...streams.values()].filter((s) => holderOf(s.userId, s.opts.client) === holder || (s.opts.client && clientKeyHolder(s.opts.client) === holder)).length,
   });
 
   function remember(s: LiveStream): void {
@@ -115,6 +122,8 @@ export function createSessions(settings: Pick<StreamSettings, 'perUser' | 'total
       remember(s);
     },
     all: (): LiveStream[] => [...streams.values()],
+    /** The open stream of this process with this id, whoever owns it. */
+    local: (streamId: string): LiveStream | undefined => streams.get(streamId),
 
     /** The stream, after its session: a missing or different session_id is the SessionError the SDK matches. */
     withSession(userId: string, streamId: string, sessionId: unknown, agentId?: string): LiveStream {

@@ -25,6 +25,12 @@ export interface StreamSettings {
   gatherTimeoutMs: number;
   /** Warm the stream renderer (render process, face models) when the server starts (`MIMIC_STREAM_PREWARM`). */
   prewarm: boolean;
+  /** This process's base URL as the other API processes reach it (`MIMIC_INTERNAL_URL`): a stream's requests are forwarded there. Absent: this process's HOST and PORT (module.ts). */
+  internalUrl?: string;
+  /** How often this process renews its streams' records (`MIMIC_STREAM_HEARTBEAT_MS`). */
+  heartbeatMs: number;
+  /** A stream whose record has not been renewed for this long has lost its process: it ends (`MIMIC_STREAM_STALE_MS`). */
+  staleMs: number;
 }
 
 const ICE_URL = /^(?:stun|stuns|turn|turns):[^\s]+$/;
@@ -69,11 +75,17 @@ export const streamSettings: ConfigSection<StreamSettings> = {
     { name: 'MIMIC_CLIENT_KEY_STREAMS_PER_END_USER', default: '2', description: 'open live streams of one end user (the externalId) of a client key (1 to 100)' },
     { name: 'MIMIC_STREAMS_MAX', default: '20', description: 'open live streams of this API process, all users together (1 to 1000)' },
     { name: 'MIMIC_STREAM_PREWARM', default: 'true', description: 'start the stream render process and load its face models when the server starts, so the first stream opens in well under a second instead of 1-2 s (costs about 200 MB of memory while no stream is open); false: they start with the first stream' },
+    { name: 'MIMIC_INTERNAL_URL', default: '', description: 'this API process\'s base URL as the other API processes of the deployment reach it (http://<private address>:<port>); a live stream\'s requests that reach another process are forwarded here (docs/streams-across-processes.md); empty: http://<HOST>:<PORT> (127.0.0.1 when HOST listens on every interface)' },
+    { name: 'MIMIC_STREAM_HEARTBEAT_MS', default: '1000', description: 'how often an API process renews the records of the live streams it holds (100 to 10000)' },
+    { name: 'MIMIC_STREAM_STALE_MS', default: '5000', description: 'a live stream whose process has not renewed its record for this long is ended (its process died) and its place freed (at least 3 heartbeats; up to 60000)' },
     { name: 'MIMIC_STREAM_GATHER_MS', default: '1500', description: 'longest wait for the server\'s ICE candidates when a stream is created (100 to 10000)' },
   ],
   load(env) {
     const address = env.MIMIC_STREAM_ICE_ADDRESS?.trim();
     if (address && !IPV4.test(address)) throw new ConfigurationError(`MIMIC_STREAM_ICE_ADDRESS must be an IPv4 address, got "${address}"`);
+    const heartbeatMs = int(env, 'MIMIC_STREAM_HEARTBEAT_MS', 1000, 100, 10_000);
+    const staleMs = int(env, 'MIMIC_STREAM_STALE_MS', 5000, 300, 60_000);
+    if (staleMs < 3 * heartbeatMs) throw new ConfigurationError(`MIMIC_STREAM_STALE_MS (${staleMs}) must be at least 3 heartbeats (MIMIC_STREAM_HEARTBEAT_MS ${heartbeatMs}): else a busy process loses its streams`);
     return {
       iceServers: parseIceServers(env.MIMIC_ICE_SERVERS),
       ...(address ? { iceAddress: address } : {}),
@@ -84,6 +96,31 @@ export const streamSettings: ConfigSection<StreamSettings> = {
       perEndUser: int(env, 'MIMIC_CLIENT_KEY_STREAMS_PER_END_USER', 2, 1, 100),
       gatherTimeoutMs: int(env, 'MIMIC_STREAM_GATHER_MS', 1500, 100, 10_000),
       prewarm: bool(env, 'MIMIC_STREAM_PREWARM', true),
+      ...internalUrl(env),
+      heartbeatMs,
+      staleMs,
     };
   },
 };
+
+/** `MIMIC_INTERNAL_URL`: an http(s) base URL without a path, query or credentials. */
+function internalUrl(env: Record<string, string | undefined>): { internalUrl?: string } {
+  const raw = env.MIMIC_INTERNAL_URL?.trim();
+  if (!raw) return {};
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigurationError('MIMIC_INTERNAL_URL must be an http(s) URL such as http://10.0.0.5:8080');
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password || url.search || url.hash || (url.pathname !== '/' && url.pathname !== '')) {
+    throw new ConfigurationError('MIMIC_INTERNAL_URL must be an http(s) base URL (scheme, host and port only), such as http://10.0.0.5:8080');
+  }
+  return { internalUrl: url.origin };
+}
+
+/** Where the other processes reach this one when MIMIC_INTERNAL_URL is not set: its own listener (loopback when it listens on every interface). */
+export function defaultInternalUrl(host: string, port: number): string {
+  const h = host === '' || host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  return `http://${h.includes(':') ? `[${h}]` : h}:${port}`;
+}

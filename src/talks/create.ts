@@ -51,8 +51,8 @@ export async function createTalk(deps: TalkDeps, user: AuthUser, raw: unknown) {
   refuseUnsupported(body);
   checkWebhookUrl(body.webhook);
   await asRequestError(() => checkResultFormat(body));
-  const photo = storedObject(deps, user.id, 'source_url', body.source_url);
-  const stored = storedInputs(deps, user.id, body);
+  const photo = await storedObject(deps, user.id, 'source_url', body.source_url);
+  const stored = await storedInputs(deps, user.id, body);
   await checkOutboundUrls(deps.client, [['source_url', body.source_url], ...outboundUrls(body)], [`${deps.config.storageScheme}://`]);
   if (photo) await asRequestError(() => inspectImage('source', photo, deps.config));
   if (stored.logo) await asRequestError(() => inspectImage('logo', stored.logo!, deps.config));

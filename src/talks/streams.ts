@@ -33,7 +33,7 @@ export function talkStreamVariant(deps: Pick<TalkDeps, 'config' | 'media' | 'voi
       const body = raw as { source_url: string; face?: { size: number; top_left: [number, number] }; config?: { stitch?: boolean } };
       const stitch = body.config?.stitch === true;
       if (stitch) requirePermission(user, 'stitch', 'config.stitch');
-      storedObject(deps, user.id, 'source_url', body.source_url);
+      await storedObject(deps, user.id, 'source_url', body.source_url);
       const voice = await talkStreamVoice(deps);
       return {
         sourceUrl: body.source_url,

@@ -2,7 +2,7 @@ import { defineModule } from '../platform/module.ts';
 import { provide } from '../platform/service-key.ts';
 import { TOOL_CALLS } from './contract.ts';
 import { OAUTH2_REFRESHER, SECRET_STORE, type SecretDeps } from '../secrets/contract.ts';
-import { createSqliteToolStore } from './store.ts';
+import { toolStoreOn } from './store-pg.ts';
 import { callTool, type ToolCallDeps } from './call.ts';
 import { toolRoutes } from './routes.ts';
 import { toolSettings } from './settings.ts';
@@ -16,7 +16,7 @@ export const toolsModule = defineModule({
   create(p, limits, services) {
     const secrets: SecretDeps = { secretStore: services.get(SECRET_STORE), vault: p.vault, clock: p.clock, newId: p.newId };
     const refresher = services.get(OAUTH2_REFRESHER);
-    const deps: ToolCallDeps = { ...secrets, toolStore: createSqliteToolStore(p.store), client: p.client, refresher, log: p.log, limits };
+    const deps: ToolCallDeps = { ...secrets, toolStore: toolStoreOn(p.store), client: p.client, refresher, log: p.log, limits };
     const calls = provide(TOOL_CALLS, {
       get: (userId, toolId) => deps.toolStore.get(userId, toolId),
       call: (userId, toolId, raw, via) => callTool(deps, userId, toolId, raw, via),

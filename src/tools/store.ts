@@ -21,14 +21,47 @@ export interface ToolStore {
   recordCall(record: AuditRecord, usedSecretId: string | null): Promise<void>;
 }
 
-interface PendingCall {
+export interface PendingCall {
   record: AuditRecord;
   usedSecretId: string | null;
   done: () => void;
   failed: (err: unknown) => void;
 }
 
-type RawToolRow = {
+/**
+ * Group commit of `recordCall`: the calls that finish in the same turn of the event loop share
+ * one transaction (a commit, not the inserts, is most of a call's database time). Each caller
+ * still waits until its own row is committed; a batch that fails is retried row by row, so one
+ * bad row fails only its own call.
+ */
+export function groupCommit(commit: (calls: readonly PendingCall[]) => void | Promise<void>): ToolStore['recordCall'] {
+  let pending: PendingCall[] = [];
+  const flush = async () => {
+    const batch = pending;
+    pending = [];
+    try {
+      await commit(batch);
+      for (const call of batch) call.done();
+    } catch {
+      for (const call of batch) {
+        try {
+          await commit([call]);
+          call.done();
+        } catch (err) {
+          call.failed(err);
+        }
+      }
+    }
+  };
+  return (record, usedSecretId) =>
+    new Promise<void>((done, failed) => {
+      if (pending.length === 0) setImmediate(() => void flush());
+      pending.push({ record, usedSecretId, done, failed });
+    });
+}
+
+/** A `tools` row as SQL returns it (both dialects). */
+export type RawToolRow = {
   id: string;
   user_id: string;
   name: string;
@@ -41,7 +74,7 @@ type RawToolRow = {
   updated_at: number;
 };
 
-const toRow = (r: RawToolRow): ToolRow => ({
+export const toRow = (r: RawToolRow): ToolRow => ({
   id: r.id, userId: r.user_id, name: r.name, description: r.description, provider: r.provider, schema: r.schema, config: r.config,
   secretId: r.secret_id, createdAt: r.created_at, updatedAt: r.updated_at,
 });
@@ -102,33 +135,7 @@ export function createSqliteToolStore(handle: Store): ToolStore {
     }
   });
 
-  // Group commit: the calls that finish in the same turn of the event loop share one
-  // transaction (a commit, not the inserts, is most of a call's database time). Each caller
-  // still waits until its own row is committed; a batch that fails is retried row by row,
-  // so one bad row fails only its own call.
-  let pending: PendingCall[] = [];
-  const flush = () => {
-    const batch = pending;
-    pending = [];
-    try {
-      recordCalls(batch);
-      for (const call of batch) call.done();
-    } catch {
-      for (const call of batch) {
-        try {
-          recordCalls([call]);
-          call.done();
-        } catch (err) {
-          call.failed(err);
-        }
-      }
-    }
-  };
-  const recordCall = (record: AuditRecord, usedSecretId: string | null) =>
-    new Promise<void>((done, failed) => {
-      if (pending.length === 0) setImmediate(flush);
-      pending.push({ record, usedSecretId, done, failed });
-    });
+  const recordCall = groupCommit(recordCalls);
 
   return {
     get: async (userId, id) => {

@@ -1,26 +1,28 @@
 import { UsageError, type Command, type CommandContext } from '../platform/command.ts';
-import { openStore } from '../db/client.ts';
+import { closeDatabase, openReadyDatabase } from '../db/database.ts';
 import { deriveKey } from '../keys.ts';
 import { systemClock, randomId } from '../clock.ts';
 import { checkMasterKey } from '../vault/key-check.ts';
-import { createSqliteVaultStore } from '../vault/store.ts';
-import { createSqliteUserStore, type CreditChange } from './store.ts';
+import { vaultStoreOn } from '../vault/store-pg.ts';
+import type { CreditChange } from './store.ts';
+import { userStoreOn } from './store-pg.ts';
 import { addCredits, createKey, createUser, getUser, listKeys, listUsers, revokeKey, setCredits, type UserDeps } from './accounts.ts';
 import { PERMISSIONS, isPermission, type Permission } from './permissions.ts';
 
 async function withUsers<T>(ctx: CommandContext, fn: (deps: UserDeps) => Promise<T>): Promise<T> {
-  const store = openStore(ctx.config.databaseFile);
+  // SQLite in the data directory, or PostgreSQL when MIMIC_DATABASE_URL is set (migrated first, as the server would).
+  const database = await openReadyDatabase(ctx.config);
   try {
     // A wrong master key would write API-key hashes no server could verify: refuse first.
-    await checkMasterKey(createSqliteVaultStore(store), ctx.config.masterKey);
+    await checkMasterKey(vaultStoreOn(database), ctx.config.masterKey);
     return await fn({
-      users: createSqliteUserStore(store),
+      users: userStoreOn(database),
       clock: systemClock,
       newId: randomId,
       apiKeyHashKey: deriveKey(ctx.config.masterKey, 'api-key-hash'),
     });
   } finally {
-    store.close();
+    await closeDatabase(database);
   }
 }
 
@@ -162,7 +164,7 @@ export const USER_COMMANDS: Record<string, Command> = {
   },
   'keys revoke': {
     usage: 'keys revoke KEY_ID|API_KEY   (or: keys revoke --key KEY_ID|API_KEY)',
-    help: 'Revokes an API key, named by its id (see keys list) or by the key itself. Takes effect in every process within 1 ms.',
+    help: 'Revokes an API key, named by its id (see keys list) or by the key itself. Takes effect in every process within 1 ms (SQLite), or as soon as the PostgreSQL change notice reaches it.',
     options: {
       key: { type: 'string', value: 'KEY_ID|API_KEY', description: 'the key to revoke: its id from keys list (key_...), or the API key itself (mimic_...); or give it as the first argument', default: 'required' },
     },

@@ -19,3 +19,9 @@ export const USERS = defineServiceKey<UserStore>('users');
  * bound. The operator's `keys create` is not capped.
  */
 export const MAX_ACTIVE_KEYS = 20;
+
+/**
+ * The change-notice topic (PostgreSQL's LISTEN/NOTIFY, src/db/pg/changes.ts) on which API-key
+ * changes are announced: what remembers verified keys, or reads api_keys, listens to it.
+ */
+export const KEYS_TOPIC = 'keys';

@@ -3,7 +3,7 @@ import { KEY_OWNERS } from '../platform/caller.ts';
 import { provide } from '../platform/service-key.ts';
 import { deriveKey } from '../keys.ts';
 import { USERS } from './contract.ts';
-import { createSqliteUserStore } from './store.ts';
+import { userStoreOn } from './store-pg.ts';
 import { USER_COMMANDS } from './cli.ts';
 import { keyRoutes } from './routes.ts';
 
@@ -18,7 +18,7 @@ export const usersModule = defineModule({
   commands: USER_COMMANDS,
   provides: [USERS, KEY_OWNERS],
   create(p) {
-    const users = createSqliteUserStore(p.store);
+    const users = userStoreOn(p.store);
     const routes = keyRoutes({ users, clock: p.clock, newId: p.newId, apiKeyHashKey: deriveKey(p.config.masterKey, 'api-key-hash') });
     return { provides: [provide(USERS, users), provide(KEY_OWNERS, users)], routes };
   },

@@ -38,9 +38,11 @@ export interface UserStore {
   ownerOfKey(hash: string): Promise<KeyOwner | undefined>;
   /**
    * A number that differs from the one returned before whenever what `ownerOfKey` answers
-   * may have changed since: at once for a change through this store, and from
-   * KEYS_RECHECK_MS after it committed for one through any other connection or process (a
-   * key revoked by the CLI, say). Whoever remembers verified keys drops them when it changes.
+   * may have changed since: at once for a change through this store, and for one through any
+   * other connection or process (a key revoked by the CLI, say) from KEYS_RECHECK_MS after it
+   * committed on SQLite, or once its change notice (KEYS_TOPIC) arrives on PostgreSQL (at every
+   * call while this process's listening connection is down). Whoever remembers verified keys
+   * drops them when it changes.
    */
   keysVersion(): Promise<number>;
   /**
@@ -85,7 +87,8 @@ export type CreditChange =
   | { status: 'not-found' }
   | { status: 'insufficient'; credits: number };
 
-interface UserRow {
+/** A users row as SQL returns it (both dialects). */
+export interface UserRow {
   id: string;
   name: string | null;
   credits: number;
@@ -93,7 +96,8 @@ interface UserRow {
   created_at: number;
 }
 
-interface KeyRow {
+/** An api_keys row as SQL returns it, without the hash. */
+export interface KeyRow {
   id: string;
   user_id: string;
   prefix: string;
@@ -101,14 +105,14 @@ interface KeyRow {
   revoked_at: number | null;
 }
 
-const keyRecord = (k: KeyRow): ApiKeyRecord => ({ id: k.id, userId: k.user_id, prefix: k.prefix, createdAt: k.created_at, revokedAt: k.revoked_at });
+export const keyRecord = (k: KeyRow): ApiKeyRecord => ({ id: k.id, userId: k.user_id, prefix: k.prefix, createdAt: k.created_at, revokedAt: k.revoked_at });
 
 /** Callers validate their input; a negative balance reaching the store is a bug. */
-function nonNegative(credits: number): void {
+export function nonNegative(credits: number): void {
   if (!Number.isSafeInteger(credits) || credits < 0) throw new RangeError(`credits must be a whole number >= 0, got ${credits}`);
 }
 
-const record = (r: UserRow): UserRecord => ({
+export const record = (r: UserRow): UserRecord => ({
   id: r.id,
   name: r.name,
   credits: r.credits,

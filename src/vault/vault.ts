@@ -49,6 +49,8 @@ export interface VaultDeps {
   clock: Clock;
   newId: IdFactory;
   log: Logger;
+  /** Resolves once the database's tables exist (PostgreSQL migrates after the process has started); the vault's first look waits for it. */
+  databaseReady?: () => Promise<void>;
 }
 
 /**
@@ -60,6 +62,7 @@ export function createVault(deps: VaultDeps): Vault {
   const keyring = createKeyring(vstore, provider);
 
   async function initialise(): Promise<void> {
+    await deps.databaseReady?.();
     await checkMasterKey(vstore, deps.masterKey);
     await keyring.verifyAll();
     if (await vstore.primaryId()) return;

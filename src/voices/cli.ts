@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import type { Command } from '../platform/command.ts';
 import { ConfigurationError } from '../config.ts';
 import { openStoreToRead } from '../db/client.ts';
-import { createSqliteSecretStore } from '../secrets/contract.ts';
+import { closeDatabase, openDatabase, type Database } from '../db/database.ts';
+import { secretStoreOn } from '../secrets/contract.ts';
 import { providerSecretProblems } from './external/credentials.ts';
 import { voiceSettings } from './settings.ts';
 
@@ -11,7 +12,8 @@ import { voiceSettings } from './settings.ts';
  * service checks them at start, without decrypting a secret or calling a vendor. Prints one
  * JSON line per configured provider; exits 1 when anything is wrong. A check writes nothing:
  * it reads the database only when there is one (no data directory, master key or database is
- * made for it), and then read-only.
+ * made for it), and then read-only. On PostgreSQL (MIMIC_DATABASE_URL) it connects without
+ * applying migrations: a database not migrated yet fails the check with its error.
  */
 export const VOICE_COMMANDS: Record<string, Command> = {
   'voices check': {
@@ -37,10 +39,11 @@ export const VOICE_COMMANDS: Record<string, Command> = {
         ctx.err('MIMIC_VOICE_PROVIDERS configures no external provider: only the embedded voices speak');
         return 0;
       }
-      // No database yet: no secret exists, and each provider says so.
-      const handle = existsSync(ctx.settings.databaseFile) ? openStoreToRead(ctx.settings.databaseFile) : null;
+      // No SQLite file yet: no secret exists, and each provider says so.
+      const { database, databaseFile } = ctx.settings;
+      const handle: Database | null = database ? openDatabase(ctx.settings) : existsSync(databaseFile) ? openStoreToRead(databaseFile) : null;
       try {
-        const secrets = handle ? createSqliteSecretStore(handle) : { getById: async () => undefined };
+        const secrets = handle ? secretStoreOn(handle) : { getById: async () => undefined };
         let failed = 0;
         for (const p of providers) {
           const [problem] = await providerSecretProblems([p], secrets);
@@ -49,7 +52,7 @@ export const VOICE_COMMANDS: Record<string, Command> = {
         }
         return failed ? 1 : 0;
       } finally {
-        handle?.close();
+        if (handle) await closeDatabase(handle);
       }
     },
   },

@@ -2,10 +2,11 @@ import { randomId, type Clock, type IdFactory } from '../clock.ts';
 import type { GuardedClient } from '../egress/client.ts';
 import { EgressError, isPolicyRefusal } from '../egress/errors.ts';
 import type { WebhookMessageRow } from '../db/schema/webhooks.ts';
-import { createOutboxStore, type AttemptResult, type OutboxStore } from './outbox.ts';
-import type { OutboxHandle } from './outbox-store.ts';
+import type { AttemptResult, OutboxStore } from './outbox.ts';
+import type { Database } from '../db/database.ts';
+import { outboxStoreOn } from './outbox-store-pg.ts';
 import { createWebhookSecrets, type WebhookSecrets } from './secrets.ts';
-import { createSqliteWebhookSecretStore } from './secrets-store.ts';
+import { webhookSecretStoreOnDatabase } from './secrets-store-pg.ts';
 import { signatureHeader } from './signing.ts';
 
 /** Builds a message's JSON body at send time (so signed URLs in it are fresh); null drops it. */
@@ -28,7 +29,7 @@ interface Log {
 
 export interface WebhookDispatcherDeps {
   /** The database the outbox lives in (the outbox store is built on it unless `outbox` is given). */
-  store: OutboxHandle;
+  store: Database;
   outbox?: OutboxStore;
   client: Pick<GuardedClient, 'request'>;
   clock: Clock;
@@ -73,12 +74,11 @@ export function retryAfterMs(value: string | undefined, now: number): number | n
 }
 
 export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDispatcher {
-  const { db } = deps.store;
-  const outbox = deps.outbox ?? createOutboxStore(deps.store, deps.newId ?? randomId);
+  const outbox = deps.outbox ?? outboxStoreOn(deps.store, deps.newId ?? randomId);
   const secrets =
     deps.secrets ??
     (deps.masterKey
-      ? createWebhookSecrets({ store: createSqliteWebhookSecretStore(db), clock: deps.clock, masterKey: deps.masterKey })
+      ? createWebhookSecrets({ store: webhookSecretStoreOnDatabase(deps.store), clock: deps.clock, masterKey: deps.masterKey })
       : (() => {
           throw new Error('createWebhookDispatcher needs secrets or masterKey');
         })());

@@ -3,8 +3,8 @@ import { webhookBodyBuilders } from '../resources/lifecycle.ts';
 import { createWebhookDispatcher, type WebhookBodies } from './dispatcher.ts';
 import { webhookRoutes } from './routes.ts';
 import { createWebhookSecrets } from './secrets.ts';
-import { createOutboxStore } from './outbox-store.ts';
-import { webhookSecretStoreOn } from './secrets-store.ts';
+import { outboxStoreOn } from './outbox-store-pg.ts';
+import { webhookSecretStoreOnDatabase } from './secrets-store-pg.ts';
 
 /**
  * The owner's view of webhooks (the signing secret, its rotation, and the delivery log), and
@@ -16,8 +16,8 @@ export const webhooksModule = defineModule({
   create: (p, _settings, services) => {
     const { config } = p;
     // The signing keys, built from the store (no state: another process's reads the same rows).
-    const outbox = createOutboxStore(p.store, p.newId);
-    const secrets = createWebhookSecrets({ store: webhookSecretStoreOn(p.store), clock: p.clock, masterKey: config.masterKey });
+    const outbox = outboxStoreOn(p.store, p.newId);
+    const secrets = createWebhookSecrets({ store: webhookSecretStoreOnDatabase(p.store), clock: p.clock, masterKey: config.masterKey });
     let bodies: WebhookBodies | undefined;
     const dispatcher = createWebhookDispatcher({
       store: p.store,

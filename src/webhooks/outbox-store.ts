@@ -58,11 +58,8 @@ export interface DeliveryView {
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
-function present(db: WebhookDb, rows: WebhookMessageRow[]): DeliveryView[] {
-  const ids = rows.map((r) => r.id);
-  const attempts = ids.length
-    ? (db.select().from(webhookAttempts).where(inArray(webhookAttempts.messageId, ids)).orderBy(asc(webhookAttempts.attempt)).all() as WebhookAttemptRow[])
-    : [];
+/** Messages as the owner sees them, each with its attempts (`attempts`: theirs, in attempt order); both dialects' stores answer these. */
+export function deliveryViews(rows: WebhookMessageRow[], attempts: WebhookAttemptRow[]): DeliveryView[] {
   const byMessage = new Map<string, DeliveryAttemptView[]>();
   for (const a of attempts) {
     const list = byMessage.get(a.messageId) ?? [];
@@ -83,6 +80,14 @@ function present(db: WebhookDb, rows: WebhookMessageRow[]): DeliveryView[] {
     delivered_at: iso(r.deliveredAt),
     attempts_log: byMessage.get(r.id) ?? [],
   }));
+}
+
+function present(db: WebhookDb, rows: WebhookMessageRow[]): DeliveryView[] {
+  const ids = rows.map((r) => r.id);
+  const attempts = ids.length
+    ? (db.select().from(webhookAttempts).where(inArray(webhookAttempts.messageId, ids)).orderBy(asc(webhookAttempts.attempt)).all() as WebhookAttemptRow[])
+    : [];
+  return deliveryViews(rows, attempts);
 }
 
 /** The deliveries of one resource of one user, newest first (for embedding in the resource). */
@@ -144,6 +149,29 @@ export interface OutboxStore {
   listMessages(input: ListMessagesInput): Promise<{ messages: DeliveryView[]; next?: { createdAt: number; id: string } }>;
 }
 
+/**
+ * What recording an attempt writes, on either dialect: the attempt row (in the column order
+ * id, message_id, attempt, started_at, duration_ms, status_code, error, outcome), and the move
+ * of the message, which of the three lease-finishing statements (their `set` is
+ * `attempts, last_status, last_error, status` and then `delivered_at`, `next_attempt_at` or
+ * nothing) with its parameters, the message id and lease owner last.
+ */
+export function attemptWrites(message: WebhookMessageRow, result: AttemptResult, rec: AttemptRecord, attemptId: string) {
+  const attempt = message.attempts + 1;
+  const error = result.outcome === 'delivered' ? null : result.error;
+  const common = [attempt, result.statusCode, error];
+  const key = [message.id, message.leaseOwner];
+  return {
+    attempt: [attemptId, message.id, attempt, rec.startedAt, Math.max(0, Math.round(rec.durationMs)), result.statusCode, error, result.outcome === 'delivered' ? 'success' : 'failure'],
+    move:
+      result.outcome === 'delivered'
+        ? { statement: 'delivered' as const, values: [...common, 'delivered', rec.now, ...key] }
+        : result.outcome === 'retry'
+          ? { statement: 'retry' as const, values: [...common, 'pending', result.nextAttemptAt, ...key] }
+          : { statement: 'ended' as const, values: [...common, result.outcome, ...key] },
+  };
+}
+
 const lease = leaseSql({ table: 'webhook_messages', id: 'id', owner: 'lease_owner', until: 'lease_until', skipLocked: SQLITE_SKIP_LOCKED });
 
 export interface OutboxHandle {
@@ -168,28 +196,11 @@ export function createOutboxStore(handle: OutboxHandle, newId: IdFactory = rando
   const ended = sqlite.prepare(lease.finish({ set: step }));
   const drop = sqlite.prepare(lease.finish({ set: `status = 'failed', last_error = ?` }));
 
+  const moves = { delivered, retry, ended };
   const recordTx = sqlite.transaction((message: WebhookMessageRow, result: AttemptResult, rec: AttemptRecord): boolean => {
-    const attempt = message.attempts + 1;
-    const error = result.outcome === 'delivered' ? null : result.error;
-    insertAttempt.run(
-      newId('wha'),
-      message.id,
-      attempt,
-      rec.startedAt,
-      Math.max(0, Math.round(rec.durationMs)),
-      result.statusCode,
-      error,
-      result.outcome === 'delivered' ? 'success' : 'failure',
-    );
-    const common = [attempt, result.statusCode, error];
-    const owner = message.leaseOwner;
-    const res =
-      result.outcome === 'delivered'
-        ? delivered.run(...common, 'delivered', rec.now, message.id, owner)
-        : result.outcome === 'retry'
-          ? retry.run(...common, 'pending', result.nextAttemptAt, message.id, owner)
-          : ended.run(...common, result.outcome, message.id, owner);
-    return res.changes > 0;
+    const { attempt, move } = attemptWrites(message, result, rec, newId('wha'));
+    insertAttempt.run(...attempt);
+    return moves[move.statement].run(...move.values).changes > 0;
   });
 
   const toRow = (r: Record<string, unknown>): WebhookMessageRow => ({

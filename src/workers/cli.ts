@@ -1,24 +1,24 @@
 import { UsageError, valueOf, type Command, type CommandContext } from '../platform/command.ts';
-import { openStore } from '../db/client.ts';
+import { closeDatabase, openReadyDatabase } from '../db/database.ts';
+import { storeMakers } from '../platform/stores.ts';
 import { deriveKey } from '../keys.ts';
 import { systemClock, randomId } from '../clock.ts';
 import { createLogger } from '../log.ts';
 import { checkMasterKey } from '../vault/key-check.ts';
-import { createSqliteVaultStore } from '../vault/store.ts';
 import { createLocalBackend } from '../compute/local/index.ts';
 import { createLocalStreamRenderer } from '../compute/local/stream/index.ts';
 import { createWorkerTokens, type WorkerTokens } from '../compute/remote/tokens.ts';
-import { createWorkerTokenStore } from '../compute/remote/token-store.ts';
 import { parseServerUrl, runRemoteWorker, WorkerAuthError } from '../compute/remote/worker/index.ts';
 
 async function withWorkers<T>(ctx: CommandContext, fn: (workers: WorkerTokens) => Promise<T>): Promise<T> {
-  const store = openStore(ctx.config.databaseFile);
+  const database = await openReadyDatabase(ctx.config);
   try {
+    const stores = storeMakers(database);
     // A wrong master key would store token hashes no server could verify: refuse first.
-    await checkMasterKey(createSqliteVaultStore(store), ctx.config.masterKey);
-    return await fn(createWorkerTokens({ store: createWorkerTokenStore(store), clock: systemClock, newId: randomId, hashKey: deriveKey(ctx.config.masterKey, 'worker-token-hash') }));
+    await checkMasterKey(stores.vault(), ctx.config.masterKey);
+    return await fn(createWorkerTokens({ store: stores.workerTokens(), clock: systemClock, newId: randomId, hashKey: deriveKey(ctx.config.masterKey, 'worker-token-hash') }));
   } finally {
-    store.close();
+    await closeDatabase(database);
   }
 }
 

@@ -28,6 +28,7 @@ export const workersModule = defineModule({
         maxResultBytes: config.fetch.maxVideoBytes,
         pollMs: config.compute.pollMs,
         clock,
+        files: compute.files,
       }),
       // Workers stream live media back over their stream socket (docs/compute-protocol.md, "Live streams").
       ...(isRemoteStreamRenderer(p.streamRenderer) ? { sockets: [socketRoute(p.streamRenderer.socket) as SocketRoute<unknown>] } : {}),

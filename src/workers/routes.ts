@@ -1,4 +1,3 @@
-import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import type { Context } from 'hono';
 import type { Static, TSchema } from '@sinclair/typebox';
@@ -66,7 +65,7 @@ export function computeRoutes(deps: ComputeRouteDeps): Route[] {
       'x-content-type-options': 'nosniff',
     };
     if (c.req.method === 'HEAD' || file.size === 0) return c.body(null, 200, headers);
-    return c.body(Readable.toWeb(createReadStream(file.path)) as ReadableStream<Uint8Array>, 200, headers);
+    return c.body(Readable.toWeb(await file.open()) as ReadableStream<Uint8Array>, 200, headers);
   };
   const common = { tag: 'Compute workers', access: 'public', security: workerToken } as const;
   /** The file URLs: no token, their signature is the credential. */

@@ -9,6 +9,7 @@ import { harness, person, type Harness } from '../helpers/harness.ts';
 import { invite } from '../../src/accounts/invites.ts';
 import { randomId } from '../../src/clock.ts';
 import { csrfOf, signIn, studioClient, type StudioClient } from './studio-client.ts';
+import { sqliteOf } from '../helpers/stores.ts';
 
 let h: Harness;
 afterEach(async () => {
@@ -26,7 +27,7 @@ async function tokenOf(client: StudioClient): Promise<string> {
 
 interface Event { action: string; outcome: string; detail: Record<string, unknown> }
 const trail = async (key: string, query = 'action=account.*'): Promise<Event[]> => (await h.call('GET', `/audit?${query}`, { key })).body.events;
-const allRows = () => JSON.stringify(h.services.store.sqlite.prepare('SELECT * FROM audit_events').all());
+const allRows = () => JSON.stringify(sqliteOf(h.services.store).sqlite.prepare('SELECT * FROM audit_events').all());
 
 describe('sign-ins in the audit trail', () => {
   it('records sign-in succeeded and failed, sign-out, a revoked session and a password change, with no credential', async () => {
@@ -73,7 +74,7 @@ describe('sign-ins in the audit trail', () => {
     h = harness({ MIMIC_SIGN_IN_PER_ACCOUNT: '2', MIMIC_SIGN_IN_PER_ADDRESS: '1000' });
     const { key } = await person(h, { email: EMAIL, password: PASSWORD });
     expect((await studioClient(h).post('/studio/sign-in', { email: 'nobody@example.org', password: WRONG })).status).toBe(200);
-    expect(h.services.store.sqlite.prepare('SELECT count(*) AS n FROM audit_events').get()).toEqual({ n: 0 });
+    expect(sqliteOf(h.services.store).sqlite.prepare('SELECT count(*) AS n FROM audit_events').get()).toEqual({ n: 0 });
     for (let i = 0; i < 2; i++) await studioClient(h).post('/studio/sign-in', { email: EMAIL, password: WRONG });
     expect((await studioClient(h).post('/studio/sign-in', { email: EMAIL, password: PASSWORD })).status).toBe(429);
     expect((await trail(key)).map((e) => [e.action, e.outcome])).toEqual([

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { harness, person, type Harness } from '../helpers/harness.ts';
 import { ORIGIN, csrfOf, signIn, studioClient } from './studio-client.ts';
+import { sqliteOf } from '../helpers/stores.ts';
 
 let h: Harness;
 afterEach(async () => {
@@ -26,7 +27,7 @@ describe('studio sign-in', () => {
     expect(await home.text()).toContain(`Welcome, ${EMAIL}`);
     // The cookie's token is not stored: only its HMAC.
     const token = client.cookie!.split('=')[1]!;
-    const rows = JSON.stringify(h.services.store.sqlite.prepare('SELECT * FROM studio_sessions').all());
+    const rows = JSON.stringify(sqliteOf(h.services.store).sqlite.prepare('SELECT * FROM studio_sessions').all());
     expect(rows).not.toContain(token);
   });
 
@@ -128,7 +129,7 @@ describe('studio sign-in', () => {
     expect(res.status).toBe(303);
     expect(res.headers.get('location')).toBe('/studio/sign-in');
     expect(res.headers.get('set-cookie')).toMatch(/^mimic_studio=; Max-Age=0; Path=\/; HttpOnly; SameSite=Lax/);
-    const row = h.services.store.sqlite.prepare('SELECT revoked_at FROM studio_sessions').get() as { revoked_at: number | null };
+    const row = sqliteOf(h.services.store).sqlite.prepare('SELECT revoked_at FROM studio_sessions').get() as { revoked_at: number | null };
     expect(row.revoked_at).not.toBeNull();
     // The old cookie, replayed, opens nothing.
     expect((await h.app.request('/studio/', { headers: { cookie: old } })).status).toBe(303);

@@ -6,6 +6,8 @@ import { harness, type Harness } from '../helpers/harness.ts';
 import { createFakeBackend } from '../helpers/fake-backend.ts';
 import { startTlsServer, type TestServer } from '../helpers/tls.ts';
 import type { ComputeBackend, RenderRequest } from '../../src/compute/interface.ts';
+import { sqliteOf } from '../helpers/stores.ts';
+import { storedFile } from '../media/stored-file.ts';
 
 /** Lowered byte limits, so "too large" files stay small; the sample source (773 KiB) still fits. */
 const LIMITS = { MIMIC_MAX_IMAGE_BYTES: String(1024 * 1024), MIMIC_MAX_VIDEO_BYTES: '4096' };
@@ -38,9 +40,9 @@ function bmp(width: number, height: number): Buffer {
 }
 
 const credits = (h: Harness, id: string) =>
-  (h.services.store.sqlite.prepare('SELECT credits FROM users WHERE id = ?').get(id) as { credits: number }).credits;
+  (sqliteOf(h.services.store).sqlite.prepare('SELECT credits FROM users WHERE id = ?').get(id) as { credits: number }).credits;
 const recordCount = (h: Harness, id: string) =>
-  (h.services.store.sqlite.prepare("SELECT count(*) AS n FROM resources WHERE kind = 'animation' AND user_id = ?").get(id) as { n: number }).n;
+  (sqliteOf(h.services.store).sqlite.prepare("SELECT count(*) AS n FROM resources WHERE kind = 'animation' AND user_id = ?").get(id) as { n: number }).n;
 
 /** A user with files in their media store. */
 async function userWith(h: Harness, files: Record<string, Buffer> = {}, permissions: 'stitch'[] = []) {
@@ -298,8 +300,8 @@ describe('input checks at render time (fetched inputs: the record ends in error 
     const calls = fake.calls.slice(before);
     expect(calls.map((c) => c.logo.kind).sort()).toEqual(['default', 'default', 'image', 'none']);
     const image = calls.find((c) => c.logo.kind === 'image')!;
-    expect(image.logo).toEqual({ kind: 'image', path: h.services.mediaStore.find(u.id, 'b/logo.png'), position: [5, 6] });
-    expect(image.overlayPath).toBe(h.services.mediaStore.find(u.id, 'b/over.mp4'));
+    expect(image.logo).toEqual({ kind: 'image', path: storedFile(h.services.mediaStore, u.id, 'b/logo.png'), position: [5, 6] });
+    expect(image.overlayPath).toBe(storedFile(h.services.mediaStore, u.id, 'b/over.mp4'));
     expect(calls.filter((c) => c !== image).every((c) => c.overlayPath === undefined)).toBe(true);
   });
 

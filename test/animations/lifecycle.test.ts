@@ -4,6 +4,8 @@ import { createFakeBackend } from '../helpers/fake-backend.ts';
 import { RenderError } from '../../src/errors.ts';
 import { Webhook } from 'standardwebhooks';
 import { startTlsServer } from '../helpers/tls.ts';
+import { sqliteOf } from '../helpers/stores.ts';
+import { storedFile } from '../media/stored-file.ts';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -12,7 +14,7 @@ afterEach(async () => {
 });
 
 const credits = (hh: Harness, id: string) =>
-  (hh.services.store.sqlite.prepare('SELECT credits FROM users WHERE id = ?').get(id) as { credits: number }).credits;
+  (sqliteOf(hh.services.store).sqlite.prepare('SELECT credits FROM users WHERE id = ?').get(id) as { credits: number }).credits;
 
 describe('animation lifecycle', () => {
   it('goes created → started → done with a signed, fetchable result and every record field', async () => {
@@ -103,7 +105,7 @@ describe('animation lifecycle', () => {
     const id = (await h.call('POST', '/animations', { key: u.key, body: {} })).body.id;
     await h.services.worker.drain();
     // The second attempt waits for its backoff; make it due now.
-    h.services.store.sqlite.prepare(`UPDATE jobs SET run_at = 0 WHERE status = 'queued'`).run();
+    sqliteOf(h.services.store).sqlite.prepare(`UPDATE jobs SET run_at = 0 WHERE status = 'queued'`).run();
     await h.services.worker.drain();
     expect(backend.calls).toHaveLength(2);
     const rec = (await h.call('GET', `/animations/${id}`, { key: u.key })).body;
@@ -147,7 +149,7 @@ describe('animation lifecycle', () => {
     await h.call('DELETE', `/animations/${pending}`, { key: u.key });
     expect(credits(h, u.id)).toBe(1);
     await h.services.worker.drain();
-    const job = h.services.store.sqlite.prepare('SELECT status FROM jobs WHERE resource_id = ?').get(pending) as { status: string };
+    const job = sqliteOf(h.services.store).sqlite.prepare('SELECT status FROM jobs WHERE resource_id = ?').get(pending) as { status: string };
     expect(job.status).toBe('cancelled');
   });
 
@@ -158,7 +160,7 @@ describe('animation lifecycle', () => {
     await h.services.worker.drain();
     const rec = (await h.call('GET', `/animations/${id}`, { key: u.key })).body;
     expect(rec.result_url).toContain('/out/clips/mine.mp4?');
-    expect(h.services.mediaStore.find(u.id, 'out/clips/mine.mp4')).not.toBeNull();
+    expect(storedFile(h.services.mediaStore, u.id, 'out/clips/mine.mp4')).not.toBeNull();
   });
 
   it('sends the finished record to the webhook, signed, and retries until the receiver takes it', async () => {

@@ -11,6 +11,7 @@ import { harness, type Harness } from '../helpers/harness.ts';
 import { startTlsServer } from '../helpers/tls.ts';
 import { ROOT } from '../helpers/cli.ts';
 import { loadLogo } from '../../src/compute/local/compose.ts';
+import { storedFile } from '../media/stored-file.ts';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -93,6 +94,6 @@ describe('config.logo on the animation record', () => {
     expect((await (await record(h, u.key, { config: { logo: custom } }))()).config.logo).toEqual(custom);
     expect((await (await record(h, u.key, { config: { logo: false } }))()).config.logo).toBe(false);
     // Neither puts the default logo into the user's media store.
-    expect(h.services.mediaStore.find(u.id, 'samples/logo.png')).toBeNull();
+    expect(storedFile(h.services.mediaStore, u.id, 'samples/logo.png')).toBeNull();
   });
 });

@@ -252,8 +252,8 @@ export const RULES = {
   'root-utility': 'root utilities (config.ts, errors.ts, ...) import only root utilities',
   'names-no-capability': 'compute/ and platform/stores.ts write no capability name or resource kind string',
   'http-edge': 'nothing outside the HTTP edge imports src/http/ or hono',
-  'store-drizzle': 'only store modules import drizzle-orm or better-sqlite3',
-  'store-handle': 'only store modules touch the SQL handle (store.sqlite, store.db)',
+  'store-drizzle': 'only store modules import drizzle-orm, better-sqlite3 or pg',
+  'store-handle': 'only store modules touch the SQL handle (store.sqlite, store.db, store.pool)',
   llm: 'llm/ imports no capability',
 } as const;
 
@@ -273,9 +273,9 @@ export const keyOf = (v: Pick<Violation, 'from' | 'to'>): string => `${v.from} -
 const isHttpEdge = (f: string): boolean =>
   /^(app|server|main|modules)\.ts$/.test(f) || f.startsWith('http/') || /(^|\/)(routes|module)\.tsx?$/.test(f) || f.includes('/routes/');
 /** Store modules: the only places that speak SQL. */
-const isStore = (f: string): boolean => f.startsWith('db/') || /(^|\/)store(\.ts$|\/)/.test(f) || /(^|\/)stores?\.ts$/.test(f) || /-store\.ts$/.test(f);
+const isStore = (f: string): boolean => f.startsWith('db/') || /(^|\/)store(-pg)?(\.ts$|\/)/.test(f) || /(^|\/)stores?\.ts$/.test(f) || /-store(-pg)?\.ts$/.test(f);
 const isHttpPackage = (s: string): boolean => s === 'hono' || s.startsWith('hono/') || s.startsWith('@hono/');
-const SQL_HANDLE = /\b(?:store|handle)\.(?:sqlite|db)\b|\bsqlite\.(?:prepare|transaction|exec|pragma)\(/;
+const SQL_HANDLE = /\b(?:store|handle)\.(?:sqlite|db|pool)\b|\bsqlite\.(?:prepare|transaction|exec|pragma)\(/;
 
 /**
  * Every violation of every rule in `files`, sorted and one per (rule, from, to). Type-only,
@@ -296,7 +296,7 @@ export function checkLayers(files: readonly SourceFile[], spec: LayerSpec): Viol
     for (const imp of file.imports) {
       if (!imp.internal) {
         if (isHttpPackage(imp.target) && !isHttpEdge(file.path)) report('http-edge', file.path, imp.target);
-        if (/^(drizzle-orm|better-sqlite3)(\/|$)/.test(imp.target) && !isStore(file.path)) report('store-drizzle', file.path, imp.target);
+        if (/^(drizzle-orm|better-sqlite3|pg)(\/|$)/.test(imp.target) && !isStore(file.path)) report('store-drizzle', file.path, imp.target);
         continue;
       }
       if (imp.target.startsWith('http/') && !isHttpEdge(file.path)) report('http-edge', file.path, imp.target);

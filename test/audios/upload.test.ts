@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { harness, type Harness } from '../helpers/harness.ts';
 import { runFfmpeg } from '../../src/media/ffmpeg.ts';
+import { storedFile } from '../media/stored-file.ts';
 
 let h: Harness;
 const dir = mkdtempSync(join(tmpdir(), 'mimic-audios-'));
@@ -48,7 +49,7 @@ describe('POST /audios', () => {
     expect(body.duration).toBeGreaterThan(1.9);
     expect(body.duration).toBeLessThan(2.2);
     // Stored byte for byte in the owner's media store.
-    const stored = h.services.mediaStore.find(u.id, `audios/${body.id}/audio.${ext}`);
+    const stored = storedFile(h.services.mediaStore, u.id, `audios/${body.id}/audio.${ext}`);
     expect(stored && readFileSync(stored).equals(bytes)).toBe(true);
   });
 
@@ -97,7 +98,7 @@ describe('DELETE /audios/{id}', () => {
     const res = await h.call('DELETE', `/audios/${id}`, { key: owner.key });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ id, deleted: true });
-    expect(h.services.mediaStore.find(owner.id, `audios/${id}/audio.wav`)).toBeNull();
+    expect(storedFile(h.services.mediaStore, owner.id, `audios/${id}/audio.wav`)).toBeNull();
     expect((await h.call('DELETE', `/audios/${id}`, { key: owner.key })).status).toBe(404);
     expect((await h.call('DELETE', '/audios/..%2Fimages', { key: owner.key })).status).toBe(404);
   });

@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { harness, type Harness } from '../helpers/harness.ts';
 import { verifiedConsent } from './helpers.ts';
+import { sqliteOf } from '../helpers/stores.ts';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -16,7 +17,7 @@ afterEach(async () => {
 const body = (consentId: string, over: Record<string, unknown> = {}) => ({
   source_url: 'https://videos.example/footage.mp4', name: 'Maria Lopez', gender: 'female', consent_id: consentId, config: { is_greenscreen: 'false' }, ...over,
 });
-const credits = (h: Harness, id: string) => (h.services.store.sqlite.prepare('SELECT credits FROM users WHERE id = ?').get(id) as { credits: number }).credits;
+const credits = (h: Harness, id: string) => (sqliteOf(h.services.store).sqlite.prepare('SELECT credits FROM users WHERE id = ?').get(id) as { credits: number }).credits;
 
 describe('POST /clips/avatars', () => {
   it('answers every field of the interface, charges its credits and uses its consent up', async () => {
@@ -113,6 +114,6 @@ describe('avatar records', () => {
     expect(credits(h, u.id)).toBe(60);
     expect((await h.call('GET', `/consents/${removed.consent_id}`, { key: u.key })).body.used_by).toBeNull();
     expect((await h.call('GET', `/clips/avatars/${ids[0]}`, { key: u.key })).status).toBe(404);
-    expect(h.services.store.sqlite.prepare("SELECT count(*) AS n FROM jobs WHERE resource_id = ? AND status IN ('queued', 'running')").get(ids[0])).toEqual({ n: 0 });
+    expect(sqliteOf(h.services.store).sqlite.prepare("SELECT count(*) AS n FROM jobs WHERE resource_id = ? AND status IN ('queued', 'running')").get(ids[0])).toEqual({ n: 0 });
   });
 });

@@ -10,6 +10,7 @@ import { startTlsServer, type TestServer } from '../helpers/tls.ts';
 import { avatarFootage, type FootageVariant } from '../helpers/avatar-videos.ts';
 import { stored } from '../consents/helpers.ts';
 import { avatarBody, realConsent } from './helpers.ts';
+import { sqliteOf } from '../helpers/stores.ts';
 
 let h: Harness;
 let receiver: TestServer;
@@ -26,7 +27,7 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-const credits = () => (h.services.store.sqlite.prepare('SELECT credits FROM users WHERE id = ?').get(user.id) as { credits: number }).credits;
+const credits = () => (sqliteOf(h.services.store).sqlite.prepare('SELECT credits FROM users WHERE id = ?').get(user.id) as { credits: number }).credits;
 
 /** Submits `variant` footage with the one consent; the ended record, after checking the refund and the freed consent. */
 async function refused(variant: FootageVariant) {

@@ -11,6 +11,7 @@ import { videoFacts } from '../helpers/video.ts';
 import { createLocalBackend } from '../../src/compute/local/index.ts';
 import { stored, webhookSuite } from '../consents/helpers.ts';
 import { avatarBody, realConsent } from './helpers.ts';
+import { storedFile } from '../media/stored-file.ts';
 
 const suite = webhookSuite({ backend: createLocalBackend() });
 
@@ -40,7 +41,7 @@ describe('a premium-plus avatar', () => {
     expect(rec.voice).toMatchObject({ type: 'flite', voice_id: 'en-US-flite-slt' });
     expect(rec.voice.pitch_hz).toBeGreaterThan(120);
     for (const url of [rec.image_url, rec.preview_url, rec.idle_video_url]) expect(await fetchable(url)).toBe(200);
-    const idle = videoFacts(h.services.mediaStore.find(u.id, `presenters/${presenter_id}/idle.mp4`)!);
+    const idle = videoFacts(storedFile(h.services.mediaStore, u.id, `presenters/${presenter_id}/idle.mp4`)!);
     expect(idle).toMatchObject({ hasVideo: true, hasAudio: false, width: 512, height: 512 });
 
     // The presenter: listed after the built-ins, with its talking preview rendered by mimic.
@@ -59,7 +60,7 @@ describe('a premium-plus avatar', () => {
     await h.services.worker.drain();
     const done = (await h.call('GET', `/clips/${clip.body.id}`, { key: u.key })).body;
     expect(done.status, JSON.stringify(done.error)).toBe('done');
-    const facts = videoFacts(h.services.mediaStore.find(u.id, `clips/${clip.body.id}/result.mp4`)!);
+    const facts = videoFacts(storedFile(h.services.mediaStore, u.id, `clips/${clip.body.id}/result.mp4`)!);
     expect(facts).toMatchObject({ hasVideo: true, hasAudio: true, decodeErrors: '' });
 
     // It is a presenter of live clip streams too (the stream animates its picture).
@@ -86,7 +87,7 @@ describe('a premium-plus avatar', () => {
     expect((await h.call('DELETE', `/clips/presenters/${presenter_id}`, { key: u.key })).body).toEqual({ deleted: presenter_id });
     expect((await h.call('GET', `/clips/presenters/${presenter_id}`, { key: u.key })).status).toBe(404);
     expect((await h.call('GET', `/clips/avatars/${id}`, { key: u.key })).status).toBe(404);
-    expect(h.services.mediaStore.find(u.id, `presenters/${presenter_id}/image.png`)).toBeNull();
+    expect(storedFile(h.services.mediaStore, u.id, `presenters/${presenter_id}/image.png`)).toBeNull();
     // Its consent stays used: a consent makes one avatar.
     expect((await h.call('GET', `/consents/${consent}`, { key: u.key })).body.used_by).toBe(id);
   }, 900_000);

@@ -11,6 +11,7 @@ import { stored } from '../consents/helpers.ts';
 import type { AvatarDetails } from '../../src/avatars/kind.ts';
 import type { Job } from '../../src/jobs/queue.ts';
 import { avatarBody, verifiedConsent } from './helpers.ts';
+import { sqliteOf } from '../helpers/stores.ts';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -21,7 +22,7 @@ afterEach(async () => {
 describe("an avatar's talking preview", () => {
   it('is queued with the ending: a preview job that cannot be queued leaves the avatar unfinished, and none is left behind', async () => {
     h = harness();
-    const sqlite = h.services.store.sqlite;
+    const sqlite = sqliteOf(h.services.store).sqlite;
     const u = h.user({ credits: 100 });
     const consent = await verifiedConsent(h, u.id);
     const file = join(h.config.dataDir, 'footage.mp4');

@@ -8,6 +8,7 @@ import { harness, type Harness } from '../helpers/harness.ts';
 import { mimicAsync } from '../helpers/cli.ts';
 import type { AvatarDetails } from '../../src/avatars/kind.ts';
 import { verifiedConsent } from './helpers.ts';
+import { sqliteOf } from '../helpers/stores.ts';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -42,7 +43,7 @@ describe('avatars review', () => {
     const u = h.user({ credits: 100 });
     const a = await inReview(h, u);
     const b = await inReview(h, u);
-    expect(h.services.store.sqlite.prepare('SELECT credits FROM users WHERE id = ?').get(u.id)).toEqual({ credits: 60 });
+    expect(sqliteOf(h.services.store).sqlite.prepare('SELECT credits FROM users WHERE id = ?').get(u.id)).toEqual({ credits: 60 });
 
     const listed = await mimicAsync(['avatars', 'review'], env);
     expect(listed.code, listed.stderr).toBe(0);
@@ -54,16 +55,16 @@ describe('avatars review', () => {
     expect(approved.code, approved.stderr).toBe(0);
     const recA = (await h.call('GET', `/clips/avatars/${a}`, { key: u.key })).body;
     expect(recA).toMatchObject({ status: 'validating', review: { state: 'approved' } });
-    const jobs = h.services.store.sqlite.prepare("SELECT kind FROM jobs WHERE resource_id = ? AND status = 'queued'").all(a);
+    const jobs = sqliteOf(h.services.store).sqlite.prepare("SELECT kind FROM jobs WHERE resource_id = ? AND status = 'queued'").all(a);
     expect(jobs).toEqual([{ kind: 'avatar.create' }]);
 
     const rejected = await mimicAsync(['avatars', 'reject', b, '--reason', 'another person'], env);
     expect(rejected.code, rejected.stderr).toBe(0);
     const recB = (await h.call('GET', `/clips/avatars/${b}`, { key: u.key })).body;
     expect(recB).toMatchObject({ status: 'rejected', review: { state: 'rejected', reason: 'another person' } });
-    expect(h.services.store.sqlite.prepare('SELECT credits FROM users WHERE id = ?').get(u.id)).toEqual({ credits: 80 });
+    expect(sqliteOf(h.services.store).sqlite.prepare('SELECT credits FROM users WHERE id = ?').get(u.id)).toEqual({ credits: 80 });
     expect((await h.call('GET', `/consents/${recB.consent_id}`, { key: u.key })).body.used_by).toBeNull();
-    expect(h.services.store.sqlite.prepare('SELECT event FROM webhook_messages WHERE resource_id = ?').all(b)).toEqual([{ event: 'avatar.rejected' }]);
+    expect(sqliteOf(h.services.store).sqlite.prepare('SELECT event FROM webhook_messages WHERE resource_id = ?').all(b)).toEqual([{ event: 'avatar.rejected' }]);
 
     expect((await mimicAsync(['avatars', 'review'], env)).lines).toEqual([]);
     expect((await mimicAsync(['avatars', 'reject', a, '--reason', 'late'], env)).code).toBe(1);

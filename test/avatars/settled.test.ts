@@ -26,7 +26,7 @@ async function doneAvatar(h: Harness) {
   expect(made.status, JSON.stringify(made.body)).toBe(201);
   const { id, presenter_id } = made.body as { id: string; presenter_id: string };
   const lifecycle = h.services.modules.avatars.deps.lifecycle;
-  h.services.queue.cancelFor(id);
+  await h.services.queue.cancelFor(id);
   await lifecycle.start(id);
   const result: AvatarResult = {
     name: 'Maria Lopez', voice: { type: 'flite', voiceId: 'en-US-flite-slt', pitchHz: 170, reason: 'test' }, referenceSec: 300, loopSec: 2, size: 512,

@@ -4,10 +4,13 @@
  * version check when present), and Debian's pocketsphinx with its English model for the
  * tests that transcribe consent videos (scripts/ensure-pocketsphinx.mjs). A run limited to
  * other folders (`npx vitest run test/agents`) skips them, so a developer without root can
- * run those without either.
+ * run those without either. The same goes for OpenStack Swift, the S3 server of test/media/.
  */
 import { ensureChromium } from '../../scripts/ensure-chromium.mjs';
 import { ensurePocketsphinx } from '../../scripts/ensure-pocketsphinx.mjs';
+import type { TestProject } from 'vitest/node';
+import { startTestPostgres } from '../helpers/postgres-setup.ts';
+import { provideSwift } from '../media/swift-setup.ts';
 
 /** The positional filters of `vitest run a b`; none means every test file. */
 function filters(argv: string[]): string[] {
@@ -45,11 +48,20 @@ export function runsSpeechTests(argv: string[]): boolean {
   return SPEECH_FOLDERS.some((folder) => runsTestsOf(argv, folder));
 }
 
-export default function setup(): void {
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   if (runsBrowserTests(process.argv)) {
     const version = ensureChromium();
     if (process.env.MIMIC_VERBOSE_SETUP) console.error(`browser tests: ${version}`);
   }
   // Debian's pocketsphinx and its English model (scripts/ensure-pocketsphinx.mjs).
   if (runsSpeechTests(process.argv)) ensurePocketsphinx();
+  // A throwaway PostgreSQL cluster for the tests that run on both dialects (test/helpers/postgres-setup.ts).
+  const postgres = await startTestPostgres(process.argv, runsTestsOf);
+  project.provide('postgresUrl', postgres.url);
+  // A throwaway OpenStack Swift with s3api for the tests of media on S3 (scripts/ensure-swift.mjs).
+  const stopSwift = await provideSwift(project, runsTestsOf(process.argv, 'media'));
+  return async () => {
+    postgres.stop();
+    await stopSwift();
+  };
 }

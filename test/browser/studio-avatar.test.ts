@@ -33,6 +33,7 @@ import { statementOf } from '../../src/consents/create.ts';
 import { findLanguage } from '../../src/consents/languages/index.ts';
 import type { ComputeBackend } from '../../src/compute/interface.ts';
 import { createLocalBackend } from '../../src/compute/local/index.ts';
+import { storedFile } from '../media/stored-file.ts';
 
 const SHOTS = process.env.MIMIC_UPDATE_SCREENSHOTS === '1' ? new URL('../../docs/images/', import.meta.url).pathname : mkdtempSync(join(tmpdir(), 'mimic-studio-shots-'));
 const screenshot = (name: string) => join(SHOTS, name);
@@ -190,7 +191,7 @@ describe('avatars in the studio', () => {
     expect(offsets).toEqual([64 * 1024]);
     const upload = (await asMaria('GET', '/videos/uploads')).body.uploads.find((u: { metadata: { filename?: string } }) => u.metadata.filename === 'short-footage.mp4');
     expect(upload).toMatchObject({ status: 'done', offset: statSync(shortVideo).size });
-    expect(sha256(mimic.running.services.mediaStore.find(maria.userId, upload.video.url.replace(/^[a-z0-9+.-]+:\/\//, ''))!)).toBe(sha256(shortVideo));
+    expect(sha256(storedFile(mimic.running.services.mediaStore, maria.userId, upload.video.url.replace(/^[a-z0-9+.-]+:\/\//, ''))!)).toBe(sha256(shortVideo));
 
     // 13 s is not footage: the page says which check failed, in words, and what to do.
     await t.page.locator('#avatar[data-settled="yes"]').waitFor({ timeout: 180_000 });
@@ -239,7 +240,7 @@ describe('avatars in the studio', () => {
     const uploads = (await asMaria('GET', '/videos/uploads')).body.uploads;
     const upload = uploads.find((u: { metadata: { filename?: string } }) => u.metadata.filename === footage.split('/').pop());
     expect(upload).toMatchObject({ status: 'done', offset: size, length: size });
-    const stored = mimic.running.services.mediaStore.find(maria.userId, upload.video.url.replace(/^[a-z0-9+.-]+:\/\//, ''));
+    const stored = storedFile(mimic.running.services.mediaStore, maria.userId, upload.video.url.replace(/^[a-z0-9+.-]+:\/\//, ''));
     expect(stored && sha256(stored)).toBe(sha256(footage));
 
     // The checks appear one by one as they are measured (the page never reloads: a mark set now stays).

@@ -21,6 +21,7 @@ import { servePages, useChromium, waitForPage, type TestPage } from '../helpers/
 import { startLiveService, type LiveService } from '../helpers/live-service.ts';
 import { seedPerson, type Person } from '../helpers/studio.ts';
 import { startHttpServer, type TestServer } from '../helpers/tls.ts';
+import { sqliteOf } from '../helpers/stores.ts';
 
 const SHOTS = process.env.MIMIC_UPDATE_SCREENSHOTS === '1' ? new URL('../../docs/images/', import.meta.url).pathname : mkdtempSync(join(tmpdir(), 'mimic-studio-shots-'));
 const chromium = useChromium();
@@ -62,7 +63,7 @@ async function signIn(t: TestPage, person: Pick<Person, 'email' | 'password'>, p
   await t.page.waitForURL(`${mimic.base}${path}`);
 }
 
-const liveSessions = () => mimic.running.services.store.sqlite.prepare('SELECT count(*) AS n FROM studio_sessions WHERE revoked_at IS NULL').get() as { n: number };
+const liveSessions = () => sqliteOf(mimic.running.services.store).sqlite.prepare('SELECT count(*) AS n FROM studio_sessions WHERE revoked_at IS NULL').get() as { n: number };
 const isPost = (path: string) => (r: Response) => r.request().method() === 'POST' && new URL(r.url()).pathname === path;
 
 /** The forged form's answer, posted from `origin` to `path` with `csrf`. */

@@ -58,7 +58,7 @@ describe('command groups', () => {
   }))];
 
   it('are the ones docs/cli.md documents', async () => {
-    expect(groups.sort()).toEqual(['avatars', 'consents', 'keys', 'secrets', 'users', 'users credits', 'vault', 'voices', 'workers']);
+    expect(groups.sort()).toEqual(['avatars', 'consents', 'db', 'keys', 'secrets', 'users', 'users credits', 'vault', 'voices', 'workers']);
     const said = /Every command group prints its commands with `--help` \(([^)]*)\)/.exec(readFileSync(join(ROOT, 'docs/cli.md'), 'utf8').replace(/\s+/g, ' '));
     expect(said, 'docs/cli.md names the groups').not.toBeNull();
     for (const group of groups) expect(said![1]).toMatch(new RegExp(`\`${group}( --help)?\``));

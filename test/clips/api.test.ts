@@ -12,6 +12,8 @@ import { toneCatalogue } from '../helpers/tone-voice.ts';
 import { runFfmpeg } from '../../src/media/ffmpeg.ts';
 import { RenderError } from '../../src/errors.ts';
 import { CHARS_PER_SECOND, SECONDS_PER_CREDIT } from '../../src/speaking/credits.ts';
+import { sqliteOf } from '../helpers/stores.ts';
+import { storedFile } from '../media/stored-file.ts';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -21,7 +23,7 @@ afterEach(async () => {
 
 const PRESENTER = 'eileen-Nc7kQ2rT5x';
 const text = (input = 'Maybe more bread please', extra: object = {}) => ({ presenter_id: PRESENTER, script: { type: 'text', input, ...extra } });
-const credits = (hh: Harness, id: string) => (hh.services.store.sqlite.prepare('SELECT credits FROM users WHERE id = ?').get(id) as { credits: number }).credits;
+const credits = (hh: Harness, id: string) => (sqliteOf(hh.services.store).sqlite.prepare('SELECT credits FROM users WHERE id = ?').get(id) as { credits: number }).credits;
 const make = (env: Record<string, string> = {}, opts: Parameters<typeof harness>[1] = {}, fallback: 'local' | 'error' = 'local') => {
   const tone = toneCatalogue(fallback);
   h = harness(env, { voices: tone.catalogue, ...opts });
@@ -110,7 +112,7 @@ describe('POST /clips validation', () => {
     expect(call.background).toEqual(background);
     const rec = (await h.call('GET', `/clips/${created.body.id}`, { key: u.key })).body;
     expect(rec, JSON.stringify(rec.error)).toMatchObject({ status: 'done', config: { result_format: format } });
-    expect(h.services.mediaStore.find(u.id, `clips/${created.body.id}/result.${format}`)).not.toBeNull();
+    expect(storedFile(h.services.mediaStore, u.id, `clips/${created.body.id}/result.${format}`)).not.toBeNull();
   });
 
   it('refuses an unknown presenter with 400 (as the hosted POST /clips does: it has no 404)', async () => {
@@ -199,7 +201,7 @@ describe('clip lifecycle', () => {
     expect((h.services.backend as ReturnType<typeof createFakeBackend>).kinds[0]).toBe('clip.render');
     expect(call).toMatchObject({ mute: false, logo: { kind: 'default' }, driver: { kind: 'speech', seed: id } });
     expect(call.driver.kind === 'speech' && call.driver.cues.map((c) => c.phoneme).slice(0, 2)).toEqual(['P', 'AA']);
-    const wav = h.services.mediaStore.find(u.id, `clips/${id}/audio.wav`)!;
+    const wav = storedFile(h.services.mediaStore, u.id, `clips/${id}/audio.wav`)!;
     const bytes = readFileSync(wav);
     expect(bytes.toString('latin1', 0, 4)).toBe('RIFF');
     expect(bytes.readUInt16LE(34)).toBe(16);
@@ -280,7 +282,7 @@ describe('clip lifecycle', () => {
     expect((await h.call('GET', `/clips/${done}`, { key: u.key })).body.status).toBe('done');
     await h.call('DELETE', `/clips/${done}`, { key: u.key });
     expect(credits(h, u.id)).toBe(8);
-    expect(h.services.mediaStore.find(u.id, `clips/${done}/result.mp4`)).toBeNull();
+    expect(storedFile(h.services.mediaStore, u.id, `clips/${done}/result.mp4`)).toBeNull();
   });
 
   it('sends the GET body to the webhook, signed', async () => {

@@ -8,6 +8,7 @@ import { createLogger } from '../../src/log.ts';
 import { createFakeBackend } from '../helpers/fake-backend.ts';
 import { METADATA, fakeVideo, remoteFixture, type RemoteFixture } from '../compute/remote/fixture.ts';
 import { toneCatalogue } from '../helpers/tone-voice.ts';
+import { storedFile } from '../media/stored-file.ts';
 
 let f: RemoteFixture | undefined;
 afterEach(async () => {
@@ -81,7 +82,7 @@ it('hands the background to the worker: a picture as a signed input, a colour or
   expect((await f.upload(b.result.upload_url, webm, { 'content-type': 'video/webm' })).status).toBe(204);
   expect((await f.call('POST', `/compute/v1/tasks/${b.task_id}/complete`, { body: { lease: b.lease, metadata: METADATA, face_ids: [0] } })).status).toBe(200);
   await expect.poll(async () => (await f!.h.call('GET', `/clips/${clear}`, { key })).body.status, { timeout: 10_000 }).toBe('done');
-  expect(f.h.services.mediaStore.find(userId, `clips/${clear}/result.webm`)).not.toBeNull();
+  expect(storedFile(f.h.services.mediaStore, userId, `clips/${clear}/result.webm`)).not.toBeNull();
 
   await post({ background: { color: '#112233' } });
   const c = (await f.claim({ wait_ms: 20_000, kinds: ['clip.render'] })).body;
@@ -109,7 +110,7 @@ it('the worker fetches a background picture and hands it to its backend, and upl
   expect(seen).toHaveLength(1);
   expect(seen[0]!.equals(png)).toBe(true);
   await expect.poll(async () => (await f!.h.call('GET', `/clips/${created.body.id}`, { key })).body.status, { timeout: 10_000 }).toBe('done');
-  expect(readFileSync(f.h.services.mediaStore.find(userId, `clips/${created.body.id}/result.webm`)!).toString('hex', 0, 4)).toBe('1a45dfa3');
+  expect(readFileSync(storedFile(f.h.services.mediaStore, userId, `clips/${created.body.id}/result.webm`)!).toString('hex', 0, 4)).toBe('1a45dfa3');
 });
 
 it('output_resolution is the task’s: the claim carries it, the built-in worker scales its own result, and the service delivers the upload as it is', async () => {

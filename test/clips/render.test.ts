@@ -12,6 +12,8 @@ import { bilabialClosure, LIP_SYNC_GOALS, lipSyncMisses, measureLipSync } from '
 import { int16Wav } from '../../src/speaking/speech.ts';
 import { createFliteProvider } from '../../src/voices/flite/index.ts';
 import { VoicePool } from '../../src/voices/pool.ts';
+import { sqliteOf } from '../helpers/stores.ts';
+import { storedFile } from '../media/stored-file.ts';
 
 let h: Harness | undefined;
 afterAll(async () => {
@@ -35,7 +37,7 @@ describe('a clip rendered on the CPU', () => {
     expect(rec.metadata.resolution).toEqual(['256', '256']);
     expect(Math.abs(rec.duration - speechSec)).toBeLessThan(0.1);
 
-    const file = h.services.mediaStore.find(u.id, `clips/${created.body.id}/result.mp4`)!;
+    const file = storedFile(h.services.mediaStore, u.id, `clips/${created.body.id}/result.mp4`)!;
     const facts = videoFacts(file);
     expect(facts).toMatchObject({ hasVideo: true, hasAudio: true, width: 256, height: 256, decodeErrors: '' });
     expect(Math.abs(facts.durationSec - speechSec)).toBeLessThan(0.15);
@@ -52,7 +54,7 @@ describe('a clip rendered on the CPU', () => {
     // The video was also written as an HLS playlist while it rendered: pending_url shows it while
     // the clip is started (set back here, as a render this short is over before a test could look).
     expect(rec.pending_url).toBeUndefined();
-    h.services.store.sqlite.prepare("UPDATE resources SET status = 'started', finished_at = NULL WHERE id = ?").run(created.body.id);
+    sqliteOf(h.services.store).sqlite.prepare("UPDATE resources SET status = 'started', finished_at = NULL WHERE id = ?").run(created.body.id);
     const started = (await h.call('GET', `/clips/${created.body.id}`, { key: u.key })).body;
     expect(started.pending_url).toMatch(new RegExp(`^http://mimic\\.test/clips/${created.body.id}/pending/\\d+\\.[A-Za-z0-9_-]{43}/index\\.m3u8$`));
     const playlistUrl = new URL(started.pending_url);
@@ -85,7 +87,7 @@ describe('a clip rendered on the CPU', () => {
     await h!.services.worker.drain();
     const rec = (await h!.call('GET', `/clips/${created.body.id}`, { key: u.key })).body;
     expect(rec).toMatchObject({ status: 'done', presenter_id: 'eileen-Nc7kQ2rT5x', config: { result_format: 'mov', logo: true } });
-    const facts = videoFacts(h!.services.mediaStore.find(u.id, `clips/${created.body.id}/result.mov`)!);
+    const facts = videoFacts(storedFile(h!.services.mediaStore, u.id, `clips/${created.body.id}/result.mov`)!);
     expect(facts).toMatchObject({ brand: 'qt  ', hasVideo: true, hasAudio: true, width: 512, height: 512 });
   }, 240_000);
 
@@ -105,7 +107,7 @@ describe('a clip rendered on the CPU', () => {
     const rec = (await h!.call('GET', `/clips/${clear.body.id}`, { key: u.key })).body;
     expect(rec, JSON.stringify(rec.error)).toMatchObject({ status: 'done', config: { result_format: 'webm' }, metadata: { resolution: ['256', '256'] } });
     expect(rec.result_url).toMatch(/result\.webm\?expires=/);
-    const file = h!.services.mediaStore.find(u.id, `clips/${clear.body.id}/result.webm`)!;
+    const file = storedFile(h!.services.mediaStore, u.id, `clips/${clear.body.id}/result.webm`)!;
     const rgba = rgbaFrame(file, 5, 256, 256);
     const alpha = (x: number, y: number) => rgba[(y * 256 + x) * 4 + 3]!;
     expect(alpha(2, 2)).toBeLessThan(10);
@@ -114,7 +116,7 @@ describe('a clip rendered on the CPU', () => {
 
     const other = (await h!.call('GET', `/clips/${coloured.body.id}`, { key: u.key })).body;
     expect(other, JSON.stringify(other.error)).toMatchObject({ status: 'done', config: { result_format: 'mp4' } });
-    const frame = rgbFrame(h!.services.mediaStore.find(u.id, `clips/${coloured.body.id}/result.mp4`)!, 5, 512, 512);
+    const frame = rgbFrame(storedFile(h!.services.mediaStore, u.id, `clips/${coloured.body.id}/result.mp4`)!, 5, 512, 512);
     const corner = meanColour(frame, 512, { x: 4, y: 4, w: 20, h: 20 });
     expect(corner.map(Math.round).every((v, i) => Math.abs(v - [32, 64, 255][i]!) <= 12)).toBe(true);
   }, 240_000);
@@ -136,7 +138,7 @@ describe('a clip rendered on the CPU', () => {
     await h!.services.worker.drain();
     const rec = (await h!.call('GET', `/clips/${created.body.id}`, { key: u.key })).body;
     expect(rec.status, JSON.stringify(rec.error)).toBe('done');
-    const sync = await measureLipSync(h!.services.mediaStore.find(u.id, `clips/${created.body.id}/result.mp4`)!);
+    const sync = await measureLipSync(storedFile(h!.services.mediaStore, u.id, `clips/${created.body.id}/result.mp4`)!);
     const closure = bilabialClosure(sync.mouth, sync.fps, speech.phonemes);
     expect(Math.abs(sync.offsetMs)).toBeLessThanOrEqual(LIP_SYNC_GOALS.maxOffsetMs);
     expect(sync.correlation).toBeGreaterThan(0.3);

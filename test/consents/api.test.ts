@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { harness, type Harness } from '../helpers/harness.ts';
 import { CONSENT_LANGUAGES, findLanguage } from '../../src/consents/languages/index.ts';
+import { sqliteOf } from '../helpers/stores.ts';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -113,7 +114,7 @@ describe('a consent record', () => {
     const res = await h.call('POST', `/consents/${id}`, { key: u.key, body: { ...upload, name: ' Maria   Lopez ' } });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toMatchObject({ id, status: 'validating', name: 'Maria Lopez' });
-    const jobs = h.services.store.sqlite.prepare('SELECT kind FROM jobs WHERE resource_id = ?').all(id) as { kind: string }[];
+    const jobs = sqliteOf(h.services.store).sqlite.prepare('SELECT kind FROM jobs WHERE resource_id = ?').all(id) as { kind: string }[];
     expect(jobs.map((j) => j.kind)).toEqual(['consent.verify']);
     const again = await h.call('POST', `/consents/${id}`, { key: u.key, body: upload });
     expect(again.status).toBe(409);
@@ -139,7 +140,7 @@ describe('a consent record', () => {
     expect((await h.call('GET', `/consents/${made.id}`, { key: u.key })).body).toMatchObject({ status: 'error', error: { kind: 'ConsentExpiredError' } });
     const later = await h.call('POST', `/consents/${made.id}`, { key: u.key, body: upload });
     expect([later.status, later.body.kind]).toEqual([400, 'ConsentExpiredError']);
-    expect(h.services.store.sqlite.prepare('SELECT count(*) AS n FROM jobs WHERE resource_id = ?').get(made.id)).toEqual({ n: 0 });
+    expect(sqliteOf(h.services.store).sqlite.prepare('SELECT count(*) AS n FROM jobs WHERE resource_id = ?').get(made.id)).toEqual({ n: 0 });
     expect(findLanguage('german')).toBeDefined();
   });
 });

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { harness, type Harness } from '../helpers/harness.ts';
 import { mimicAsync } from '../helpers/cli.ts';
 import type { ConsentDetails } from '../../src/consents/kind.ts';
+import { sqliteOf } from '../helpers/stores.ts';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -56,7 +57,7 @@ describe('consents review', () => {
     const shown = (await h.call('GET', `/consents/${a}`, { key: u.key })).body;
     expect(shown).toMatchObject({ status: 'done', verification: { review: { state: 'approved' } } });
     expect(shown.verified_at).toBeDefined();
-    const hooks = h.services.store.sqlite.prepare('SELECT event FROM webhook_messages WHERE resource_id = ?').all(a);
+    const hooks = sqliteOf(h.services.store).sqlite.prepare('SELECT event FROM webhook_messages WHERE resource_id = ?').all(a);
     expect(hooks).toEqual([{ event: 'consent.done' }]);
 
     expect((await mimicAsync(['consents', 'reject', b], env)).code).toBe(2);

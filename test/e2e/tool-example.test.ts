@@ -11,6 +11,7 @@ import { silentLogger } from '../../src/log.ts';
 import { startTlsServer, type TestServer } from '../helpers/tls.ts';
 import { echo } from '../helpers/tools.ts';
 import { ROOT } from '../helpers/cli.ts';
+import { sqliteOf } from '../helpers/stores.ts';
 
 /** examples/tool-with-secret.ts, run as a user would, against a real listening service and a loopback upstream. */
 let upstream: TestServer;
@@ -47,7 +48,7 @@ describe('examples/tool-with-secret.ts', () => {
     expect(out).toContain('•••••••••');
     expect(out).not.toContain(token);
     expect(out).toMatch(/secret\.used/);
-    const left = running.services.store.sqlite.prepare('SELECT (SELECT count(*) FROM tools) AS tools, (SELECT count(*) FROM secrets) AS secrets').get();
+    const left = sqliteOf(running.services.store).sqlite.prepare('SELECT (SELECT count(*) FROM tools) AS tools, (SELECT count(*) FROM secrets) AS secrets').get();
     expect(left).toEqual({ tools: 0, secrets: 0 });
   });
 });

@@ -22,6 +22,8 @@ export interface BrowserPeer {
   /** Resolves when a message starting with `prefix` arrives (after `from` messages already seen). */
   waitFor(prefix: string, opts?: { from?: number; timeoutMs?: number }): Promise<string>;
   waitUntil(check: () => boolean, what: string, timeoutMs?: number): Promise<void>;
+  /** The peer connection's ICE state (libwebrtc): 'disconnected', 'failed' or 'closed' once the server's side is gone. */
+  iceState?(): string;
   close(): void;
 }
 
@@ -35,6 +37,7 @@ export async function answerOffer(offerSdp: string, opts: { preferCodec?: 'VP8' 
   const peer: BrowserPeer = {
     messages, frames: 0, sizes: new Set(), audioChunks: 0, answerSdp: '', candidates: [], opened: Promise.resolve(),
     send: (text) => dc.send(text),
+    iceState: () => String(pc.iceConnectionState),
     waitFor(prefix, { from = 0, timeoutMs = 30_000 } = {}) {
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`no "${prefix}" message within ${timeoutMs} ms; got ${JSON.stringify(messages)}`)), timeoutMs);

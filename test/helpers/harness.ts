@@ -6,7 +6,7 @@ import { createServices, type ServiceOptions, type Services } from '../../src/se
 import { buildApp } from '../../src/server.ts';
 import { issueKey, type UserDeps } from '../../src/users/accounts.ts';
 import { USERS } from '../../src/users/contract.ts';
-import { createSqliteUserStore } from '../../src/users/store.ts';
+import { userStoreOn } from '../../src/users/store-pg.ts';
 import { deriveKey } from '../../src/keys.ts';
 import { randomId } from '../../src/clock.ts';
 import { createLogger } from '../../src/log.ts';
@@ -15,6 +15,7 @@ import { createFakeBackend } from './fake-backend.ts';
 import { leakedIn } from './canaries.ts';
 import { UNDECLARED_KIND } from '../../src/http/errors.ts';
 import { normalizeEmail } from '../../src/accounts/email.ts';
+import { sqliteOf } from './stores.ts';
 
 export interface Harness {
   config: Config;
@@ -40,7 +41,7 @@ export interface Harness {
  */
 export function userDeps(services: Services): UserDeps {
   return {
-    users: services.find(USERS) ?? createSqliteUserStore(services.store),
+    users: services.find(USERS) ?? userStoreOn(services.store),
     clock: services.clock,
     newId: randomId,
     apiKeyHashKey: deriveKey(services.config.masterKey, 'api-key-hash'),
@@ -58,7 +59,7 @@ export async function person(
   const accounts = h.services.modules.accounts;
   const { id, key } = h.user({ permissions });
   await h.call('GET', '/health'); // lets the user's insert settle
-  if (name !== null) h.services.store.sqlite.prepare('UPDATE users SET name = ? WHERE id = ?').run(name, id);
+  if (name !== null) sqliteOf(h.services.store).sqlite.prepare('UPDATE users SET name = ? WHERE id = ?').run(name, id);
   const created = await accounts.store.createAccount({
     userId: id,
     email: normalizeEmail(email),
@@ -126,7 +127,7 @@ export function harness(env: Record<string, string> = {}, opts: ServiceOptions =
     async close() {
       await Promise.all(pending);
       // The leak canaries: no planted credential in any response, log line or audit row of this run.
-      const audit = services.store.sqlite.prepare('SELECT * FROM audit_events').all();
+      const audit = sqliteOf(services.store).sqlite.prepare('SELECT * FROM audit_events').all();
       const leaks = [...new Set([...seen, ...logs, JSON.stringify(audit)].flatMap(leakedIn))];
       await services.worker.stop(0);
       await services.drainModules();

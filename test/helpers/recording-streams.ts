@@ -42,7 +42,7 @@ export function recordingStreams(): RecordingStreams {
   let videos = 0;
   const hub: StreamHub = {
     streamRoutes: () => [],
-    speaker(userId, streamId, sessionId, opts): StreamSpeaker {
+    async speaker(userId, streamId, sessionId, opts): Promise<StreamSpeaker> {
       const stream = streams.get(streamId);
       if (!stream || stream.userId !== userId || (opts?.agentId !== undefined && opts.agentId !== stream.agentId)) throw new ApiError('NotFoundError', 'Stream not found');
       // The real hub answers SessionError; the catalogue of this branch has no such kind yet.

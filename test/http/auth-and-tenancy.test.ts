@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { harness, userDeps, type Harness } from '../helpers/harness.ts';
 import { revokeKey } from '../../src/users/accounts.ts';
+import { sqliteOf } from '../helpers/stores.ts';
 
 let h: Harness;
 beforeAll(() => {
@@ -68,7 +69,7 @@ describe('authentication', () => {
 
   it('stores keys only as keyed hashes', () => {
     const { key } = h.user();
-    const rows = h.services.store.sqlite.prepare('SELECT * FROM api_keys').all();
+    const rows = sqliteOf(h.services.store).sqlite.prepare('SELECT * FROM api_keys').all();
     expect(JSON.stringify(rows)).not.toContain(key);
     expect(JSON.stringify(rows)).not.toContain(key.slice(12));
   });

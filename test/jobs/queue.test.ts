@@ -35,17 +35,17 @@ describe('job queue', () => {
     const { open } = setup();
     const a = open();
     const b = open();
-    const first = a.enqueueOnce({ kind: 'k', resourceId: 'r1', userId: 'u', maxAttempts: 3 });
-    expect(b.enqueueOnce({ kind: 'k', resourceId: 'r1', userId: 'u', maxAttempts: 3 })).toBe(first);
+    const first = await a.enqueueOnce({ kind: 'k', resourceId: 'r1', userId: 'u', maxAttempts: 3 });
+    expect(await b.enqueueOnce({ kind: 'k', resourceId: 'r1', userId: 'u', maxAttempts: 3 })).toBe(first);
     // Another kind, or another resource, is another job.
-    expect(b.enqueueOnce({ kind: 'other', resourceId: 'r1', userId: 'u', maxAttempts: 3 })).not.toBe(first);
-    expect(b.enqueueOnce({ kind: 'k', resourceId: 'r2', userId: 'u', maxAttempts: 3 })).not.toBe(first);
+    expect(await b.enqueueOnce({ kind: 'other', resourceId: 'r1', userId: 'u', maxAttempts: 3 })).not.toBe(first);
+    expect(await b.enqueueOnce({ kind: 'k', resourceId: 'r2', userId: 'u', maxAttempts: 3 })).not.toBe(first);
     // Still unfinished while running.
     const claimed = await a.claim('A', 1000);
     expect(claimed?.id).toBe(first);
-    expect(b.enqueueOnce({ kind: 'k', resourceId: 'r1', userId: 'u', maxAttempts: 3 })).toBe(first);
+    expect(await b.enqueueOnce({ kind: 'k', resourceId: 'r1', userId: 'u', maxAttempts: 3 })).toBe(first);
     await a.complete(first, 'A');
-    const next = b.enqueueOnce({ kind: 'k', resourceId: 'r1', userId: 'u', maxAttempts: 3 });
+    const next = await b.enqueueOnce({ kind: 'k', resourceId: 'r1', userId: 'u', maxAttempts: 3 });
     expect(next).not.toBe(first);
     expect((await a.get(next))?.status).toBe('queued');
   });
@@ -54,7 +54,7 @@ describe('job queue', () => {
     const { open } = setup();
     const a = open();
     const b = open();
-    a.enqueue({ kind: 'k', resourceId: 'r1', userId: 'u', maxAttempts: 3 });
+    await a.enqueue({ kind: 'k', resourceId: 'r1', userId: 'u', maxAttempts: 3 });
     const first = await a.claim('A', 1000);
     const second = await b.claim('B', 1000);
     expect(first?.resourceId).toBe('r1');
@@ -64,7 +64,7 @@ describe('job queue', () => {
   it('re-runs a job whose lease ran out (a dead worker), counting the attempt', async () => {
     const { clock, open } = setup();
     const q = open();
-    q.enqueue({ kind: 'k', resourceId: 'r1', userId: 'u', maxAttempts: 3 });
+    await q.enqueue({ kind: 'k', resourceId: 'r1', userId: 'u', maxAttempts: 3 });
     expect((await q.claim('A', 1000))?.attempts).toBe(1);
     clock.t += 999;
     expect(await q.claim('B', 1000)).toBeNull();
@@ -79,8 +79,8 @@ describe('job queue', () => {
   it('releases jobs of dead processes at once, and keeps those of live ones', async () => {
     const { open } = setup();
     const q = open();
-    q.enqueue({ kind: 'k', resourceId: 'r1', userId: 'u', maxAttempts: 3 });
-    q.enqueue({ kind: 'k', resourceId: 'r2', userId: 'u', maxAttempts: 3 });
+    await q.enqueue({ kind: 'k', resourceId: 'r1', userId: 'u', maxAttempts: 3 });
+    await q.enqueue({ kind: 'k', resourceId: 'r2', userId: 'u', maxAttempts: 3 });
     await q.claim('host:1:dead', 60_000);
     await q.claim('host:2:alive', 60_000);
     expect(await q.releaseOrphans((owner) => owner.endsWith('alive'))).toBe(1);
@@ -96,9 +96,9 @@ describe('job queue', () => {
   it('cancels a job so that its worker loses it', async () => {
     const { open } = setup();
     const q = open();
-    q.enqueue({ kind: 'k', resourceId: 'r1', userId: 'u', maxAttempts: 3 });
+    await q.enqueue({ kind: 'k', resourceId: 'r1', userId: 'u', maxAttempts: 3 });
     const job = (await q.claim('A', 1000))!;
-    q.cancelFor('r1');
+    await q.cancelFor('r1');
     expect(await q.renew(job.id, 'A', 1000)).toBe(false);
   });
 });
@@ -111,7 +111,7 @@ describe('worker', () => {
   it('retries a failing handler, then reports the job exhausted', async () => {
     const { open } = setup(Date.now());
     const q = open();
-    q.enqueue({ kind: 'k', resourceId: 'r1', userId: 'u', maxAttempts: 2 });
+    await q.enqueue({ kind: 'k', resourceId: 'r1', userId: 'u', maxAttempts: 2 });
     let calls = 0;
     const exhausted: string[] = [];
     const w = createWorker({
@@ -140,7 +140,7 @@ describe('worker', () => {
   it('on stop, lets a job finish within the grace period, or aborts and releases it', async () => {
     const { open } = setup(Date.now());
     const q = open();
-    q.enqueue({ kind: 'slow', resourceId: 'r1', userId: 'u', maxAttempts: 3 });
+    await q.enqueue({ kind: 'slow', resourceId: 'r1', userId: 'u', maxAttempts: 3 });
     let aborted = false;
     let running!: () => void;
     const started = new Promise<void>((r) => (running = r));
@@ -177,7 +177,7 @@ describe('time limits and parked jobs', () => {
   it('aborts a run that exceeds the time limit of its kind and counts it as a failed attempt', async () => {
     const { open } = setup(Date.now());
     const q = open();
-    const id = q.enqueue({ kind: 'hang', resourceId: 'r1', userId: 'u', maxAttempts: 1 });
+    const id = await q.enqueue({ kind: 'hang', resourceId: 'r1', userId: 'u', maxAttempts: 1 });
     const exhausted: string[] = [];
     const w = createWorker({
       queue: q,
@@ -202,7 +202,7 @@ describe('time limits and parked jobs', () => {
     const q = open();
     const store = stores.at(-1)!;
     const waits = jobStatements(store.sqlite);
-    const id = q.enqueue({ kind: 'k', resourceId: 'r1', userId: 'u', maxAttempts: 3 });
+    const id = await q.enqueue({ kind: 'k', resourceId: 'r1', userId: 'u', maxAttempts: 3 });
     const job = (await q.claim('A', 1000))!;
     waits.waitOn(job.id, 'ctk_1', clock.now());
     expect(await q.park(job.id, 'A', 60_000)).toBe('waiting');
@@ -221,7 +221,7 @@ describe('time limits and parked jobs', () => {
     const { clock, open } = setup();
     const q = open();
     const waits = jobStatements(stores.at(-1)!.sqlite);
-    const first = q.enqueue({ kind: 'k', resourceId: 'r1', userId: 'u', maxAttempts: 3 });
+    const first = await q.enqueue({ kind: 'k', resourceId: 'r1', userId: 'u', maxAttempts: 3 });
     const job = (await q.claim('A', 1000))!;
     waits.waitOn(job.id, 'ctk_1', clock.now());
     waits.wake(job.id, 'ctk_1', clock.now());
@@ -229,7 +229,7 @@ describe('time limits and parked jobs', () => {
     expect((await q.claim('B', 1000))?.id).toBe(first);
     expect(await q.complete(first, 'B')).toBe(true);
 
-    q.enqueue({ kind: 'k', resourceId: 'r2', userId: 'u', maxAttempts: 3 });
+    await q.enqueue({ kind: 'k', resourceId: 'r2', userId: 'u', maxAttempts: 3 });
     const second = (await q.claim('C', 1000))!;
     waits.waitOn(second.id, 'ctk_2', clock.now());
     expect(await q.park(second.id, 'C', 5000)).toBe('waiting');
@@ -243,11 +243,11 @@ describe('time limits and parked jobs', () => {
     const { clock, open } = setup();
     const q = open();
     const waits = jobStatements(stores.at(-1)!.sqlite);
-    const id = q.enqueue({ kind: 'k', resourceId: 'r1', userId: 'u', maxAttempts: 3 });
+    const id = await q.enqueue({ kind: 'k', resourceId: 'r1', userId: 'u', maxAttempts: 3 });
     const job = (await q.claim('A', 1000))!;
     waits.waitOn(job.id, 'ctk_1', clock.now());
     await q.park(job.id, 'A', 1);
-    q.cancelFor('r1');
+    await q.cancelFor('r1');
     clock.t += 10;
     expect(await q.claim('B', 1000)).toBeNull();
     expect((await q.get(id))?.status).toBe('cancelled');
@@ -278,7 +278,7 @@ describe('concurrency', () => {
   it('runs two jobs of a kind at the same time, and never more than the limit', async () => {
     const { open } = setup(Date.now());
     const q = open();
-    for (let i = 1; i <= 5; i++) q.enqueue({ kind: 'verify', resourceId: `r${i}`, userId: 'u', maxAttempts: 3 });
+    for (let i = 1; i <= 5; i++) await q.enqueue({ kind: 'verify', resourceId: `r${i}`, userId: 'u', maxAttempts: 3 });
     const g = gate(2);
     const w = createWorker({ queue: q, catalogue: catalogue({ kind: 'verify', handler: g.handler }), concurrency: 2, leaseMs: 10_000, pollMs: 10, log: silentLogger });
     const drained = w.drain();
@@ -295,7 +295,7 @@ describe('concurrency', () => {
     for (const limit of [1, 3]) {
       const { open } = setup(Date.now());
       const q = open();
-      for (let i = 1; i <= 7; i++) q.enqueue({ kind: i % 2 ? 'a' : 'b', resourceId: `r${i}`, userId: 'u', maxAttempts: 3 });
+      for (let i = 1; i <= 7; i++) await q.enqueue({ kind: i % 2 ? 'a' : 'b', resourceId: `r${i}`, userId: 'u', maxAttempts: 3 });
       const g = gate(limit);
       const w = createWorker({
         queue: q,

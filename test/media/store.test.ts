@@ -85,15 +85,15 @@ describe('local media store', () => {
     expect(existsSync(src)).toBe(true);
     await store.put('usr_a', 'moved.png', src, 'image/png', { move: true });
     expect(existsSync(src)).toBe(false);
-    expect(store.stat('usr_a', 'moved.png')).toMatchObject({ size: 4, contentType: 'image/png' });
+    expect(await store.stat('usr_a', 'moved.png')).toMatchObject({ size: 4, contentType: 'image/png' });
 
     // Without a sidecar the extension decides.
     writeFileSync(join(store.root, 'usr_a', 'raw.webm'), 'w');
-    expect(store.stat('usr_a', 'raw.webm')?.contentType).toBe('video/webm');
+    expect((await store.stat('usr_a', 'raw.webm'))?.contentType).toBe('video/webm');
 
     expect(await store.remove('usr_a', 'x/clip')).toBe(true);
     expect(await store.remove('usr_a', 'x/clip')).toBe(false);
-    expect(store.stat('usr_a', 'x/clip')).toBeNull();
+    expect(await store.stat('usr_a', 'x/clip')).toBeNull();
   });
 
   it('removePrefix removes a folder and nothing else', async () => {
@@ -113,7 +113,8 @@ describe('local media store', () => {
     expect(media.keyOfStorageUrl('s3://b/k.png')).toBe('b/k.png');
     expect(media.signedUrl('usr_a', 'b/k.png')).toMatch(/^https:\/\/api\.example\/media\/usr_a\/b\/k\.png\?expires=1060&signature=[\w-]{43}$/);
     await media.putBytes('usr_a', 'b/k.png', Buffer.from('x'), 'image/png');
-    expect(media.find('usr_a', 'b/k.png')).not.toBeNull();
-    expect(media.find('usr_a', '')).toBeNull();
+    expect(await media.localFile('usr_a', 'b/k.png')).toBe(store.path('usr_a', 'b/k.png'));
+    expect(await media.exists('usr_a', 'b/k.png')).toBe(true);
+    expect(await media.localFile('usr_a', '')).toBeNull();
   });
 });

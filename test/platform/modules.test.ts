@@ -32,7 +32,7 @@ const greetingsModule = defineModule({
         ok: { status: 201, description: 'the greeting' }, errors: ['BadRequestError', 'AuthorizationError'],
         handler: async (c) => {
           const { name } = validate(Greeting, await jsonBody(c));
-          p.queue.enqueue({ kind: 'greeting.send', resourceId: name, userId: c.var.user.id, maxAttempts: 1 });
+          await p.queue.enqueue({ kind: 'greeting.send', resourceId: name, userId: c.var.user.id, maxAttempts: 1 });
           return c.json({ text: `hello ${name} `.repeat(settings.repeat).trim() }, 201);
         },
       },

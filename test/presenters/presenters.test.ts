@@ -8,6 +8,7 @@ import { parsePage } from '../../src/pagination.ts';
 import { readFileSync } from 'node:fs';
 import { parsePresenterAliases, resolveAlias } from '../../src/presenters/aliases.ts';
 import { ConfigurationError } from '../../src/config.ts';
+import { sqliteOf } from '../helpers/stores.ts';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -107,7 +108,7 @@ describe('GET /clips/presenters', () => {
 
 describe('talking_preview_url before the preview is rendered', () => {
   const jobsOf = (x: Harness, presenterId: string) =>
-    x.services.store.sqlite.prepare(`SELECT status FROM jobs WHERE kind = 'presenter.preview' AND resource_id = ?`).all(presenterId) as { status: string }[];
+    sqliteOf(x.services.store).sqlite.prepare(`SELECT status FROM jobs WHERE kind = 'presenter.preview' AND resource_id = ?`).all(presenterId) as { status: string }[];
 
   it('a fetch waits for the render (queued once, however many fetch) and then serves the video', async () => {
     const tone = toneCatalogue();
@@ -137,7 +138,7 @@ describe('talking_preview_url before the preview is rendered', () => {
     const x = h;
     const fetching = x.app.request(url.pathname + url.search);
     await expect.poll(() => jobsOf(x, 'grace-Hq4mW8zL2c').length).toBe(1);
-    x.services.queue.cancelFor('grace-Hq4mW8zL2c');
+    await x.services.queue.cancelFor('grace-Hq4mW8zL2c');
     const res = await fetching;
     expect(res.status).toBe(503);
     expect(await res.json()).toMatchObject({ kind: 'ServiceUnavailableError', description: expect.stringMatching(/could not be rendered/) });

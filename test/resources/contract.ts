@@ -5,6 +5,7 @@ import type { ServiceOptions } from '../../src/services.ts';
 import type { ModuleInstance } from '../../src/platform/module.ts';
 import type { Job } from '../../src/jobs/queue.ts';
 import { sseEvents } from '../helpers/sse.ts';
+import { sqliteOf } from '../helpers/stores.ts';
 
 /**
  * What every resource kind (src/resources/define.ts) promises over HTTP, on the real app and
@@ -34,9 +35,9 @@ export function resourceContract(kind: ResourceFixture): void {
     // A clock the test moves: the webhook body and the GET record mint the same signed URLs, and pages have distinct times.
     let now = Date.now();
     const clock = { now: () => now };
-    const credits = (id: string) => (h.services.store.sqlite.prepare('SELECT credits FROM users WHERE id = ?').get(id) as { credits: number }).credits;
+    const credits = (id: string) => (sqliteOf(h.services.store).sqlite.prepare('SELECT credits FROM users WHERE id = ?').get(id) as { credits: number }).credits;
     const queuedJob = (resourceId: string) =>
-      h.services.store.sqlite
+      sqliteOf(h.services.store).sqlite
         .prepare("SELECT id, kind, resource_id AS resourceId, user_id AS userId, attempts, max_attempts AS maxAttempts, '' AS leaseOwner FROM jobs WHERE resource_id = ? AND status = 'queued'")
         .get(resourceId) as Job | undefined;
     /** Its job gives up, as after its last attempt: the kind's exhaustion runs. */
@@ -101,7 +102,7 @@ export function resourceContract(kind: ResourceFixture): void {
       const record = (await h.call('GET', `${kind.path}/${id}`, { key: u.key })).body;
       expect(record).toMatchObject({ status: 'error', webhook: `${receiver.url}/${kind.name}` });
       expect(sent).toEqual([record]);
-      expect(h.services.store.sqlite.prepare('SELECT event FROM webhook_messages WHERE resource_id = ?').all(id)).toEqual([{ event: `${kind.name}.error` }]);
+      expect(sqliteOf(h.services.store).sqlite.prepare('SELECT event FROM webhook_messages WHERE resource_id = ?').all(id)).toEqual([{ event: `${kind.name}.error` }]);
     });
 
     it('lists its records newest first, a page at a time (limit and token)', async () => {

@@ -13,6 +13,7 @@ import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { harness, type Harness } from '../helpers/harness.ts';
 import { createKey } from '../../src/users/accounts.ts';
 import { userDeps } from '../helpers/harness.ts';
+import { sqliteOf } from '../helpers/stores.ts';
 
 const MIGRATIONS = resolve(import.meta.dirname, '../../drizzle');
 let h: Harness | undefined;
@@ -59,7 +60,7 @@ it('moves existing animations into resources: same records, webhook URL in its c
   db.close();
 
   h = harness({ MIMIC_DATA_DIR: dataDir });
-  const sqlite = h.services.store.sqlite;
+  const sqlite = sqliteOf(h.services.store).sqlite;
   const row = (id: string) => sqlite.prepare('SELECT * FROM resources WHERE id = ?').get(id) as Record<string, any>;
   expect(row('anm_done')).toMatchObject({ kind: 'animation', status: 'done', webhook_url: 'https://example.com/hook', credits: 1, finished_at: 2_000 });
   expect(row('anm_wait')).toMatchObject({ kind: 'animation', status: 'started', webhook_url: null, credits: 1, finished_at: null, progress_done: 3 });

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { harness, type Harness } from '../helpers/harness.ts';
 import { toneCatalogue } from '../helpers/tone-voice.ts';
+import { sqliteOf } from '../helpers/stores.ts';
 
 /**
  * Every URL of a request that the service will contact later is checked against the egress
@@ -23,8 +24,8 @@ function make(env: Record<string, string> = {}) {
   return h;
 }
 
-const credits = (hh: Harness, id: string) => (hh.services.store.sqlite.prepare('SELECT credits FROM users WHERE id = ?').get(id) as { credits: number }).credits;
-const rows = (hh: Harness, table: 'resources' | 'jobs') => (hh.services.store.sqlite.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+const credits = (hh: Harness, id: string) => (sqliteOf(hh.services.store).sqlite.prepare('SELECT credits FROM users WHERE id = ?').get(id) as { credits: number }).credits;
+const rows = (hh: Harness, table: 'resources' | 'jobs') => (sqliteOf(hh.services.store).sqlite.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
 
 const script = { type: 'text', input: 'Maybe more bread please' };
 const bodies = {
@@ -145,7 +146,7 @@ describe('a result_url refused at delivery (its name resolves elsewhere since th
     const rec = (await hh.call('GET', `/${kind}/${created.body.id}`, { key: u.key })).body;
     expect(rec.status).toBe('error');
     expect(rec.error).toEqual({ kind: 'ResultUrlError', description: expect.stringMatching(/^The result could not be delivered to result_url: host flip\.example\.test resolves to a loopback address/) });
-    const job = hh.services.store.sqlite.prepare('SELECT attempts, status FROM jobs WHERE resource_id = ?').get(created.body.id) as { attempts: number; status: string };
+    const job = sqliteOf(hh.services.store).sqlite.prepare('SELECT attempts, status FROM jobs WHERE resource_id = ?').get(created.body.id) as { attempts: number; status: string };
     expect(job.attempts).toBe(1);
     expect(credits(hh, u.id)).toBe(10);
   });

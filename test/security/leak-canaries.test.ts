@@ -4,6 +4,7 @@ import { startTlsServer, type TestServer } from '../helpers/tls.ts';
 import { CANARY, leakedIn } from '../helpers/canaries.ts';
 import { echo, makeSecret, makeTool, toolBody } from '../helpers/tools.ts';
 import { importOAuth2Grant } from '../../src/secrets/oauth2-import.ts';
+import { sqliteOf } from '../helpers/stores.ts';
 
 /**
  * The leak canaries. Known credentials are planted in every kind of secret, then the whole
@@ -72,7 +73,7 @@ describe('leak canaries', () => {
     await h.call('POST', '/secrets', { key, raw: `{"type":"bearer","token":"${CANARY.bearer}"`, headers: { 'content-type': 'application/json' } });
 
     // An internal fault while the credential is being used: a generic 500, nothing else.
-    h.services.store.sqlite.prepare("UPDATE secret_fields SET ciphertext = 'x' || substr(ciphertext, 2) WHERE secret_id = ?").run(secrets[2]);
+    sqliteOf(h.services.store).sqlite.prepare("UPDATE secret_fields SET ciphertext = 'x' || substr(ciphertext, 2) WHERE secret_id = ?").run(secrets[2]);
     const broken = await makeTool(h, key, toolBody(`${upstream.url}/echo`, { secretId: secrets[2] }));
     const fault = await h.call('POST', `/tools/${broken}/calls`, { key, body: { input: { city: 'Oslo' } } });
     expect(fault.status).toBe(500);
@@ -87,7 +88,7 @@ describe('leak canaries', () => {
       expect(r).toContain('•••••••••');
     }
     expect(leakedIn([...h.seen, ...h.logs].join('\n'))).toEqual([]);
-    const audit = JSON.stringify(h.services.store.sqlite.prepare('SELECT * FROM audit_events').all());
+    const audit = JSON.stringify(sqliteOf(h.services.store).sqlite.prepare('SELECT * FROM audit_events').all());
     expect(leakedIn(audit)).toEqual([]);
     expect(audit).toContain('secret.used');
   });

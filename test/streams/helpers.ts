@@ -7,6 +7,7 @@ import { answerOffer, answerWithWerift, type BrowserPeer } from '../helpers/brow
 import type { StreamService } from '../../src/streams/hub.ts';
 import type { VoiceCatalogue } from '../../src/voices/catalogue.ts';
 import type { ServiceOptions } from '../../src/services.ts';
+import { sqliteOf } from '../helpers/stores.ts';
 
 export const PRESENTER = 'eileen-Nc7kQ2rT5x';
 export const SESSION_ERROR = { kind: 'SessionError', description: 'missing or invalid session_id' };
@@ -60,7 +61,7 @@ export function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise
   return Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms))]);
 }
 
-export const credits = (h: Harness, id: string): number => (h.services.store.sqlite.prepare('SELECT credits FROM users WHERE id = ?').get(id) as { credits: number }).credits;
+export const credits = (h: Harness, id: string): number => (sqliteOf(h.services.store).sqlite.prepare('SELECT credits FROM users WHERE id = ?').get(id) as { credits: number }).credits;
 
 /** One harness per test, closed after it with every browser the test opened. */
 export function streamSuite() {

@@ -13,6 +13,7 @@ import { RenderError } from '../../src/errors.ts';
 import { runFfmpeg } from '../../src/media/ffmpeg.ts';
 import { CHARS_PER_SECOND, SECONDS_PER_CREDIT } from '../../src/speaking/credits.ts';
 import { PHOTO, credits, talkHarness, uploadPhoto } from './helpers.ts';
+import { storedFile } from '../media/stored-file.ts';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -274,11 +275,11 @@ describe('talk lifecycle', () => {
     const id = (await h.call('POST', '/talks', { key: u.key, body: talk(await uploadPhoto(h, u.key)) })).body.id;
     await h.services.worker.drain();
     expect((await h.call('GET', `/talks/${id}`, { key: u.key })).body.status).toBe('done');
-    expect(h.services.mediaStore.find(u.id, `talks/${id}/result.mp4`)).not.toBeNull();
+    expect(storedFile(h.services.mediaStore, u.id, `talks/${id}/result.mp4`)).not.toBeNull();
     expect((await h.call('DELETE', `/talks/${id}`, { key: u.key })).status).toBe(200);
     expect(credits(h, u.id)).toBe(9);
-    expect(h.services.mediaStore.find(u.id, `talks/${id}/result.mp4`)).toBeNull();
-    expect(h.services.mediaStore.find(u.id, `talks/${id}/audio.wav`)).toBeNull();
+    expect(storedFile(h.services.mediaStore, u.id, `talks/${id}/result.mp4`)).toBeNull();
+    expect(storedFile(h.services.mediaStore, u.id, `talks/${id}/audio.wav`)).toBeNull();
   });
 
   it('sends the GET body to the webhook, signed', async () => {
@@ -348,7 +349,7 @@ describe('audio scripts and result_url', () => {
       expect(a).toMatchObject({ status: 'done', config: { result_format: 'mov' } });
       expect(a.result_url).toMatch(/\/results\/my-talk\.mov\?expires=/);
       expect(calls(h).map((c) => c.resultFormat).sort()).toEqual(['mov', 'mp4']);
-      expect(h.services.mediaStore.find(u.id, 'results/my-talk.mov')).not.toBeNull();
+      expect(storedFile(h.services.mediaStore, u.id, 'results/my-talk.mov')).not.toBeNull();
       const b = (await h.call('GET', `/talks/${put}`, { key: u.key })).body;
       expect(b.result_url).toBe(`${receiver.url}/upload/talk.mp4`);
       const upload = receiver.received.find((r) => r.method === 'PUT')!;

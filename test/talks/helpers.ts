@@ -4,10 +4,11 @@ import { join } from 'node:path';
 import { harness, type Harness } from '../helpers/harness.ts';
 import { toneCatalogue } from '../helpers/tone-voice.ts';
 import { ROOT } from '../helpers/cli.ts';
+import { sqliteOf } from '../helpers/stores.ts';
 
 export const PHOTO = join(ROOT, 'assets/presenters/eileen.jpg');
 
-export const credits = (h: Harness, id: string): number => (h.services.store.sqlite.prepare('SELECT credits FROM users WHERE id = ?').get(id) as { credits: number }).credits;
+export const credits = (h: Harness, id: string): number => (sqliteOf(h.services.store).sqlite.prepare('SELECT credits FROM users WHERE id = ?').get(id) as { credits: number }).credits;
 
 export function talkHarness(env: Record<string, string> = {}, opts: Parameters<typeof harness>[1] = {}, fallback: 'local' | 'error' = 'local') {
   const tone = toneCatalogue(fallback);

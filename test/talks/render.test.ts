@@ -13,6 +13,8 @@ import { toneSpeech } from '../helpers/tone-voice.ts';
 import { videoFacts } from '../helpers/video.ts';
 import { createLocalBackend } from '../../src/compute/local/index.ts';
 import { PHOTO, credits, talkHarness, uploadPhoto } from './helpers.ts';
+import { sqliteOf } from '../helpers/stores.ts';
+import { storedFile } from '../media/stored-file.ts';
 
 let h: Harness;
 let dir: string;
@@ -41,7 +43,7 @@ describe('a talk rendered on the CPU', () => {
     expect(rec.metadata.speech_duration).toBeCloseTo(speechSec, 2);
     expect(Math.abs(rec.duration - speechSec)).toBeLessThan(0.1);
 
-    const facts = videoFacts(h.services.mediaStore.find(u.id, `talks/${id}/result.mp4`)!);
+    const facts = videoFacts(storedFile(h.services.mediaStore, u.id, `talks/${id}/result.mp4`)!);
     expect(facts).toMatchObject({ hasVideo: true, hasAudio: true, decodeErrors: '' });
     expect([String(facts.width), String(facts.height)]).toEqual(rec.metadata.resolution);
     expect(Math.abs(facts.durationSec - speechSec)).toBeLessThan(0.15);
@@ -49,7 +51,7 @@ describe('a talk rendered on the CPU', () => {
     // The playlist written while it rendered: pending_url shows it while the talk is started (set
     // back here, as a render this short is over before a test could look).
     expect(rec.pending_url).toBeUndefined();
-    h.services.store.sqlite.prepare("UPDATE resources SET status = 'started', finished_at = NULL WHERE id = ?").run(id);
+    sqliteOf(h.services.store).sqlite.prepare("UPDATE resources SET status = 'started', finished_at = NULL WHERE id = ?").run(id);
     const started = (await h.call('GET', `/talks/${id}`, { key: u.key })).body;
     expect(started.pending_url).toMatch(new RegExp(`^http://mimic\\.test/talks/${id}/pending/\\d+\\.[A-Za-z0-9_-]{43}/index\\.m3u8$`));
     const playlistUrl = new URL(started.pending_url);
@@ -79,7 +81,7 @@ describe('a talk rendered on the CPU', () => {
     await h.services.worker.drain();
     const rec = (await h.call('GET', `/talks/${created.body.id}`, { key: u.key })).body;
     expect(rec, JSON.stringify(rec.error)).toMatchObject({ status: 'done', config: { stitch: true, result_format: 'mov' }, metadata: { resolution: ['640', '512'] } });
-    const facts = videoFacts(h.services.mediaStore.find(u.id, `talks/${created.body.id}/result.mov`)!);
+    const facts = videoFacts(storedFile(h.services.mediaStore, u.id, `talks/${created.body.id}/result.mov`)!);
     expect(facts).toMatchObject({ brand: 'qt  ', hasVideo: true, hasAudio: true, width: 640, height: 512 });
   }, 240_000);
 

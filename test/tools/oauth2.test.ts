@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../helpers/cli.ts';
+import { sqliteOf } from '../helpers/stores.ts';
 
 /**
  * oauth2 end to end: a real loopback https server plays both the provider's token endpoint
@@ -146,7 +147,7 @@ describe('oauth2 secrets in tool calls', () => {
     const sec = await grant(0);
     const tool = await makeTool(h, user.key, toolBody(`${server.url}/events`, { secretId: sec }));
     await call(tool);
-    const stored = await h.services.modules.secrets.deps.vault.open(user.id, sec, h.services.store.sqlite.prepare('SELECT field, kek_id as kekId, wrapped_key as wrappedKey, ciphertext FROM secret_fields WHERE secret_id = ?').all(sec) as never);
+    const stored = await h.services.modules.secrets.deps.vault.open(user.id, sec, sqliteOf(h.services.store).sqlite.prepare('SELECT field, kek_id as kekId, wrapped_key as wrappedKey, ciphertext FROM secret_fields WHERE secret_id = ?').all(sec) as never);
     expect(stored.refresh_token).toBe(CANARY.refreshToken);
     expect(stored.access_token).toBe(CANARY.refreshedAccess);
   });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { harness, type Harness } from '../helpers/harness.ts';
 import { makeTool, toolBody } from '../helpers/tools.ts';
+import { sqliteOf } from '../helpers/stores.ts';
 
 /**
  * User patterns run on RE2 (linear time). On JavaScript's backtracking engine, `^(a+)+$`
@@ -83,7 +84,7 @@ describe('a tool stored before patterns ran on RE2', () => {
     const tool = await makeTool(h, key, withParameters({ type: 'object', properties: { word: { type: 'string', pattern: '^a+$' } } }));
     // As an older release stored it: a lookahead, which creation now refuses.
     const schema = JSON.stringify({ parameters: { type: 'object', properties: { word: { type: 'string', pattern: '^(?=a)a+$' } } } });
-    h.services.store.sqlite.prepare('UPDATE tools SET schema = ? WHERE id = ?').run(schema, tool);
+    sqliteOf(h.services.store).sqlite.prepare('UPDATE tools SET schema = ? WHERE id = ?').run(schema, tool);
     const res = await h.call('POST', `/tools/${tool}/calls`, { key, body: { input: { word: 'aaa' } } });
     expect(res.status).toBe(400);
     expect(res.body.kind).toBe('ConfigError');

@@ -100,7 +100,7 @@ export function cliContext(file: string, masterKey: Buffer) {
   const err: string[] = [];
   const ctx: CommandContext = {
     config: { databaseFile: file, masterKey, keyProvider: 'local' } as unknown as Config, // the vault commands read only these
-    settings: { dataDir: dirname(file), databaseFile: file, env: {} },
+    settings: { dataDir: dirname(file), databaseFile: file, database: null, env: {} },
     out: (l) => out.push(l),
     err: (l) => err.push(l),
   };

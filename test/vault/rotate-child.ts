@@ -9,7 +9,7 @@ import { VAULT_COMMANDS } from '../../src/vault-admin/cli.ts';
 const [databaseFile, keyHex, batchSize] = process.argv.slice(2);
 const config = { databaseFile, masterKey: Buffer.from(keyHex!, 'hex'), keyProvider: 'local' } as unknown as Config;
 process.exitCode = await VAULT_COMMANDS['vault rotate']!.run(
-  { config, settings: { dataDir: dirname(databaseFile!), databaseFile: databaseFile!, env: {} }, out: (l) => process.stdout.write(l + '\n'), err: (l) => process.stderr.write(l + '\n') },
+  { config, settings: { dataDir: dirname(databaseFile!), databaseFile: databaseFile!, database: null, env: {} }, out: (l) => process.stdout.write(l + '\n'), err: (l) => process.stderr.write(l + '\n') },
   { 'batch-size': batchSize },
   [],
 );

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLiveService, type LiveService } from '../helpers/live-service.ts';
 import { consentVideo } from '../helpers/avatar-videos.ts';
+import { storedFile } from '../media/stored-file.ts';
 
 let live: LiveService;
 beforeAll(async () => {
@@ -81,7 +82,7 @@ describe('a resumable upload whose connection drops mid-body', () => {
 
     const done = (await (await fetch(location, { headers: tus() })).json()) as { status: string; video: { id: string; url: string; size: number } };
     expect(done).toMatchObject({ status: 'done', video: { size: bytes.length } });
-    const stored = live.running.services.mediaStore.find(live.userId, `videos/${done.video.id}.mp4`)!;
+    const stored = storedFile(live.running.services.mediaStore, live.userId, `videos/${done.video.id}.mp4`)!;
     expect(sha256(readFileSync(stored))).toBe(sha256(bytes));
     // The dropped request ended as an interruption, not as a fault of the server.
     expect(live.logs.filter((l) => /"level":"error"|unhandled/.test(l))).toEqual([]);

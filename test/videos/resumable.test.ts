@@ -14,6 +14,7 @@ import { consentVideo } from '../helpers/avatar-videos.ts';
 import { avatarBody, verifiedConsent } from '../avatars/helpers.ts';
 import { uploadSweeper } from '../../src/videos/resumable/sweep.ts';
 import { createLogger } from '../../src/log.ts';
+import { storedFile } from '../media/stored-file.ts';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -141,7 +142,7 @@ describe('PATCH, HEAD, GET and DELETE /videos/uploads/{id}', () => {
     const done = (await c.get(id)).body!;
     expect(done).toMatchObject({ status: 'done', offset: bytes.length, video: { width: 512, height: 512, has_audio: true, size: bytes.length } });
     expect(done.video.url).toBe(`s3://videos/${done.video.id}.mp4`);
-    const stored = h.services.mediaStore.find(u.id, `videos/${done.video.id}.mp4`)!;
+    const stored = storedFile(h.services.mediaStore, u.id, `videos/${done.video.id}.mp4`)!;
     expect(sha256(readFileSync(stored))).toBe(sha256(bytes));
     // The upload's own copy of the bytes is gone; a finished upload takes no more bytes.
     expect(existsSync(join(h.config.dataDir, 'uploads', u.id, id, 'data'))).toBe(false);
@@ -182,7 +183,7 @@ describe('PATCH, HEAD, GET and DELETE /videos/uploads/{id}', () => {
     expect([res.status, res.body!.kind]).toEqual([400, 'BadRequestError']);
     expect((await c.get(id)).body).toMatchObject({ status: 'failed', offset: junk.length, error: { kind: 'BadRequestError', description: 'The body is not an mp4, mov or webm video' } });
     expect(existsSync(join(h.config.dataDir, 'uploads', u.id, id, 'data'))).toBe(false);
-    expect(h.services.mediaStore.find(u.id, 'videos')).toBeNull();
+    expect(storedFile(h.services.mediaStore, u.id, 'videos')).toBeNull();
   });
 
   it('all bytes in but not stored (a crash at the last byte): status finishing, and a PATCH of no bytes at the end stores it', async () => {

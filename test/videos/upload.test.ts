@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { harness, type Harness } from '../helpers/harness.ts';
 import { consentVideo } from '../helpers/avatar-videos.ts';
+import { storedFile } from '../media/stored-file.ts';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -24,7 +25,7 @@ describe('POST /videos', () => {
     expect(body).toMatchObject({ width: 512, height: 512, has_audio: true, size: bytes.length });
     expect(body.url).toBe(`s3://videos/${body.id}.mp4`);
     expect(body.duration).toBeGreaterThan(2);
-    expect(h.services.mediaStore.find(u.id, `videos/${body.id}.mp4`)).not.toBeNull();
+    expect(storedFile(h.services.mediaStore, u.id, `videos/${body.id}.mp4`)).not.toBeNull();
     expect((await h.call('DELETE', `/videos/${body.id}`, { key: other.key })).status).toBe(404);
     expect((await h.call('DELETE', `/videos/${body.id}`, { key: u.key })).body).toEqual({ id: body.id, deleted: true });
     expect((await h.call('DELETE', `/videos/${body.id}`, { key: u.key })).status).toBe(404);
@@ -45,6 +46,6 @@ describe('POST /videos', () => {
     const big = await post(h, u.key, Buffer.alloc(1024 * 1024 + 1, 1), 'application/octet-stream');
     expect([big.status, ((await big.json()) as { kind: string }).kind]).toEqual([413, 'PayloadTooLargeError']);
     expect((await h.app.request('/videos', { method: 'POST', body: Buffer.alloc(10) })).status).toBe(401);
-    expect(h.services.mediaStore.find(u.id, 'videos')).toBeNull();
+    expect(storedFile(h.services.mediaStore, u.id, 'videos')).toBeNull();
   }, 120_000);
 });

@@ -21,7 +21,7 @@ async function check(env: Record<string, string>) {
   const out: string[] = [];
   const err: string[] = [];
   const config = { ...h.config, env: { ...h.config.env, ...env } };
-  const settings = { dataDir: config.dataDir, databaseFile: config.databaseFile, env: config.env };
+  const settings = { dataDir: config.dataDir, databaseFile: config.databaseFile, database: config.database, env: config.env };
   const code = await VOICE_COMMANDS['voices check']!.run({ config, settings, out: (l) => out.push(l), err: (l) => err.push(l) }, {}, []);
   expect(leakedIn(out.join('\n') + err.join('\n'))).toEqual([]);
   return { code, lines: out.map((l) => JSON.parse(l) as Record<string, unknown>), err };

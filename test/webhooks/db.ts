@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { users } from '../../src/db/schema/core.ts';
 import * as webhookTables from '../../src/db/schema/webhooks.ts';
 import type { WebhookDb } from '../../src/webhooks/db.ts';
+import type { Database as AnyDatabase } from '../../src/db/database.ts';
 
 /**
  * A SQLite file holding the users table and the webhook tables, created from the drizzle
@@ -24,6 +25,7 @@ function schemaSql(): Promise<string[]> {
 }
 
 export interface TestStore {
+  readonly dialect: 'sqlite';
   sqlite: Database.Database;
   db: WebhookDb;
   close(): void;
@@ -38,8 +40,11 @@ export async function openTestStore(file: string): Promise<TestStore> {
   const exists = sqlite.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'webhook_messages'").get();
   if (!exists) for (const stmt of await schemaSql()) sqlite.exec(stmt);
   const db = drizzle(sqlite, { schema: { users, ...webhookTables } });
-  return { sqlite, db, close: () => sqlite.close() };
+  return { dialect: 'sqlite', sqlite, db, close: () => sqlite.close() };
 }
+
+/** The test file as the dispatcher's database (it holds only the tables the webhooks use). */
+export const asDatabase = (store: TestStore): AnyDatabase => store as unknown as AnyDatabase;
 
 export function addUser(store: TestStore, id: string): void {
   store.db.insert(users).values({ id, name: id, createdAt: 0 }).run();

@@ -13,7 +13,7 @@ import { createSqliteWebhookSecretStore } from '../../src/webhooks/secrets-store
 import { signPayload } from '../../src/webhooks/signing.ts';
 import { silentLogger } from '../../src/log.ts';
 import { startTlsServer, type ReceivedRequest, type TestServer } from '../helpers/tls.ts';
-import { addUser, openTestStore, type TestStore } from './db.ts';
+import { addUser, asDatabase, openTestStore, type TestStore } from './db.ts';
 
 const MASTER = Buffer.alloc(32, 5);
 const SCHEDULE = [1000, 5000];
@@ -49,7 +49,7 @@ afterEach(() => store.close());
 
 function dispatcher(overrides: Partial<WebhookDispatcherDeps> = {}) {
   return createWebhookDispatcher({
-    store,
+    store: asDatabase(store),
     client,
     clock,
     masterKey: MASTER,
@@ -274,7 +274,7 @@ describe('durability and concurrency', () => {
     try {
       const ids = [enqueue(), enqueue(), enqueue()];
       const a = dispatcher();
-      const b = dispatcher({ store: other });
+      const b = dispatcher({ store: asDatabase(other) });
       const [na, nb] = await Promise.all([a.runOnce(), b.runOnce()]);
       expect(na + nb).toBe(3);
       expect(receiver.received).toHaveLength(3);

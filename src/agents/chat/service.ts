@@ -264,13 +264,13 @@ export async function answerChat(deps: ChatDeps, userId: string, agentId: string
 }
 
 /** The stream the answer is spoken on, when the body names one: a wrong stream or session is refused before the model is called. */
-function speakerFor(deps: ChatDeps, userId: string, agentId: string, chatId: string, body: ChatBody): StreamSpeaker | undefined {
+async function speakerFor(deps: ChatDeps, userId: string, agentId: string, chatId: string, body: ChatBody): Promise<StreamSpeaker | undefined> {
   const { streamId, sessionId } = body;
   if (streamId === undefined && sessionId === undefined) return undefined;
   if (streamId === undefined) throw bad('streamId', 'is required with sessionId (the agent stream to speak the answer on)');
   if (!deps.streams) throw new ApiError('ServiceUnavailableError', 'This mimic runs without live streams: post the chat without streamId and sessionId');
   // A missing sessionId is the hub's SessionError, as a wrong one is.
-  const speaker = deps.streams.speaker(userId, streamId, sessionId ?? '', { agentId });
+  const speaker = await deps.streams.speaker(userId, streamId, sessionId ?? '', { agentId });
   return guardedSpeaker(speaker, deps.log, { chat_id: chatId, stream_id: streamId });
 }
 
@@ -283,7 +283,7 @@ export async function prepareAnswer(deps: ChatDeps, userId: string, agentId: str
   // The hosted custom contract has no tool calls: a custom model is offered none.
   const tools = llm.provider === 'custom' ? new Map<string, AgentTool>() : await toolsOf(deps, agent);
   // Last of the checks: a speaker is taken only for an answer that will run.
-  const speaker = speakerFor(deps, userId, agentId, chat.id, body);
+  const speaker = await speakerFor(deps, userId, agentId, chat.id, body);
   return { run: (opts = {}) => runAnswer(deps, { userId, chat, agent, llm, messages, input, tools, speaker, connectionId: caller.connectionId, externalId: caller.externalId, notifyAs: caller.notifyAs ?? userId }, opts) };
 }
 

@@ -52,10 +52,10 @@ export interface ChatStore {
   rewrite(messages: readonly StoredMessageText[]): Promise<void>;
 }
 
-type RawChat = { id: string; user_id: string; agent_id: string; message_count: number; client: string | null; created_at: number; modified_at: number };
-type RawMessage = { seq: number; role: ChatMessageRow['role']; content: string | null; tool_calls: string | null; tool_call_id: string | null; failed: number; created_at: number };
+export type RawChat = { id: string; user_id: string; agent_id: string; message_count: number; client: string | null; created_at: number; modified_at: number };
+export type RawMessage = { seq: number; role: ChatMessageRow['role']; content: string | null; tool_calls: string | null; tool_call_id: string | null; failed: number; created_at: number };
 
-const toChat = (r: RawChat): ChatRow => ({
+export const toChat = (r: RawChat): ChatRow => ({
   id: r.id, userId: r.user_id, agentId: r.agent_id, messageCount: r.message_count, ...(r.client !== null ? { client: r.client } : {}), createdAt: r.created_at, modifiedAt: r.modified_at,
 });
 

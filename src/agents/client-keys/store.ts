@@ -28,8 +28,8 @@ export interface ClientKeyStore extends ClientKeyOwners {
   revoke(userId: string, agentId: string, id: string, now: number): Promise<boolean>;
 }
 
-type Raw = { id: string; user_id: string; agent_id: string; prefix: string; name: string | null; allowed_origins: string; created_at: number };
-const toRow = (r: Raw): ClientKeyRow => ({
+export type Raw = { id: string; user_id: string; agent_id: string; prefix: string; name: string | null; allowed_origins: string; created_at: number };
+export const toRow = (r: Raw): ClientKeyRow => ({
   id: r.id, userId: r.user_id, agentId: r.agent_id, prefix: r.prefix, name: r.name, origins: JSON.parse(r.allowed_origins) as string[], createdAt: r.created_at,
 });
 

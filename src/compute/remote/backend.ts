@@ -1,7 +1,8 @@
 import { RenderError, RENDER_ERROR_KINDS, type RenderErrorKind } from '../../errors.ts';
 import type { ComputeBackend, ParkingBackend, RenderState } from '../interface.ts';
-import { taskOf } from '../tasks/index.ts';
+import { DEFAULT_TASK_KIND, taskOf } from '../tasks/index.ts';
 import type { ComputeTasks, CreateTask, TaskRow } from './task-store.ts';
+import { localComputeFiles, type ComputeFiles } from './files.ts';
 
 export interface RemoteBackendOptions {
   tasks: ComputeTasks;
@@ -14,6 +15,8 @@ export interface RemoteBackendOptions {
   cancelGraceMs: number;
   /** The longest a parked job waits before it looks at its task again (default 60 s). */
   recheckMs?: number;
+  /** Where task inputs and uploads live (default: beside the job's files, one machine). */
+  files?: ComputeFiles;
 }
 
 const abortError = (): DOMException => new DOMException('the render was aborted', 'AbortError');
@@ -26,7 +29,7 @@ const failureOf = (row: TaskRow): Error =>
     : new Error(`remote render failed after ${row.attempts} attempt(s): ${row.error ?? 'unknown reason'}`);
 
 /** The parked form of a remote render: submit, return, and be woken when the task ends. */
-function parkingOf(tasks: ComputeTasks, recheckMs: number): ParkingBackend {
+function parkingOf(tasks: ComputeTasks, recheckMs: number, files: ComputeFiles): ParkingBackend {
   async function poll(jobId: string, outputPath: string): Promise<RenderState<unknown>> {
     for (let tries = 0; tries < 3; tries++) {
       const latest = await tasks.latestOfJob(jobId);
@@ -40,10 +43,11 @@ function parkingOf(tasks: ComputeTasks, recheckMs: number): ParkingBackend {
           if (!(await tasks.watch(row.id))) continue;
           return { state: 'running', progress: row.progress_done !== null && row.progress_total !== null ? { done: row.progress_done, total: row.progress_total } : null };
         case 'done': {
-          const result = await taskOf(row.kind).remote.readBack(row, outputPath);
+          const result = await readBack(files, row, outputPath);
           return result === null ? { state: 'none' } : { state: 'done', result };
         }
         case 'failed':
+          await files.forget(row);
           if (await tasks.takeFailure(row.id)) throw failureOf(row);
           return { state: 'none' };
         case 'cancelled':
@@ -56,7 +60,9 @@ function parkingOf(tasks: ComputeTasks, recheckMs: number): ParkingBackend {
     recheckMs,
     poll: (_kind, jobId, outputPath) => poll(jobId, outputPath) as never,
     async submit(kind, req) {
-      await tasks.create({ jobId: req.jobId, kind, ...taskOf(kind).remote.store(req) });
+      const stored = taskOf(kind).remote.store(req);
+      await files.shareInputs(kind, stored.request);
+      await tasks.create({ jobId: req.jobId, kind, ...stored });
     },
   };
 }
@@ -66,8 +72,16 @@ function parkingOf(tasks: ComputeTasks, recheckMs: number): ParkingBackend {
  * comes from the route handlers of this process at once, and from the database every
  * `pollMs` (another API process, a lease that ran out).
  */
+/** The accepted attempt's outputs moved to `target` and read; then the task's shared files go. */
+async function readBack(files: ComputeFiles, row: TaskRow, target: string): Promise<unknown> {
+  const result: unknown = await taskOf(row.kind).remote.readBack(row, target, (name, to) => files.takeUpload(row, name, to));
+  if (result !== null) await files.forget(row);
+  return result;
+}
+
 export function createRemoteBackend(opts: RemoteBackendOptions): ComputeBackend {
   const { tasks } = opts;
+  const files = opts.files ?? localComputeFiles;
   let closed = false;
   /** Ends each waiting render; close() calls them so no poll outlives the backend. */
   const waiting = new Set<(err: Error) => void>();
@@ -80,6 +94,7 @@ export function createRemoteBackend(opts: RemoteBackendOptions): ComputeBackend 
   ): Promise<T> {
     if (closed) throw new Error('the remote backend is closed');
     if (req.signal.aborted) throw abortError();
+    await files.shareInputs(create.kind ?? DEFAULT_TASK_KIND, create.request);
     const task = await tasks.create(create);
     if (req.signal.aborted) {
       await tasks.cancel(task.id, 'the render was aborted');
@@ -140,7 +155,8 @@ export function createRemoteBackend(opts: RemoteBackendOptions): ComputeBackend 
           case 'done':
             return settle(() => deliver(row).then(resolve, reject));
           case 'failed':
-            return settle(() => reject(failureOf(row)));
+            // Its files go first; a store that fails to remove them does not hide the render's failure.
+            return settle(() => void files.forget(row).then(() => reject(failureOf(row)), () => reject(failureOf(row))));
           case 'cancelled':
             graceTimer ??= setTimeout(() => settle(() => reject(new Error(`the render task was cancelled: ${row.error ?? ''}`))), opts.cancelGraceMs);
             return;
@@ -155,15 +171,15 @@ export function createRemoteBackend(opts: RemoteBackendOptions): ComputeBackend 
     const task = taskOf(kind);
     const create = { jobId: req.jobId, kind, ...task.remote.store(req) };
     return runTask(req, create, async (row) => {
-      const result = await task.remote.readBack(row, create.outputPath);
+      const result = await readBack(files, row, create.outputPath);
       if (result === null) throw new Error(`the outputs of task ${row.id} are missing`);
-      return result;
+      return result as never;
     });
   };
 
   return {
     name: 'remote',
-    parking: parkingOf(tasks, opts.recheckMs ?? 60_000),
+    parking: parkingOf(tasks, opts.recheckMs ?? 60_000, files),
     run,
     async close() {
       closed = true;

@@ -1,11 +1,11 @@
-import { statSync } from 'node:fs';
 import type { Clock } from '../../clock.ts';
 import { isoTime } from '../../clock.ts';
 import { ApiError } from '../../errors.ts';
 import type { ClaimBody, ClaimedTask, CompleteBody, FailBody, HeartbeatBody } from '../../schemas/compute.ts';
 import { contentTypeOfInput } from './protocol.ts';
 import { signFileUrl, verifyFileUrl, type FileMethod, type FileName } from './signing.ts';
-import { uploadPathOf, type ComputeTasks, type Conflict, type TaskRow, type WorkerResult } from './task-store.ts';
+import type { ComputeTasks, Conflict, TaskRow, WorkerResult } from './task-store.ts';
+import { localComputeFiles, type ComputeFiles } from './files.ts';
 import type { WorkerIdentity } from './tokens.ts';
 import { DEFAULT_TASK_KIND, taskOf } from '../tasks/index.ts';
 import { STREAM_SOCKET_PATH } from './stream.ts';
@@ -29,6 +29,8 @@ export interface ComputeServiceDeps {
   /** How often a waiting claim looks for tasks another API process queued, or leases that ran out. */
   pollMs: number;
   clock: Clock;
+  /** Where task inputs and uploads live (default: this machine's files). */
+  files?: ComputeFiles;
 }
 
 const DEFAULT_WAIT_MS = 20_000;
@@ -117,11 +119,14 @@ async function workerResult(deps: ComputeServiceDeps, worker: WorkerIdentity, ta
   // An unknown task is checked as the default kind's, then refused by the store (404).
   const task = taskOf(row?.kind ?? DEFAULT_TASK_KIND);
   const stored: unknown = row ? JSON.parse(row.request) : null;
+  // Only the completing attempt's uploads count (a stale lease is refused by the store).
+  const current = !!row && row.status === 'leased' && row.lease === body.lease && row.worker_id === worker.id;
+  const files = deps.files ?? localComputeFiles;
+  const uploaded = new Set(current ? (await Promise.all(task.outputs.map(async (name) => ((await files.hasUpload(row!, name)) ? [name] : [])))).flat() : []);
   const requireUploads = (names: readonly string[]) => {
-    // Only the completing attempt's uploads count (a stale lease is refused by the store).
-    if (!row || row.status !== 'leased' || row.lease !== body.lease || row.worker_id !== worker.id) return;
+    if (!current) return;
     for (const name of names) {
-      if (!statSync(uploadPathOf(row, name), { throwIfNoEntry: false })?.isFile()) {
+      if (!uploaded.has(name)) {
         throw new ApiError('ConflictError', `${CONFLICT_TEXT.result_missing} (${name})`, { reason: 'result_missing' });
       }
     }
@@ -177,11 +182,10 @@ export async function authorizeFile(deps: ComputeServiceDeps, taskId: string, na
   return row;
 }
 
-/** GET of an input file: where it is, how large, and its type. */
+/** GET of an input file: how large, its type, and its bytes (opened only for a GET). */
 export async function openInput(deps: ComputeServiceDeps, taskId: string, name: string, q: FileQuery) {
   const row = await authorizeFile(deps, taskId, name, 'GET', q);
-  const path = taskOf(row.kind).remote.inputPath(JSON.parse(row.request), name);
-  const st = path ? statSync(path, { throwIfNoEntry: false }) : undefined;
-  if (!path || !st?.isFile()) throw new ApiError('NotFoundError', 'The task has no such file');
-  return { path, size: st.size, contentType: contentTypeOfInput(path) };
+  const file = await (deps.files ?? localComputeFiles).openInput(row, name);
+  if (!file) throw new ApiError('NotFoundError', 'The task has no such file');
+  return { size: file.size, contentType: contentTypeOfInput(file.path), open: file.open };
 }

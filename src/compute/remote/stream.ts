@@ -16,6 +16,7 @@ import { verifyFileUrl } from './signing.ts';
 import { PACKET_AUDIO, PACKET_VIDEO } from './protocol.ts';
 import type { ComputeTasks } from './task-store.ts';
 import { streamRender } from '../tasks/stream-render.ts';
+import { localComputeFiles, type ComputeFiles } from './files.ts';
 
 export const STREAM_SOCKET_PATH = '/compute/v1/stream';
 /** The largest message a worker may send: one RTP packet and its byte, or an event. */
@@ -33,6 +34,8 @@ export interface RemoteStreamOptions {
   log: Logger;
   /** How long `open` waits for a worker to take the task and prepare the face (MIMIC_COMPUTE_STREAM_WAIT_MS). */
   waitMs: number;
+  /** Where the task's inputs live for its worker (default: this machine's files). */
+  files?: ComputeFiles;
 }
 
 /**
@@ -113,6 +116,7 @@ export const isRemoteStreamRenderer = (r: StreamRenderer | undefined): r is Remo
 
 export function createRemoteStreamRenderer(opts: RemoteStreamOptions): RemoteStreamRenderer {
   const { tasks, log } = opts;
+  const files = opts.files ?? localComputeFiles;
   /** By task id. */
   const streams = new Map<string, Pending>();
 
@@ -183,7 +187,9 @@ export function createRemoteStreamRenderer(opts: RemoteStreamOptions): RemoteStr
   };
 
   async function open(req: StreamOpenRequest, sink: StreamMediaSink, onEvent: (e: StreamEvent) => void): Promise<StreamRenderSession> {
-    const task = await tasks.create({ jobId: req.streamId, kind: streamRender.kind, ...streamRender.remote.store(req) });
+    const stored = streamRender.remote.store(req);
+    await files.shareInputs(streamRender.kind, stored.request);
+    const task = await tasks.create({ jobId: req.streamId, kind: streamRender.kind, ...stored });
     const p: Pending = { playing: new Set(), sink, onEvent, closed: false };
     streams.set(task.id, p);
     const end = async (reason: string) => {
@@ -192,6 +198,7 @@ export function createRemoteStreamRenderer(opts: RemoteStreamOptions): RemoteStr
       streams.delete(task.id);
       p.socket?.close(1000, reason.slice(0, 100));
       await tasks.cancel(task.id, reason).catch((err: Error) => log.warn('stream task cancel failed', { task_id: task.id, error: err.message }));
+      await files.forget(task).catch((err: Error) => log.warn('stream task files not removed', { task_id: task.id, error: err.message }));
     };
     let size: { width: number; height: number };
     try {

@@ -93,10 +93,10 @@ export interface ComputeTasks {
   fail(taskId: string, lease: string, workerId: string, kind: string | null, description: string): Promise<'failed' | 'queued' | Conflict>;
   cancel(taskId: string, reason: string): Promise<boolean>;
   /**
-   * Cancels the live tasks of every job of a resource (an animation being deleted).
-   * Synchronous on purpose: it joins the caller's transaction that deletes the resource.
+   * Cancels the live tasks of every job of a resource (an animation being deleted). On
+   * SQLite the update runs before this returns (it may join the caller's transaction).
    */
-  cancelForResource(resourceId: string): void;
+  cancelForResource(resourceId: string): Promise<void>;
   /** Fails a task whose last allowed lease ran out; true when it did. */
   expireIfExhausted(taskId: string): Promise<boolean>;
   get(taskId: string): Promise<TaskRow | null>;
@@ -126,6 +126,41 @@ export interface ComputeTasksOptions {
 export const uploadPathOf = (row: Pick<TaskRow, 'output_path' | 'attempts'>, name = 'result'): string =>
   name === 'result' ? `${row.output_path}.attempt-${row.attempts}` : join(row.output_path, `.attempt-${row.attempts}.${name}`);
 
+/**
+ * The in-process signals of a task store: news of queued and changed tasks (told after the
+ * store call, never inside a transaction), and the shutdown of claims.
+ */
+export function taskSignals() {
+  const events = new EventEmitter();
+  events.setMaxListeners(0);
+  const signals = {
+    stopped: false,
+    /** Tells this process's listeners now (no other process hears of it). */
+    emitChanged: (id: string) => events.emit(`task:${id}`),
+    emitQueued: () => events.emit('queued'),
+    changed(ids: Iterable<string>) {
+      const list = [...ids];
+      if (list.length) queueMicrotask(() => list.forEach(signals.emitChanged));
+    },
+    queued: () => queueMicrotask(signals.emitQueued),
+    listen: {
+      onQueued(listener: () => void) {
+        events.on('queued', listener);
+        return () => void events.off('queued', listener);
+      },
+      onChange(taskId: string, listener: () => void) {
+        events.on(`task:${taskId}`, listener);
+        return () => void events.off(`task:${taskId}`, listener);
+      },
+      stopClaims() {
+        signals.stopped = true;
+        events.emit('queued');
+      },
+    },
+  };
+  return signals;
+}
+
 const LIVE = `status IN ('queued', 'leased')`;
 const lease = leaseSql({ table: 'compute_tasks', id: 'id', owner: 'lease', until: 'lease_until', skipLocked: SQLITE_SKIP_LOCKED });
 /** Fragment, params: lease, now. */
@@ -136,14 +171,8 @@ const MAX_KINDS = 8;
 export function createComputeTasks(handle: Store, clock: Clock, newId: IdFactory, opts: ComputeTasksOptions): ComputeTasks {
   const { sqlite } = handle;
   const jobs = jobStatements(sqlite);
-  const events = new EventEmitter();
-  events.setMaxListeners(0);
-  const changed = (ids: Iterable<string>) => {
-    const list = [...ids];
-    if (list.length) queueMicrotask(() => list.forEach((id) => events.emit(`task:${id}`)));
-  };
-  const queued = () => queueMicrotask(() => events.emit('queued'));
-  let claimsStopped = false;
+  const signals = taskSignals();
+  const { changed, queued } = signals;
 
   const cancelJob = sqlite.prepare<[number, number, string], { id: string }>(
     `UPDATE compute_tasks SET status = 'cancelled', error = 'superseded by a newer task of the job', finished_at = ?, updated_at = ?
@@ -261,7 +290,7 @@ export function createComputeTasks(handle: Store, clock: Clock, newId: IdFactory
       return byId.get(id)!;
     },
     async claim(worker, kinds = [DEFAULT_TASK_KIND]) {
-      if (claimsStopped || kinds.length === 0) return null;
+      if (signals.stopped || kinds.length === 0) return null;
       const now = clock.now();
       const leaseValue = `lse_${randomBytes(16).toString('base64url')}`;
       const padded = Array.from({ length: MAX_KINDS }, (_, i) => kinds[i] ?? null);
@@ -335,6 +364,7 @@ export function createComputeTasks(handle: Store, clock: Clock, newId: IdFactory
     cancelForResource(resourceId) {
       const now = clock.now();
       changed(cancelResource.all(now, now, resourceId).map((r) => r.id));
+      return Promise.resolve();
     },
     async expireIfExhausted(taskId) {
       const now = clock.now();
@@ -349,20 +379,9 @@ export function createComputeTasks(handle: Store, clock: Clock, newId: IdFactory
       const now = clock.now();
       return report.run(now, now, taskId).changes > 0;
     },
-    onQueued(listener) {
-      events.on('queued', listener);
-      return () => events.off('queued', listener);
-    },
-    onChange(taskId, listener) {
-      events.on(`task:${taskId}`, listener);
-      return () => events.off(`task:${taskId}`, listener);
-    },
-    stopClaims() {
-      claimsStopped = true;
-      events.emit('queued');
-    },
+    ...signals.listen,
     get claimsStopped() {
-      return claimsStopped;
+      return signals.stopped;
     },
   };
 }

@@ -1,11 +1,10 @@
-import { open, rename, rm } from 'node:fs/promises';
-import { randomBytes } from 'node:crypto';
+import { open, rm } from 'node:fs/promises';
 import { ApiError } from '../../errors.ts';
 import { writeCapped } from '../../media/capped.ts';
 import { taskOf } from '../tasks/index.ts';
 import type { FileBrand } from '../tasks/task.ts';
 import { authorizeFile, type ComputeServiceDeps, type FileQuery } from './service.ts';
-import { uploadPathOf } from './task-store.ts';
+import { localComputeFiles } from './files.ts';
 
 const tooLarge = (max: number) => new ApiError('PayloadTooLargeError', `The result is larger than the limit of ${max} bytes`);
 
@@ -40,18 +39,18 @@ export async function storeResult(
   if (!output) throw new ApiError('NotFoundError', 'The task has no such output');
   const max = deps.maxResultBytes;
   if (declaredLength !== undefined && Number(declaredLength) > max) throw tooLarge(max);
-  const target = uploadPathOf(row, name);
-  const part = `${target}.part-${randomBytes(6).toString('hex')}`;
+  const files = deps.files ?? localComputeFiles;
+  const part = files.partFile(row, name);
   const bytes = await writeCapped(body, part, max, () => tooLarge(max));
   try {
     if (!(await startsAs(part, output.brand))) throw new ApiError('BadRequestError', `The ${name} is not ${output.text} file`);
-    await rename(part, target);
+    await files.keepUpload(row, name, part);
   } catch (err) {
     await rm(part, { force: true });
     throw err;
   }
   if (!(await deps.tasks.recordUpload(taskId, q.lease!, bytes))) {
-    await rm(target, { force: true });
+    await files.dropUpload(row, name);
     throw new ApiError('PermissionError', 'The lease of this file URL is no longer current');
   }
 }

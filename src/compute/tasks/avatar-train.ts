@@ -10,7 +10,6 @@ import type { TrainMetadata } from '../../schemas/compute.ts';
 import { TRAIN_OUTPUT_FILES, type TrainRequest, type TrainResult } from '../interface.ts';
 import type { TrainJob } from '../local/train.ts';
 import { RESULT_BRAND, RESULT_TEXT } from '../remote/protocol.ts';
-import { takeUpload } from './render-task.ts';
 import type { OutputFile, TaskDefinition } from './task.ts';
 
 /** What a task row keeps of a TrainRequest (its `request` column). */
@@ -71,9 +70,9 @@ export const avatarTrain: TaskDefinition<'avatar.train', TrainRequest, TrainResu
       ctx.requireUploads(OUTPUT_NAMES);
       return { metadata: body.train, faceIds: [] };
     },
-    async readBack(row, outputDir) {
+    async readBack(row, outputDir, take) {
       const m = JSON.parse(row.metadata!) as TrainMetadata;
-      for (const [name, file] of Object.entries(TRAIN_OUTPUT_FILES)) if (!(await takeUpload(row, name, join(outputDir, file)))) return null;
+      for (const [name, file] of Object.entries(TRAIN_OUTPUT_FILES)) if (!(await take(name, join(outputDir, file)))) return null;
       return { referenceSec: m.reference_sec, loopSec: m.loop_sec, size: m.size, pitchHz: m.pitch_hz };
     },
   },

@@ -3,7 +3,6 @@
  * one `result` video out, the `render` object of the claim answer. Each kind is one call of
  * `renderTask` in its own file; stream.render reuses the stored form and the input download.
  */
-import { rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ApiError } from '../../errors.ts';
 import type { ClaimedTask, CompleteBody } from '../../schemas/compute.ts';
@@ -11,7 +10,7 @@ import type { BackgroundInput, DriverInput, FaceRequest, LogoInput, RenderMetada
 import type { RenderJob } from '../local/render.ts';
 import { DEFAULT_LOGO_PATH } from '../result-frame.ts';
 import { RESULT_BRAND, RESULT_CONTENT_TYPE, RESULT_TEXT } from '../remote/protocol.ts';
-import { uploadPathOf, type TaskRow, type WorkerResult } from '../remote/task-store.ts';
+import type { WorkerResult } from '../remote/task-store.ts';
 import type { PresentContext, TaskDefinition, WorkerContext } from './task.ts';
 
 /**
@@ -125,20 +124,6 @@ export async function downloadRenderInputs(r: ClaimedRender, max: number, ctx: W
 export const faceOf = (r: ClaimedRender): { face?: FaceRequest } =>
   r.face ? { face: { size: r.face.size, top_left: [r.face.top_left[0]!, r.face.top_left[1]!] } } : {};
 
-const exists = (path: string) => stat(path).then(() => true, () => false);
-
-/** The accepted attempt's own upload becomes the output; stale uploads of other attempts stay where they are. */
-export async function takeUpload(row: TaskRow, name: string | undefined, target: string): Promise<boolean> {
-  try {
-    await rename(uploadPathOf(row, name), target);
-    return true;
-  } catch (err) {
-    // Already taken by an earlier run of the job (its delivery failed and it is retried).
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return exists(target);
-    throw err;
-  }
-}
-
 const invalid = (field: string, message: string) => new ApiError('ValidationError', `Invalid request body: ${field} ${message}`, [{ field, message }]);
 
 /** What a render task completes with: the render's metadata and the animated faces. */
@@ -176,8 +161,8 @@ export function renderTask<K extends string>(kind: K, inputs: readonly string[])
         return { outputs: { result }, render: presentRender(stored, sign), result };
       },
       completion: renderCompletion,
-      readBack: async (row, target) =>
-        (await takeUpload(row, undefined, target)) ? { metadata: JSON.parse(row.metadata!) as RenderMetadata, faceIds: JSON.parse(row.face_ids!) as number[] } : null,
+      readBack: async (row, target, take) =>
+        (await take(undefined, target)) ? { metadata: JSON.parse(row.metadata!) as RenderMetadata, faceIds: JSON.parse(row.face_ids!) as number[] } : null,
     },
     worker: {
       claims: () => true,

@@ -34,6 +34,9 @@ export interface PresentContext {
   streamUrl(): string;
 }
 
+/** Moves the accepted attempt's upload `name` (`result` when undefined) to `target`; false when it is gone (remote/files.ts). */
+export type TakeUpload = (name: string | undefined, target: string) => Promise<boolean>;
+
 /** What checking a `complete` call of a task has at hand. */
 export interface CompleteContext {
   row: TaskRow;
@@ -67,7 +70,7 @@ export interface RemoteSide<Req, Res, Stored> {
    * Moves the accepted attempt's outputs to `target` (the row's output path) and reads the result.
    * null when an earlier run of the job already took them and they are gone.
    */
-  readBack(row: TaskRow, target: string): Promise<Res | null>;
+  readBack(row: TaskRow, target: string, take: TakeUpload): Promise<Res | null>;
 }
 
 export type WorkerOutcome = 'completed' | 'failed' | 'lost';

@@ -71,7 +71,7 @@ export const resources = sqliteTable(
      */
     claimedBy: text('claimed_by'),
   },
-  (t) => [index('resources_user_kind_created_idx').on(t.userId, t.kind, t.createdAt, t.id)],
+  (t) => [index('resources_user_kind_created_idx').on(t.userId, t.kind, t.createdAt, t.id), index('resources_claimed_by_idx').on(t.claimedBy)],
 );
 
 export const jobs = sqliteTable(

@@ -1,3 +1,3 @@
 export type { RateLimiter, RateLimitDecision } from './interface.ts';
-export { createMemoryRateLimiter } from './memory.ts';
+export { createMemoryRateLimiter, type RateLimiters, type RateLimitName } from './memory.ts';
 export { rateLimitPerKey } from './middleware.ts';

@@ -1,7 +1,7 @@
 /**
  * How many requests one API key may send. The in-memory limiter (memory.ts) counts on one
- * process; several API processes need a shared counter (rate-limiter-flexible ships the same
- * limiter on Redis, PostgreSQL and SQLite), which is another implementation of this interface.
+ * process (SQLite: one API process); on PostgreSQL every API process counts in one table
+ * (store-pg.ts, with an in-memory insurance limiter for when the database does not answer).
  */
 export interface RateLimiter {
   /** Takes one request from the allowance of `key` (an API key's id, never the key itself). */

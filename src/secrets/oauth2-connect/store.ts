@@ -30,7 +30,8 @@ export interface ConnectionStore {
   sweep(now: number, stuckMs: number, deleteBefore: number): Promise<{ ended: number; deleted: number }>;
 }
 
-type Raw = {
+/** An `oauth_connections` row as SQL returns it (both dialects). */
+export type Raw = {
   id: string;
   user_id: string;
   state_hash: string;
@@ -58,7 +59,7 @@ const toRow = (r: Raw): OAuthConnectionRow => ({
   sealed: r.sealed, targetSecretId: r.target_secret_id, resultSecretId: r.result_secret_id, errorCode: r.error_code,
   createdAt: r.created_at, expiresAt: r.expires_at, finishedAt: r.finished_at,
 });
-const maybe = (r: Raw | undefined) => (r ? toRow(r) : undefined);
+export const maybe = (r: Raw | undefined) => (r ? toRow(r) : undefined);
 
 export function createSqliteConnectionStore(handle: Store): ConnectionStore {
   const { sqlite } = handle;

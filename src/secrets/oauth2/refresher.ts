@@ -135,7 +135,7 @@ export function createOAuth2Refresher(opts: OAuth2RefresherOptions): OAuth2Refre
       };
     } catch (err) {
       if (err instanceof ResponseBodyError && err.error === 'invalid_grant') {
-        await tokens.markNeedsReauthorization(grant.secretId);
+        await tokens.markNeedsReauthorization(grant.secretId, grant.version);
         throw new ReauthorizationRequired(grant.secretId);
       }
       throw new RefreshFailed(grant.secretId, host, failureReason(err));
@@ -147,7 +147,7 @@ export function createOAuth2Refresher(opts: OAuth2RefresherOptions): OAuth2Refre
     try {
       const fresh = await exchange(grant);
       try {
-        await tokens.save(grant.secretId, fresh);
+        await tokens.save(grant.secretId, fresh, grant.version);
       } catch (err) {
         // The server may already have rotated the refresh token we could not store.
         log.error('oauth2 refreshed tokens could not be saved', { secretId: grant.secretId, host, error: (err as Error)?.name });

@@ -32,7 +32,11 @@ export interface RefreshedTokens {
 export interface TokenStore {
   /** Fresh from the database, decrypted; null when the secret does not exist (any more). */
   read(secretId: string): Promise<OAuth2Grant | null>;
-  /** Encrypts, bumps `version`, sets `refreshed_at`. */
-  save(secretId: string, tokens: RefreshedTokens): Promise<void>;
-  markNeedsReauthorization(secretId: string): Promise<void>;
+  /**
+   * Encrypts, bumps `version`, sets `refreshed_at`; given `seenVersion` (the grant's version the
+   * exchange started from), only while the secret is still at it: a grant imported meanwhile wins.
+   */
+  save(secretId: string, tokens: RefreshedTokens, seenVersion?: number): Promise<void>;
+  /** Given `seenVersion`, only while the secret is still at it: a grant imported meanwhile stays active. */
+  markNeedsReauthorization(secretId: string, seenVersion?: number): Promise<void>;
 }

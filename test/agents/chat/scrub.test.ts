@@ -9,7 +9,8 @@ import { startServer } from '../../../src/server.ts';
 import { createLogger } from '../../../src/log.ts';
 import { CHAT_MASKINGS, MASK_ENCODED_CREDENTIALS, maskStoredChats } from '../../../src/agents/chat/scrub.ts';
 import type { NewChatMessage } from '../../../src/agents/chat/store.ts';
-import { createSqliteChatStore } from '../../../src/agents/chat/store.ts';
+import { chatStoreOn } from '../../../src/agents/chat/store-pg.ts';
+import { sqliteOf } from '../../helpers/stores.ts';
 
 /**
  * The data migration of issue 17: chats stored before masking covered base64, base64url and
@@ -73,8 +74,8 @@ async function makeChat(): Promise<{ agent: string; chat: string }> {
 
 describe('masking the chats stored before issue 17', () => {
   it('a server started on the directory masks every stored message once, and no old copy is left in the file or its WAL', async () => {
-    const chats = createSqliteChatStore(h.services.store);
-    const sqlite = h.services.store.sqlite;
+    const chats = chatStoreOn(h.services.store);
+    const sqlite = sqliteOf(h.services.store).sqlite;
     const kept = await makeChat();
     const gone = await makeChat();
     await chats.append(userId, kept.chat, leakyAnswer(), Date.now());

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { remoteFixture, type RemoteFixture } from './fixture.ts';
 import { mimic } from '../../helpers/cli.ts';
 import { harness } from '../../helpers/harness.ts';
+import { sqliteOf } from '../../helpers/stores.ts';
 
 let f: RemoteFixture;
 beforeEach(async () => {
@@ -66,7 +67,7 @@ describe('worker tokens', () => {
     await f.claim();
     const list = await f.h.services.compute.workers.list();
     expect(list).toEqual([{ id: f.workerId, name: 'test-worker', created_at: expect.any(String), last_seen_at: expect.any(String), revoked_at: null }]);
-    const hash = (f.h.services.store.sqlite.prepare('SELECT token_hash FROM compute_workers').get() as { token_hash: string }).token_hash;
+    const hash = (sqliteOf(f.h.services.store).sqlite.prepare('SELECT token_hash FROM compute_workers').get() as { token_hash: string }).token_hash;
     expect(JSON.stringify(list)).not.toContain(hash);
     expect(hash).not.toContain(f.token);
   });

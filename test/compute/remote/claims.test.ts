@@ -5,6 +5,7 @@ import { createComputeTasks } from '../../../src/compute/remote/task-store.ts';
 import { openStore } from '../../../src/db/client.ts';
 import { randomId } from '../../../src/clock.ts';
 import { DEFAULT_LOGO_PATH } from '../../../src/compute/result-frame.ts';
+import { sqliteOf } from '../../helpers/stores.ts';
 
 let f: RemoteFixture;
 beforeEach(async () => {
@@ -14,7 +15,7 @@ afterEach(async () => {
   await f.close();
 });
 
-const taskRow = (id: string) => f.h.services.store.sqlite.prepare('SELECT * FROM compute_tasks WHERE id = ?').get(id) as any;
+const taskRow = (id: string) => sqliteOf(f.h.services.store).sqlite.prepare('SELECT * FROM compute_tasks WHERE id = ?').get(id) as any;
 
 describe('claiming tasks', () => {
   it('names the task kind with its inputs and outputs, and offers a worker only the kinds it asks for', async () => {

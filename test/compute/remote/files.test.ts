@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SAMPLE, fakeVideo, remoteFixture, type RemoteFixture } from './fixture.ts';
+import { sqliteOf } from '../../helpers/stores.ts';
 
 let f: RemoteFixture;
 beforeEach(async () => {
@@ -123,6 +124,6 @@ describe('result upload', () => {
     // A right one is accepted, larger than the JSON body limit too; uploading again replaces it.
     expect((await f.upload(url, fakeVideo('qt  ', 60 * 1024))).status).toBe(204);
     expect((await f.upload(url, fakeVideo('qt  ', 3000))).status).toBe(204);
-    expect((f.h.services.store.sqlite.prepare('SELECT result_bytes FROM compute_tasks WHERE id = ?').get(t.task_id) as any).result_bytes).toBe(3000);
+    expect((sqliteOf(f.h.services.store).sqlite.prepare('SELECT result_bytes FROM compute_tasks WHERE id = ?').get(t.task_id) as any).result_bytes).toBe(3000);
   });
 });

@@ -89,7 +89,7 @@ export async function remoteFixture(env: Record<string, string> = {}, opts: Serv
   const server: ServerType = await new Promise((resolve) => {
     const s = serve({ fetch: h.app.fetch, port, hostname: '127.0.0.1' }, () => resolve(s));
   });
-  const backend = createRemoteBackend({ tasks: h.services.compute.tasks, pollMs: 25, cancelGraceMs: 2000 });
+  const backend = createRemoteBackend({ tasks: h.services.compute.tasks, pollMs: 25, cancelGraceMs: 2000, files: h.services.compute.files });
   const { id: workerId, token } = await h.services.compute.workers.add('test-worker');
   const dir = mkdtempSync(join(tmpdir(), 'mimic-remote-'));
 

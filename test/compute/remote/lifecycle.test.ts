@@ -1,13 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { RenderError } from '../../../src/errors.ts';
 import { METADATA, fakeVideo, remoteFixture, type RemoteFixture } from './fixture.ts';
+import { sqliteOf } from '../../helpers/stores.ts';
 
 let f: RemoteFixture;
 afterEach(async () => {
   await f.close();
 });
 
-const taskRow = (id: string) => f.h.services.store.sqlite.prepare('SELECT * FROM compute_tasks WHERE id = ?').get(id) as any;
+const taskRow = (id: string) => sqliteOf(f.h.services.store).sqlite.prepare('SELECT * FROM compute_tasks WHERE id = ?').get(id) as any;
 const complete = (t: any, metadata: unknown, extra: Record<string, unknown> = {}) =>
   f.call('POST', `/compute/v1/tasks/${t.task_id}/complete`, { body: { lease: t.lease, metadata, face_ids: [0], ...extra } });
 const fail = (t: any, body: Record<string, unknown>) => f.call('POST', `/compute/v1/tasks/${t.task_id}/fail`, { body: { lease: t.lease, ...body } });
@@ -147,11 +148,11 @@ describe('cancelling', () => {
     const beat = await f.call('POST', `/compute/v1/tasks/${t.task_id}/heartbeat`, { body: { lease: t.lease } });
     expect(beat.status).toBe(409);
     expect(beat.body.details).toEqual({ reason: 'cancelled' });
-    const job = () => f.h.services.store.sqlite.prepare('SELECT status, lease_owner FROM jobs WHERE resource_id = ?').get(created.body.id) as any;
+    const job = () => sqliteOf(f.h.services.store).sqlite.prepare('SELECT status, lease_owner FROM jobs WHERE resource_id = ?').get(created.body.id) as any;
     // The job runner notices at its next job heartbeat and lets the render go; the job stays cancelled.
     await expect.poll(() => job().status).toBe('cancelled');
     await f.h.services.worker.stop(5000);
     expect(job().status).toBe('cancelled');
-    expect(f.h.services.store.sqlite.prepare('SELECT count(*) AS n FROM compute_tasks').get()).toEqual({ n: 1 });
+    expect(sqliteOf(f.h.services.store).sqlite.prepare('SELECT count(*) AS n FROM compute_tasks').get()).toEqual({ n: 1 });
   });
 });

@@ -1,6 +1,7 @@
 /** A job waiting on a remote worker holds no runner slot (issue 8, 3.3). */
 import { afterEach, expect, it } from 'vitest';
 import { remoteFixture, type RemoteFixture } from './fixture.ts';
+import { sqliteOf } from '../../helpers/stores.ts';
 
 let f: RemoteFixture;
 afterEach(async () => {
@@ -24,7 +25,7 @@ it('with one runner slot, two remote animations both reach workers at once, and 
   expect(first.task_id).toMatch(/^ctk_/);
   expect(second.task_id).toMatch(/^ctk_/);
   expect(second.task_id).not.toBe(first.task_id);
-  const jobs = () => f.h.services.store.sqlite.prepare(`SELECT status, lease_owner, waiting_on FROM jobs ORDER BY created_at`).all() as any[];
+  const jobs = () => sqliteOf(f.h.services.store).sqlite.prepare(`SELECT status, lease_owner, waiting_on FROM jobs ORDER BY created_at`).all() as any[];
   await expect.poll(() => jobs().map((j) => j.status)).toEqual(['waiting', 'waiting']);
   expect(jobs().every((j) => j.lease_owner === null && j.waiting_on?.startsWith('ctk_'))).toBe(true);
 

@@ -95,4 +95,54 @@ export function contract(dialect: Dialect): void {
       expect(await stores.accounts.failures('acct:x', 120, 100)).toEqual({ failures: 0, windowStartedAt: 120 });
     });
   });
+
+  it('moves version when another connection revokes a session (a commit on SQLite, a notice on PostgreSQL)', async () => {
+    await withDatabase(dialect, async (db) => {
+      const other = await db.reopen();
+      try {
+        // Seeded with plain SQL: no store announced anything, so only the revocation below can move the version.
+        const a = 'usr_a';
+        await db.rows('INSERT INTO users (id, name, credits, permissions, created_at) VALUES ($1, $2, 0, $3, 0)', [a, a, '[]']);
+        await db.rows('INSERT INTO accounts (user_id, email, created_at) VALUES ($1, $2, 1)', [a, 'a@x.org']);
+        await db.rows(
+          'INSERT INTO studio_sessions (id, user_id, token_hash, created_at, last_seen_at, expires_at) VALUES ($1, $2, $3, 100, 100, 10100)',
+          ['ses_1', a, 'th_ses_1'],
+        );
+        expect((await other.stores.accounts.ownerOfSid('ses_1', 200, 0))?.userId).toBe(a);
+        const before = await other.stores.accounts.version();
+        expect(await db.stores.accounts.revokeSession('ses_1', 300)).toBe(true);
+        await expect.poll(() => other.stores.accounts.version(), { timeout: 20_000, interval: 5 }).not.toBe(before);
+        expect(await other.stores.accounts.ownerOfSid('ses_1', 400, 0)).toBeUndefined();
+      } finally {
+        await other.close();
+      }
+    });
+  });
+
+  it('from two connections at once: a one-time token is used once, one signing key is added, every failure is counted', async () => {
+    await withDatabase(dialect, async (db) => {
+      const other = await db.reopen();
+      try {
+        const a = await seedUser(db.stores, 'usr_a');
+        const pick = (i: number) => (i % 2 ? db : other).stores.accounts;
+        for (let round = 0; round < 5; round++) {
+          await db.stores.accounts.createAccountToken({ id: `atk_${round}`, userId: a, kind: 'reset', tokenHash: `h${round}`, createdAt: 0, expiresAt: 1000 });
+          const uses = await Promise.all(Array.from({ length: 6 }, (_, i) => pick(i).useAccountToken(`h${round}`, 10)));
+          expect(uses.filter(Boolean)).toHaveLength(1);
+
+          const at = 1000 * (round + 1);
+          const added = await Promise.all(
+            Array.from({ length: 6 }, (_, i) => pick(i).addSigningKeyUnlessNewer({ kid: `k${round}_${i}`, alg: 'ES256', publicJwk: '{}', privateJwk: 'sealed', createdAt: at + i }, at - 1)),
+          );
+          expect(added.filter(Boolean)).toHaveLength(1);
+
+          const counts = await Promise.all(Array.from({ length: 10 }, (_, i) => pick(i).addFailure(`acct:${round}`, 10 + i, 100_000)));
+          expect(counts.map((c) => c.failures).sort((x, y) => x - y)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+        }
+        expect(await db.stores.accounts.signingKeys()).toHaveLength(5);
+      } finally {
+        await other.close();
+      }
+    });
+  });
 }

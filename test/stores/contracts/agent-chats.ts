@@ -52,4 +52,61 @@ export function contract(dialect: Dialect): void {
       expect(await stores.agentChats.messages('cht_a')).toEqual([]);
     });
   });
+
+  it('numbers messages without gaps or repeats when two processes append to one chat at once, each answer’s messages together', async () => {
+    await withDatabase(dialect, async (db) => {
+      const other = await db.reopen();
+      try {
+        const u = await seedUser(db.stores, 'usr_a');
+        await db.stores.agents.create(agentRow(u, 'agt_1'));
+        await db.stores.agentChats.create(chatRow(u, 'agt_1', 'cht_a', 1000));
+        const answers = 24;
+        const counts = await Promise.all(
+          Array.from({ length: answers }, (_, i) =>
+            (i % 2 ? other : db).stores.agentChats.append(u, 'cht_a', [msg('user', `q${i}`), msg('assistant', `a${i}`)], 2000 + i).then((c) => c!.messageCount),
+          ),
+        );
+        // Each append answered the count after its own messages: all different, the last one all of them.
+        expect(new Set(counts).size).toBe(answers);
+        expect(Math.max(...counts)).toBe(2 * answers);
+        const stored = await other.stores.agentChats.messages('cht_a');
+        expect(stored.map((m) => m.seq)).toEqual(Array.from({ length: 2 * answers }, (_, i) => i + 1));
+        for (let i = 0; i < stored.length; i += 2) {
+          const n = stored[i]!.content!.slice(1);
+          expect([stored[i]!.content, stored[i + 1]!.content]).toEqual([`q${n}`, `a${n}`]);
+          // An answer's messages sit at the numbers its append was given.
+          expect(counts[Number(n)]).toBe(stored[i + 1]!.seq);
+        }
+        expect((await db.stores.agentChats.get(u, 'agt_1', 'cht_a'))?.messageCount).toBe(2 * answers);
+      } finally {
+        await other.close();
+      }
+    });
+  });
+
+  it('walks a user’s stored messages in (chat, seq) batches and rewrites their texts, for the re-masking migration', async () => {
+    await withDatabase(dialect, async ({ stores }) => {
+      const u = await seedUser(stores, 'usr_a');
+      const b = await seedUser(stores, 'usr_b');
+      await seedUser(stores, 'usr_c');
+      await stores.agents.create(agentRow(u, 'agt_1'));
+      await stores.agents.create(agentRow(b, 'agt_b'));
+      for (const [owner, agent, id] of [[u, 'agt_1', 'cht_a'], [u, 'agt_1', 'cht_b'], [b, 'agt_b', 'cht_x']] as const) {
+        await stores.agentChats.create(chatRow(owner, agent, id, 1000));
+        await stores.agentChats.append(owner, id, [msg('user', `${id} q`), msg('assistant', null, { toolCalls: `[${id}]` }), msg('tool', `${id} t`)], 2000);
+      }
+      expect(await stores.agentChats.owners()).toEqual([u, b]);
+      const first = await stores.agentChats.messagesOfUser(u, null, 4);
+      expect(first.map((m) => [m.chatId, m.seq])).toEqual([['cht_a', 1], ['cht_a', 2], ['cht_a', 3], ['cht_b', 1]]);
+      expect(first[1]).toEqual({ chatId: 'cht_a', seq: 2, role: 'assistant', content: null, toolCalls: '[cht_a]' });
+      const rest = await stores.agentChats.messagesOfUser(u, { chatId: 'cht_b', seq: 1 }, 4);
+      expect(rest.map((m) => [m.chatId, m.seq])).toEqual([['cht_b', 2], ['cht_b', 3]]);
+
+      await stores.agentChats.rewrite([{ ...first[0]!, content: 'masked' }, { ...rest[0]!, toolCalls: '[]' }]);
+      await stores.agentChats.rewrite([]);
+      expect((await stores.agentChats.messages('cht_a')).map((m) => m.content)).toEqual(['masked', null, 'cht_a t']);
+      expect((await stores.agentChats.messages('cht_b')).map((m) => m.toolCalls)).toEqual([null, '[]', null]);
+      expect((await stores.agentChats.messages('cht_x')).map((m) => m.content)).toEqual(['cht_x q', null, 'cht_x t']);
+    });
+  });
 }

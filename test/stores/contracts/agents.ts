@@ -79,4 +79,55 @@ export function contract(dialect: Dialect): void {
       expect(await stores.secrets.delete(u, 'sec_a', () => audit(u, 3000))).toMatchObject({ deleted: { id: 'sec_a' } });
     });
   });
+
+  it('of updates over one version from two processes at once, exactly one applies, with its tools', async () => {
+    await withDatabase(dialect, async (db) => {
+      const other = await db.reopen();
+      try {
+        const u = await seedUser(db.stores, 'usr_a');
+        for (const id of ['tool_1', 'tool_2', 'tool_3']) await db.stores.tools.create(toolRow(u, id, 1000), audit(u, 1000));
+        await db.stores.agents.create(agentRow(u, 'agt_1', 1000));
+        for (let version = 1; version <= 6; version++) {
+          const tries = [['tool_1', 'tool_2'], ['tool_3'], ['tool_2', 'tool_3', 'tool_1'], []].map((toolIds, i) => ({ body: `{"try":${i}}`, secretId: null, toolIds, voice: null }));
+          const results = await Promise.all(tries.map((v, i) => (i % 2 ? other : db).stores.agents.update(u, 'agt_1', version, v, 2000 + version)));
+          const applied = results.filter((r) => typeof r === 'object');
+          expect(applied).toHaveLength(1);
+          expect(results.filter((r) => r === 'conflict')).toHaveLength(tries.length - 1);
+          const winner = applied[0] as AgentRow;
+          expect(winner.version).toBe(version + 1);
+          expect(await other.stores.agents.get(u, 'agt_1')).toEqual(winner);
+          expect(winner.toolIds).toEqual(tries[Number(JSON.parse(winner.body).try)]!.toolIds);
+        }
+      } finally {
+        await other.close();
+      }
+    });
+  });
+
+  it('an agent created while another process deletes its secret either keeps the secret or is refused, never left without it', async () => {
+    await withDatabase(dialect, async (db) => {
+      const other = await db.reopen();
+      try {
+        const u = await seedUser(db.stores, 'usr_a');
+        for (let i = 0; i < 30; i++) {
+          await db.stores.secrets.create(secretRow(u, `sec_${i}`, 1000), [], audit(u, 1000));
+          const [created, deleted] = await Promise.all([
+            db.stores.agents.create(agentRow(u, `agt_${i}`, 1000, { secretId: `sec_${i}` })),
+            other.stores.secrets.delete(u, `sec_${i}`, () => audit(u, 2000)),
+          ]);
+          const agent = await db.stores.agents.get(u, `agt_${i}`);
+          if ('refused' in created) {
+            expect(created).toEqual({ refused: 'secret' });
+            expect(deleted).toMatchObject({ deleted: { id: `sec_${i}` } });
+            expect(agent).toBeUndefined();
+          } else {
+            expect(deleted).toEqual({ usedBy: [], usedByAgents: [`agt_${i}`] });
+            expect(agent?.secretId).toBe(`sec_${i}`);
+          }
+        }
+      } finally {
+        await other.close();
+      }
+    });
+  });
 }

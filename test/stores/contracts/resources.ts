@@ -1,14 +1,14 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { Dialect, OpenStores } from '../dialects.ts';
-import type { NewResource } from '../../../src/resources/store.ts';
-import { seedUser } from '../seed.ts';
+import { sqliteOf } from '../../helpers/stores.ts';
+import type { NewResource, ResourceRow } from '../../../src/resources/store.ts';
 
 /**
  * The resource lifecycle store: charge + insert + job in one step, newest-first pages, and
  * state changes that happen at most once, also when two connections race for them.
  *
- * Users come from the users store; the counts of queued jobs and webhook messages, which
- * no store interface lists by resource, are read with portable SQL through the handle.
+ * Users and their credits, and the counts of queued jobs and webhook messages, which this
+ * store's interface does not show, are written and read with portable SQL through the handle.
  */
 export function contract(dialect: Dialect): void {
   let a: OpenStores;
@@ -23,11 +23,30 @@ export function contract(dialect: Dialect): void {
     await a.close();
   });
 
-  const sql = (s: OpenStores) => s.stores.handle.sqlite;
-  const newUser = (credits: number): Promise<string> => seedUser(a.stores, `usr_${++n}`, credits);
-  const creditsOf = async (id: string): Promise<number> => (await a.stores.users.get(id))!.credits;
-  const count = (table: 'jobs' | 'webhook_messages', resourceId: string): number =>
-    (sql(a).prepare(`SELECT count(*) AS n FROM ${table} WHERE resource_id = ?`).get(resourceId) as { n: number }).n;
+  const newUser = async (credits: number): Promise<string> => {
+    const id = `usr_${++n}`;
+    await a.rows(`INSERT INTO users (id, name, credits, permissions, created_at) VALUES ($1, 'u', $2, '[]', 0)`, [id, credits]);
+    return id;
+  };
+  const creditsOf = async (id: string): Promise<number> => Number((await a.rows<{ credits: number }>('SELECT credits FROM users WHERE id = $1', [id]))[0]!.credits);
+  /** Makes every insert of a job of `kind` fail (a planted trigger), on either dialect; the undo. */
+  const failJobInserts = async (kind: string): Promise<() => Promise<void>> => {
+    if (dialect.name === 'sqlite') {
+      const { sqlite } = sqliteOf(a.stores.handle);
+      sqlite.exec(`CREATE TRIGGER planted_job_failure BEFORE INSERT ON jobs WHEN NEW.kind = '${kind}' BEGIN SELECT RAISE(ABORT, 'planted'); END`);
+      return async () => void sqlite.exec('DROP TRIGGER planted_job_failure');
+    }
+    await a.rows(
+      `CREATE FUNCTION planted_job_failure() RETURNS trigger LANGUAGE plpgsql AS $f$ BEGIN IF NEW.kind = '${kind}' THEN RAISE EXCEPTION 'planted'; END IF; RETURN NEW; END $f$`,
+    );
+    await a.rows('CREATE TRIGGER planted_job_failure BEFORE INSERT ON jobs FOR EACH ROW EXECUTE FUNCTION planted_job_failure()');
+    return async () => {
+      await a.rows('DROP TRIGGER planted_job_failure ON jobs');
+      await a.rows('DROP FUNCTION planted_job_failure()');
+    };
+  };
+  const count = async (table: 'jobs' | 'webhook_messages', resourceId: string): Promise<number> =>
+    Number((await a.rows<{ n: number }>(`SELECT count(*) AS n FROM ${table} WHERE resource_id = $1`, [resourceId]))[0]!.n);
 
   const row = (userId: string, id: string, over: Partial<NewResource> = {}): NewResource => ({
     id,
@@ -46,7 +65,7 @@ export function contract(dialect: Dialect): void {
     const u = (await newUser(3));
     expect(await a.stores.resources.create(row(u, 'thg_1'), { kind: 'thing.work', maxAttempts: 3 })).toBe(true);
     expect(await creditsOf(u)).toBe(1);
-    expect(count('jobs', 'thg_1')).toBe(1);
+    expect(await count('jobs', 'thg_1')).toBe(1);
     const got = await b.stores.resources.get(u, 'thing', 'thg_1');
     expect(got).toMatchObject({ id: 'thg_1', kind: 'thing', userId: u, status: 'created', request: '{"ask":1}', credits: 2, createdAt: 1_000, finishedAt: null });
     expect(got?.webhookUrl).toBe('https://example.com/hook');
@@ -54,7 +73,7 @@ export function contract(dialect: Dialect): void {
     expect(await a.stores.resources.create(row(u, 'thg_2'), { kind: 'thing.work', maxAttempts: 3 })).toBe(false);
     expect(await creditsOf(u)).toBe(1);
     expect(await a.stores.resources.getById('thg_2')).toBeUndefined();
-    expect(count('jobs', 'thg_2')).toBe(0);
+    expect(await count('jobs', 'thg_2')).toBe(0);
   });
 
   it('shows a resource only to its owner and under its kind', async () => {
@@ -76,6 +95,11 @@ export function contract(dialect: Dialect): void {
     const last = first.at(-1)!;
     const second = await b.stores.resources.list(u, 'thing', 2, { createdAt: last.createdAt, id: last.id });
     expect(second.map((r) => r.id)).toEqual(['thg_b', 'thg_a']);
+    // Of one state only, with and without a cursor.
+    await a.stores.resources.finish('thg_c', ending('done', false));
+    await a.stores.resources.finish('thg_a', ending('done', false));
+    expect((await b.stores.resources.list(u, 'thing', 10, null, 'done')).map((r) => r.id)).toEqual(['thg_c', 'thg_a']);
+    expect((await b.stores.resources.list(u, 'thing', 10, { createdAt: 20, id: 'thg_c' }, 'created')).map((r) => r.id)).toEqual(['thg_b']);
   });
 
   it('starts an unfinished resource once (keeping its first start), records progress, and never restarts a finished one', async () => {
@@ -104,9 +128,9 @@ export function contract(dialect: Dialect): void {
     await a.stores.resources.create(row(u, 'thg_1'), null);
     const results = await Promise.all([a.stores.resources.finish('thg_1', ending('done', false)), b.stores.resources.finish('thg_1', ending('error', true))]);
     expect(results.filter(Boolean)).toHaveLength(1);
-    expect(count('webhook_messages', 'thg_1')).toBe(1);
+    expect(await count('webhook_messages', 'thg_1')).toBe(1);
     const winner = results.find(Boolean)!;
-    const event = (sql(a).prepare('SELECT event FROM webhook_messages WHERE resource_id = ?').get('thg_1') as { event: string }).event;
+    const event = (await a.rows<{ event: string }>('SELECT event FROM webhook_messages WHERE resource_id = $1', ['thg_1']))[0]!.event;
     expect(event).toBe(`thing.${winner.status}`);
     // Refunded only when the failure won, and then once.
     const expected = winner.status === 'error' ? 5 : 3;
@@ -120,20 +144,20 @@ export function contract(dialect: Dialect): void {
     await a.stores.resources.create(row(u, 'thg_1'), null);
     const then = { kind: 'thing.after', resourceId: 'thg_1-after', maxAttempts: 3 };
     // A job insert that fails (a planted trigger) between the ending and the job.
-    sql(a).exec(`CREATE TRIGGER planted_job_failure BEFORE INSERT ON jobs WHEN NEW.kind = 'thing.after' BEGIN SELECT RAISE(ABORT, 'planted'); END`);
+    const unplant = await failJobInserts('thing.after');
     await expect(a.stores.resources.finish('thg_1', { ...ending('done', false), then })).rejects.toThrow(/planted/);
     expect(await b.stores.resources.getById('thg_1')).toMatchObject({ status: 'created', finishedAt: null });
-    expect(count('webhook_messages', 'thg_1')).toBe(0);
-    expect(count('jobs', 'thg_1-after')).toBe(0);
+    expect(await count('webhook_messages', 'thg_1')).toBe(0);
+    expect(await count('jobs', 'thg_1-after')).toBe(0);
     expect(await creditsOf(u)).toBe(3);
 
-    sql(a).exec('DROP TRIGGER planted_job_failure');
+    await unplant();
     expect(await a.stores.resources.finish('thg_1', { ...ending('done', false), then })).toMatchObject({ status: 'done' });
-    expect(sql(b).prepare('SELECT kind, user_id AS userId, max_attempts AS maxAttempts FROM jobs WHERE resource_id = ?').all('thg_1-after')).toEqual([{ kind: 'thing.after', userId: u, maxAttempts: 3 }]);
-    expect(count('webhook_messages', 'thg_1')).toBe(1);
+    expect(await b.rows('SELECT kind, user_id AS "userId", max_attempts AS "maxAttempts" FROM jobs WHERE resource_id = $1', ['thg_1-after'])).toEqual([{ kind: 'thing.after', userId: u, maxAttempts: 3 }]);
+    expect(await count('webhook_messages', 'thg_1')).toBe(1);
     // An ending that loses (already ended) queues nothing.
     expect(await b.stores.resources.finish('thg_1', { ...ending('done', false), then })).toBeUndefined();
-    expect(count('jobs', 'thg_1-after')).toBe(1);
+    expect(await count('jobs', 'thg_1-after')).toBe(1);
   });
 
   it('refunds a failure once, and a failed resource is not refunded again when deleted', async () => {
@@ -143,7 +167,7 @@ export function contract(dialect: Dialect): void {
     expect(await a.stores.resources.finish('thg_1', ending('error', true))).toMatchObject({ status: 'error', error: '{"kind":"X","description":"y"}' });
     expect(await b.stores.resources.finish('thg_1', ending('error', true))).toBeUndefined();
     expect(await creditsOf(u)).toBe(5);
-    expect(count('webhook_messages', 'thg_1')).toBe(0);
+    expect(await count('webhook_messages', 'thg_1')).toBe(0);
     expect(await b.stores.resources.remove(u, 'thing', 'thg_1')).toMatchObject({ id: 'thg_1', status: 'error' });
     expect(await creditsOf(u)).toBe(5);
   });
@@ -184,7 +208,7 @@ export function contract(dialect: Dialect): void {
     const winner = both[0] === 'created' ? 'avt_1' : 'avt_2';
     expect(await creditsOf(u)).toBe(8);
     expect((await a.stores.resources.getById('cns_1'))?.claimedBy).toBeTruthy();
-    expect(count('jobs', 'avt_1') + count('jobs', 'avt_2')).toBe(1);
+    expect((await count('jobs', 'avt_1')) + (await count('jobs', 'avt_2'))).toBe(1);
 
     // The winner fails: the consent is free again; a short balance then rolls the claim back.
     await b.stores.resources.finish((await a.stores.resources.getById('cns_1'))!.claimedBy!, ending('error', true));
@@ -204,13 +228,32 @@ export function contract(dialect: Dialect): void {
     expect((await a.stores.resources.getById('cns_1'))?.claimedBy).toBe('avt_5');
   });
 
+  it('a delete of a claimant racing a new claim of its consent never deadlocks: the consent ends claimed by whoever holds it', async () => {
+    const u = await newUser(1_000);
+    await a.stores.resources.create(row(u, 'cns_1', { kind: 'consent', credits: 0, webhookUrl: null }), null);
+    await a.stores.resources.finish('cns_1', ending('done', false));
+    const claim = { id: 'cns_1', kind: 'consent', status: 'done' };
+    const avatar = (id: string) => row(u, id, { kind: 'avatar', webhookUrl: null });
+    for (let i = 0; i < 40; i++) {
+      expect(await a.stores.resources.createClaiming(avatar(`avt_${i}a`), null, claim)).toBe('created');
+      const [removed, next] = await Promise.all([
+        (i % 2 ? a : b).stores.resources.remove(u, 'avatar', `avt_${i}a`),
+        (i % 2 ? b : a).stores.resources.createClaiming(avatar(`avt_${i}b`), null, claim),
+      ]);
+      expect(removed?.id).toBe(`avt_${i}a`);
+      expect((await a.stores.resources.getById('cns_1'))?.claimedBy).toBe(next === 'created' ? `avt_${i}b` : null);
+      if (next === 'created') await b.stores.resources.remove(u, 'avatar', `avt_${i}b`);
+    }
+    expect(await creditsOf(u)).toBe(1_000);
+  });
+
   it('advances an unfinished resource from one state once, with its details, webhook and job', async () => {
     const u = (await newUser(5));
     await a.stores.resources.create(row(u, 'cns_1', { webhookUrl: null, credits: 0 }), null);
     const step = (now: number) => ({ from: 'created', to: 'validating', details: '{"name":"A"}', webhookUrl: 'https://example.com/h', job: { kind: 'consent.verify', maxAttempts: 2 }, now });
     const both = await Promise.all([a.stores.resources.advance('cns_1', step(2_000)), b.stores.resources.advance('cns_1', step(2_001))]);
     expect(both.filter(Boolean)).toHaveLength(1);
-    expect(count('jobs', 'cns_1')).toBe(1);
+    expect(await count('jobs', 'cns_1')).toBe(1);
     expect(await a.stores.resources.getById('cns_1')).toMatchObject({ status: 'validating', details: '{"name":"A"}', webhookUrl: 'https://example.com/h' });
     await a.stores.resources.finish('cns_1', ending('done', false));
     expect(await a.stores.resources.advance('cns_1', { ...step(3_000), from: 'done' })).toBeUndefined();
@@ -235,5 +278,60 @@ export function contract(dialect: Dialect): void {
     expect((await b.stores.resources.listInState('consent', 'validating', 10)).map((r) => r.id)).toEqual(['cns_2', 'cns_1']);
     expect((await b.stores.resources.listInState('consent', 'validating', 1)).map((r) => r.id)).toEqual(['cns_2']);
     expect(await b.stores.resources.listInState('thing', 'validating', 10)).toEqual([]);
+  });
+
+  it('races finish, delete and a failing finish of the same resources from two connections: one wins each, credits add up, one webhook each', async () => {
+    const N = 200;
+    const u = await newUser(2 * N);
+    const ids = Array.from({ length: N }, (_, i) => `thg_${String(i).padStart(3, '0')}`);
+    for (const id of ids) expect(await a.stores.resources.create(row(u, id), null)).toBe(true);
+    expect(await creditsOf(u)).toBe(0);
+
+    // Each resource is raced by three writers; which connection does what alternates.
+    const races = await Promise.all(
+      ids.map(async (id, i) => {
+        const [x, y] = i % 2 ? [a, b] : [b, a];
+        const [done, removed, failed] = await Promise.all([
+          x.stores.resources.finish(id, ending('done', false)),
+          y.stores.resources.remove(u, 'thing', id),
+          y.stores.resources.finish(id, ending('error', true)),
+        ]);
+        return { id, done, removed, failed };
+      }),
+    );
+
+    let refunds = 0;
+    let announced = 0;
+    for (const { id, done, removed, failed } of races) {
+      // A delete always finds the row (nothing else deletes it); it wins only when the row was unfinished.
+      expect(removed?.id).toBe(id);
+      const winners: ResourceRow[] = [done, failed, removed!.finishedAt === null ? removed : undefined].filter((r) => r !== undefined);
+      expect(winners, id).toHaveLength(1);
+      if (failed || removed!.finishedAt === null) refunds++;
+      const events = await a.rows<{ event: string }>('SELECT event FROM webhook_messages WHERE resource_id = $1', [id]);
+      const finished = done ?? failed;
+      expect(events.map((e) => e.event), id).toEqual(finished ? [`thing.${finished.status}`] : []);
+      if (finished) announced++;
+      // What the delete saw is the ending that won, if one did.
+      if (finished) expect(removed).toMatchObject({ status: finished.status, finishedAt: 5_000 });
+    }
+    expect(await creditsOf(u)).toBe(2 * refunds);
+    expect(Number((await a.rows<{ n: number }>('SELECT count(*) AS n FROM webhook_messages WHERE user_id = $1', [u]))[0]!.n)).toBe(announced);
+    expect(Number((await a.rows<{ n: number }>('SELECT count(*) AS n FROM resources WHERE user_id = $1', [u]))[0]!.n)).toBe(0);
+  });
+
+  it('never takes credits below zero: of creations racing against a balance that covers some, just those are made', async () => {
+    const u = await newUser(50);
+    const tries = Array.from({ length: 60 }, (_, i) => `thg_${String(i).padStart(3, '0')}`);
+    const made = await Promise.all(
+      tries.map((id, i) => (i % 2 ? a : b).stores.resources.create(row(u, id, { credits: 3 }), { kind: 'thing.work', maxAttempts: 1 })),
+    );
+    // 16 × 3 = 48 of the 50 credits; the rest were refused and wrote nothing.
+    expect(made.filter(Boolean)).toHaveLength(16);
+    expect(await creditsOf(u)).toBe(2);
+    const created = tries.filter((_, i) => made[i]);
+    expect(Number((await a.rows<{ n: number }>('SELECT count(*) AS n FROM resources WHERE user_id = $1', [u]))[0]!.n)).toBe(16);
+    expect(Number((await a.rows<{ n: number }>('SELECT count(*) AS n FROM jobs WHERE user_id = $1', [u]))[0]!.n)).toBe(16);
+    for (const id of created) expect(await count('jobs', id)).toBe(1);
   });
 }

@@ -118,6 +118,46 @@ export function contract(dialect: Dialect): void {
     });
   });
 
+  it('saves tokens and marks needs_reauthorization only over the version they read: a grant imported meanwhile wins', async () => {
+    await withDatabase(dialect, async ({ stores }) => {
+      const kek = await withKek(stores);
+      const u = await seedUser(stores, 'usr_a');
+      await stores.secrets.create(secretRow(u, 'sec_o', 1000, { type: 'oauth2', tokenUrl: 'https://t', clientId: 'c' }), [sealed('access_token', kek), sealed('refresh_token', kek)], audit(u, 1000));
+      // A refresh read version 1; a new grant was imported (version 2) before it saved.
+      await stores.secrets.replaceGrant(u, 'sec_o', { provider: 'p', tokenUrl: 'https://t', clientId: 'c', expiresAt: 9000, updatedAt: 2000 }, [sealed('access_token', kek, 'new'), sealed('refresh_token', kek, 'new')], audit(u, 2000));
+      expect(await stores.secrets.saveTokens('sec_o', 5000, 3000, [sealed('access_token', kek, 'stale')], 1)).toBe(false);
+      expect(await stores.secrets.markNeedsReauthorization('sec_o', 3000, 1)).toBe(false);
+      expect(await stores.secrets.getById('sec_o')).toMatchObject({ status: 'active', expiresAt: 9000, version: 2, refreshedAt: null });
+      expect((await stores.secrets.sealedValues('sec_o')).map((v) => v.ciphertext).sort()).toEqual(['ct-access_token-new', 'ct-refresh_token-new']);
+      // Over the version it read, each applies.
+      expect(await stores.secrets.saveTokens('sec_o', 12_000, 4000, [sealed('access_token', kek, 'v3')], 2)).toBe(true);
+      expect(await stores.secrets.markNeedsReauthorization('sec_o', 5000, 3)).toBe(true);
+      expect(await stores.secrets.getById('sec_o')).toMatchObject({ status: 'needs_reauthorization', expiresAt: 12_000, version: 3, updatedAt: 5000 });
+    });
+  });
+
+  it('a secret deleted while a tool is created for it from another connection: never both', async () => {
+    await withDatabase(dialect, async (db) => {
+      const other = await db.reopen();
+      try {
+        const u = await seedUser(db.stores, 'usr_a');
+        for (let i = 0; i < 20; i++) {
+          await db.stores.secrets.create(secretRow(u, `sec_${i}`, 1000), [], audit(u, 1000));
+          const [deleted, created] = await Promise.all([
+            db.stores.secrets.delete(u, `sec_${i}`, () => audit(u, 2000)),
+            other.stores.tools.create(toolRow(u, `tool_${i}`, 2000, { secretId: `sec_${i}` }), audit(u, 2000)),
+          ]);
+          const secretLeft = (await db.stores.secrets.get(u, `sec_${i}`)) !== undefined;
+          const toolMade = (await db.stores.tools.get(u, `tool_${i}`)) !== undefined;
+          if (deleted && 'deleted' in deleted) expect([created, secretLeft, toolMade]).toEqual(['secret_missing', false, false]);
+          else expect([deleted, created !== 'secret_missing', secretLeft, toolMade]).toEqual([{ usedBy: [`tool_${i}`] }, true, true, true]);
+        }
+      } finally {
+        await other.close();
+      }
+    });
+  });
+
   it('deletes a secret no tool refers to; refuses, naming the tools, while one does', async () => {
     await withDatabase(dialect, async (db) => {
     const { stores } = db;
@@ -167,6 +207,47 @@ export function contract(dialect: Dialect): void {
       // Another user asking about these ids sees nothing of them.
       expect((await stores.secrets.usage(b, ['sec_1'], 20)).get('sec_1')).toEqual({ tools: [], toolsTotal: 0, agents: [], agentsTotal: 0 });
       expect((await stores.secrets.usage(u, [], 20)).size).toBe(0);
+    });
+  });
+
+  it('the oauth2 refresh lock: one owner at a time across connections, released only by its owner; freed by expiry (SQLite) or by its holder’s connection closing (PostgreSQL)', async () => {
+    await withDatabase(dialect, async (db) => {
+      const u = await seedUser(db.stores, 'usr_a');
+      await db.stores.secrets.create(secretRow(u, 'sec_1', 1000, { type: 'oauth2', tokenUrl: 'https://t', clientId: 'c' }), [], audit(u, 1000));
+      // Three other processes' connections: one of them is closed below.
+      const [a, b, c] = [await db.reopen(), await db.reopen(), await db.reopen()];
+      try {
+        const [one, two] = await Promise.all([a.stores.secretLocks.take('sec_1', 'one', 1000, 500), b.stores.secretLocks.take('sec_1', 'two', 1000, 500)]);
+        expect([one, two].filter(Boolean)).toHaveLength(1);
+        const [holder, waiter] = one ? [a, b] : [b, a];
+        const owner = one ? 'one' : 'two';
+        expect(await holder.stores.secretLocks.take('sec_1', 'same-process', 1000, 500)).toBe(false);
+        await waiter.stores.secretLocks.release('sec_1', 'not-the-owner');
+        expect(await waiter.stores.secretLocks.take('sec_1', 'three', 1100, 500)).toBe(false);
+        await holder.stores.secretLocks.release('sec_1', owner);
+        expect(await waiter.stores.secretLocks.take('sec_1', 'three', 1100, 500)).toBe(true);
+
+        if (dialect.name === 'sqlite') {
+          // A holder that died leaves its lease: it runs out.
+          expect(await c.stores.secretLocks.take('sec_1', 'four', 1599, 500)).toBe(false);
+          expect(await c.stores.secretLocks.take('sec_1', 'four', 1600, 500)).toBe(true);
+        } else {
+          // A holder that dies loses its connection (here: ended by the server): the lock goes with it, no lease to wait out.
+          expect(await c.stores.secretLocks.take('sec_1', 'four', 1100, 500)).toBe(false);
+          const ended = await db.rows(
+            `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+          );
+          expect(ended).toHaveLength(1);
+          let taken = false;
+          for (let tries = 0; !taken && tries < 1500; tries++) {
+            taken = await c.stores.secretLocks.take('sec_1', 'four', 1100, 500);
+            if (!taken) await new Promise((r) => setTimeout(r, 20));
+          }
+          expect(taken).toBe(true);
+        }
+      } finally {
+        for (const other of [a, b, c]) await other.close().catch(() => {});
+      }
     });
   });
 }

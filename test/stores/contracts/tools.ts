@@ -72,4 +72,20 @@ export function contract(dialect: Dialect): void {
     expect((await stores.audit.list({ userId: u }, 10, null)).map((e) => e.id).slice(0, 3)).toEqual(['aud_call3', 'aud_call1', 'aud_call2']);
     });
   });
+
+  it('records calls from two connections at once: every audit row, and the secret’s last use the latest of them', async () => {
+    await withDatabase(dialect, async (db) => {
+      const other = await db.reopen();
+      try {
+        const u = await seedUser(db.stores, 'usr_a');
+        await db.stores.secrets.create(secretRow(u, 'sec_a', 1000), [], audit(u, 1000));
+        const at = Array.from({ length: 20 }, (_, i) => 5000 + ((i * 7) % 20));
+        await Promise.all(at.map((t, i) => (i % 2 ? other : db).stores.tools.recordCall(audit(u, t, { id: `aud_concurrent_${i}`, toolId: 'tool_1', secretId: 'sec_a' }), 'sec_a')));
+        expect((await db.stores.secrets.getById('sec_a'))!.lastUsedAt).toBe(Math.max(...at));
+        expect(await db.stores.audit.list({ userId: u, toolId: 'tool_1' }, 100, null)).toHaveLength(20);
+      } finally {
+        await other.close();
+      }
+    });
+  });
 }

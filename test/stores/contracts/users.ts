@@ -1,8 +1,9 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { Dialect, OpenStores } from '../dialects.ts';
 import { KEYS_RECHECK_MS, type NewApiKey, type NewUser } from '../../../src/users/store.ts';
+import { hashApiKey, makeKeyVerifier } from '../../../src/platform/caller.ts';
 
-/** Waits until more than KEYS_RECHECK_MS has passed: from then on a commit made before by another connection counts. */
+/** Waits until more than KEYS_RECHECK_MS has passed: from then on a commit made before by another connection counts (SQLite). */
 export async function pastKeysRecheck(): Promise<void> {
   const from = performance.now();
   while (performance.now() - from <= KEYS_RECHECK_MS) await new Promise((r) => setTimeout(r, 1));
@@ -137,23 +138,75 @@ export function contract(dialect: Dialect): void {
     expect((await db.stores.users.get(u.id))?.credits).toBe(42);
   });
 
-  it('moves keysVersion at once on its own key changes, and on any commit by another connection from KEYS_RECHECK_MS after it', async () => {
+  it('moves keysVersion when another connection changes a key (a commit on SQLite, a notice on PostgreSQL), and at once on its own changes', async () => {
     const other = await db.reopen();
     try {
       const v0 = await db.stores.users.keysVersion();
       expect(await db.stores.users.keysVersion()).toBe(v0);
+      // Another connection's change first: this store has announced nothing, so only that can move it.
       const u = user();
       const k = key();
-      await db.stores.users.create(u, k);
+      await other.stores.users.create(u, k);
+      await expect.poll(() => db.stores.users.keysVersion(), { timeout: 20_000, interval: 5 }).not.toBe(v0);
       const v1 = await db.stores.users.keysVersion();
-      expect(v1).not.toBe(v0);
-      expect(await other.stores.users.revokeKey({ id: k.id }, 9000)).toBe(true);
-      await pastKeysRecheck();
+      await db.stores.users.revokeKey({ id: k.id }, 9000);
+      expect(await db.stores.users.keysVersion()).not.toBe(v1);
       const v2 = await db.stores.users.keysVersion();
-      expect(v2).not.toBe(v1);
-      expect(await db.stores.users.keysVersion()).toBe(v2);
       await db.stores.users.revokeKey({ id: 'key_nope' }, 9000);
       expect(await db.stores.users.keysVersion()).not.toBe(v2);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('a key revoked through one connection is refused by the other\'s key verifier, which remembered it, within a bounded time', async () => {
+    const other = await db.reopen();
+    try {
+      const hashKey = Buffer.alloc(32, 7);
+      const apiKey = `mimic_${'a'.repeat(43)}`;
+      const u = user();
+      await db.stores.users.create(u, key({ hash: hashApiKey(hashKey, apiKey) }));
+      const verify = makeKeyVerifier({ users: other.stores.users, apiKeyHashKey: hashKey });
+      expect((await verify(apiKey))?.id).toBe(u.id);
+      expect((await verify(apiKey))?.id).toBe(u.id); // now answered from memory
+      expect(await db.stores.users.revokeKey({ hash: hashApiKey(hashKey, apiKey) }, 9000)).toBe(true);
+      await expect.poll(() => verify(apiKey), { timeout: 20_000, interval: 5 }).toBeNull();
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('keeps the cap of active keys when two connections add keys at once', async () => {
+    const other = await db.reopen();
+    try {
+      const u = user();
+      await db.stores.users.create(u, key());
+      for (let round = 0; round < 5; round++) {
+        const outcomes = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? db : other).stores.users.addKeyWithin(u.id, key(), 4 + round)));
+        expect(outcomes.filter((o) => o === 'added')).toHaveLength(round === 0 ? 3 : 1);
+        expect((await db.stores.users.listKeys(u.id)).filter((k) => k.revokedAt === null)).toHaveLength(4 + round);
+      }
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('charges and refunds from two connections at once add up exactly, never below zero', async () => {
+    const other = await db.reopen();
+    try {
+      const u = user({ credits: 50 });
+      await db.stores.users.create(u, key());
+      let balance = 50;
+      for (let round = 0; round < 5; round++) {
+        const amounts = Array.from({ length: 20 }, (_, i) => (i % 4 === 3 ? 3 : -7));
+        const changes = await Promise.all(amounts.map((amount, i) => (i % 2 ? db : other).stores.users.addCredits(u.id, amount)));
+        expect(changes.every((c) => c.status === 'ok' || c.status === 'insufficient')).toBe(true);
+        balance += amounts.filter((_, i) => changes[i]!.status === 'ok').reduce((a, b) => a + b, 0);
+        expect(balance).toBeGreaterThanOrEqual(0);
+        expect((await other.stores.users.get(u.id))!.credits).toBe(balance);
+        expect(await db.stores.users.setCredits(u.id, 30)).toEqual({ status: 'ok', credits: 30 });
+        balance = 30;
+      }
     } finally {
       await other.close();
     }

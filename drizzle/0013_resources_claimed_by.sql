@@ -1,0 +1,1 @@
+CREATE INDEX `resources_claimed_by_idx` ON `resources` (`claimed_by`);
