@@ -61,10 +61,12 @@ export const clipsModule = defineModule({
       /** Queues the talking previews the built-in presenters lack (rendered once, then kept in the media store). */
       start() {
         if (!voices) return;
-        // The store answers asynchronously (a bucket, a database): the start does not wait for it.
-        // At most one preview job per presenter: one left from an earlier start (or queued by a fetch) is kept.
-        presentersWithoutPreview(deps)
+        // The store answers asynchronously (a bucket, a database): the service's start does not wait
+        // for it (the promise is for a caller that must: a test). At most one preview job per
+        // presenter: one left from an earlier start (or queued by a fetch) is kept.
+        return presentersWithoutPreview(deps)
           .then((presenters) => Promise.all(presenters.map((presenter) => queue.enqueueOnce({ kind: PREVIEW_JOB, resourceId: presenter.id, userId: presenter.owner, maxAttempts: 3 }))))
+          .then(() => {})
           .catch((err: unknown) => log.warn('talking previews not queued', { error: err instanceof Error ? err.message : String(err) }));
       },
     };

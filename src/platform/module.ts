@@ -159,8 +159,8 @@ export interface ModuleInstance {
    * server listens (src/db/data-migrations.ts).
    */
   dataMigrations?: DataMigration[];
-  /** Started after the server listens, stopped before the store closes. */
-  start?(): void;
+  /** Started after the server listens, stopped before the store closes; the service does not wait for a promise it returns (a test may). */
+  start?(): void | Promise<void>;
   stop?(): Promise<void>;
   /**
    * Background work that carries the jobs' results out (the webhook deliveries): stopped at

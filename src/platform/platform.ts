@@ -126,13 +126,17 @@ export function createPlatform(config: Config, opts: PlatformOptions = {}): Plat
     streamRenderer: opts.streamRenderer ?? createStreamRenderer(config, { tasks: computeTasks, urlKey: computeUrlKey, clock, log, files: computeFiles }),
     faces: createFaceAnalyzer(),
     recognisers: availableRecognisers(),
-    readiness: databaseReadiness(store, log),
+    readiness: readinessOf(store, mediaStore, log),
   };
 }
 
-function databaseReadiness(store: Database, log: Logger): Readiness {
+const isS3 = (m: MediaStore): m is MediaStore & { kind: 's3'; check(): Promise<void> } => m.kind === 's3' && 'check' in m;
+
+/** What /health/ready checks: the database answers, its migrations are applied, and the bucket (media on S3) answers. */
+function readinessOf(store: Database, media: MediaStore, log: Logger): Readiness {
   const readiness = createReadiness({ log });
   readiness.add('database', () => databaseAnswers(store));
   readiness.add('migrations', () => migrationsApplied(store));
+  if (isS3(media)) readiness.add('bucket', () => media.check());
   return readiness;
 }

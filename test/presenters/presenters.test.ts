@@ -88,7 +88,7 @@ describe('GET /clips/presenters', () => {
     const tone = toneCatalogue();
     h = harness({}, { voices: tone.catalogue });
     const u = h.user();
-    h.services.modules.clips.start();
+    await h.services.modules.clips.start();
     await h.services.worker.drain();
     // The jobs are queued together; the worker may take them in any order.
     const byText = (a: [string, string], b: [string, string]) => a[0].localeCompare(b[0]);
@@ -100,7 +100,7 @@ describe('GET /clips/presenters', () => {
     const url = new URL(p.talking_preview_url);
     expect((await h.app.request(url.pathname + url.search)).status).toBe(200);
     // A second start queues nothing: it is rendered once.
-    h.services.modules.clips.start();
+    await h.services.modules.clips.start();
     await h.services.worker.drain();
     expect(tone.voice.calls).toHaveLength(BUILT_IN_PRESENTERS.length);
   });
