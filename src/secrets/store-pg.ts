@@ -3,7 +3,7 @@ import type { PgDatabase } from '../db/pg/database.ts';
 import { statement, withTx } from '../db/pg/tx.ts';
 import type { SecretRow } from '../db/schema.ts';
 import type { SealedValue } from '../vault/index.ts';
-import type { AuditRecord } from '../audit/contract.ts';
+import { appendAudit } from '../audit/contract.ts';
 import { createSqliteSecretStore, toRow, usageOf, type RawSecretRow, type AgentUsingRow, type DeleteOutcome, type SecretStore, type ToolUsingRow } from './store.ts';
 import { onDialect, type Database } from '../db/database.ts';
 
@@ -14,14 +14,6 @@ export const isForeignKeyViolation = (err: unknown): boolean => (err as { code?:
  * An audit row written inside the caller's transaction, so it commits with the change it
  * records (the SQLite stores' `auditWriter`). The secrets capability's PostgreSQL stores share it.
  */
-const auditInsert = statement(
-  'secrets_audit_insert',
-  'INSERT INTO audit_events (id, user_id, at, action, outcome, secret_id, tool_id, call_id, external_id, detail) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
-);
-export async function writeAuditPg(c: pg.PoolClient, e: AuditRecord): Promise<void> {
-  await auditInsert(c, [e.id, e.userId, e.at, e.action, e.outcome, e.secretId ?? null, e.toolId ?? null, e.callId ?? null, e.externalId ?? null, JSON.stringify(e.detail ?? {})]);
-}
-
 const byUser = statement('secrets_by_user', 'SELECT * FROM secrets WHERE id = $1 AND user_id = $2');
 const byId = statement('secrets_by_id', 'SELECT * FROM secrets WHERE id = $1');
 const sealedOf = statement('secrets_sealed_of', 'SELECT field, kek_id AS "kekId", wrapped_key AS "wrappedKey", ciphertext FROM secret_fields WHERE secret_id = $1');
@@ -118,14 +110,14 @@ export function createPgSecretStore(h: PgDatabase): SecretStore {
           row.createdAt, row.updatedAt, row.lastUsedAt, row.refreshedAt,
         ]);
         await writeSealed(c, row.id, sealed, false);
-        await writeAuditPg(c, record);
+        await appendAudit(c, record);
       }),
     replace: (userId, id, p, sealed, record) =>
       withTx(pool, async (c) => {
         const updated = await one(updateCredential<RawSecretRow>(c, [p.provider, p.type, p.headerName, p.updatedAt, id, userId]));
         if (!updated) return undefined;
         await writeSealed(c, id, sealed.values, sealed.replaceAll);
-        await writeAuditPg(c, record);
+        await appendAudit(c, record);
         return updated;
       }),
     replaceGrant: (userId, id, p, sealed, record) =>
@@ -133,7 +125,7 @@ export function createPgSecretStore(h: PgDatabase): SecretStore {
         const updated = await one(updateGrant<RawSecretRow>(c, [p.provider, p.tokenUrl, p.clientId, p.clientAuthMethod ?? null, p.expiresAt, p.updatedAt, id, userId]));
         if (!updated) return undefined;
         await writeSealed(c, id, sealed, true);
-        await writeAuditPg(c, record);
+        await appendAudit(c, record);
         return updated;
       }),
     async delete(userId, id, record, max = 20): Promise<DeleteOutcome> {
@@ -143,7 +135,7 @@ export function createPgSecretStore(h: PgDatabase): SecretStore {
           // too, so its commit is seen by the NOT EXISTS below instead of being nulled by the key.
           await lockSecret(c, [id, userId]);
           const removed = await one(remove<RawSecretRow>(c, [id, userId]));
-          if (removed) await writeAuditPg(c, record(removed));
+          if (removed) await appendAudit(c, record(removed));
           return removed;
         });
         if (deleted) return { deleted };

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { PgDatabase } from '../db/pg/database.ts';
 import { statement, withTx } from '../db/pg/tx.ts';
-import type { AuditRecord } from '../audit/contract.ts';
+import { appendAudit } from '../audit/contract.ts';
 import { createSqliteToolStore, groupCommit, toRow, type PendingCall, type RawToolRow, type ToolStore, type ToolWrite } from './store.ts';
 import { onDialect, type Database } from '../db/database.ts';
 
@@ -26,15 +26,6 @@ const update = statement(
 );
 const remove = statement('tools_delete', 'DELETE FROM tools WHERE id = $1 AND user_id = $2 RETURNING *');
 const markUsed = statement('tools_mark_secret_used', 'UPDATE secrets SET last_used_at = GREATEST(COALESCE(last_used_at, $1), $1) WHERE id = $2');
-const auditInsert = statement(
-  'tools_audit_insert',
-  'INSERT INTO audit_events (id, user_id, at, action, outcome, secret_id, tool_id, call_id, external_id, detail) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
-);
-
-/** The audit row inside the caller's transaction: it commits with the change it records. */
-const audit = (c: pg.PoolClient, e: AuditRecord) =>
-  auditInsert(c, [e.id, e.userId, e.at, e.action, e.outcome, e.secretId ?? null, e.toolId ?? null, e.callId ?? null, e.externalId ?? null, JSON.stringify(e.detail ?? {})]);
-
 /** foreign_key_violation: the tool's secret was deleted by a transaction that committed while this one ran. */
 const secretGone = (err: unknown) => (err as { code?: unknown } | null)?.code === '23503';
 
@@ -49,7 +40,7 @@ export function createPgToolStore(h: PgDatabase): ToolStore {
   const recordCalls = (calls: readonly PendingCall[]) =>
     withTx(pool, async (c) => {
       for (const { record, usedSecretId } of calls) {
-        await audit(c, record);
+        await appendAudit(c, record);
         if (usedSecretId) await markUsed(c, [record.at, usedSecretId]);
       }
     });
@@ -66,7 +57,7 @@ export function createPgToolStore(h: PgDatabase): ToolStore {
         return await withTx(pool, async (c) => {
           const inserted = await insert(c, [row.id, row.userId, row.name, row.description, row.provider, row.schema, row.config, row.secretId, row.createdAt, row.updatedAt]);
           if (inserted.rowCount === 0) return 'secret_missing' as const;
-          await audit(c, record);
+          await appendAudit(c, record);
           return row;
         });
       } catch (err) {
@@ -82,7 +73,7 @@ export function createPgToolStore(h: PgDatabase): ToolStore {
           if (v.secretId !== null && (await ownedSecret(c, [v.secretId, userId])).rowCount === 0) return 'secret_missing';
           await update(c, [v.name, v.description, v.provider, v.schema, v.config, v.secretId, updatedAt, id, userId]);
           const current = toRow(raw);
-          await audit(c, record(current));
+          await appendAudit(c, record(current));
           return { ...current, ...v, updatedAt };
         });
       } catch (err) {
@@ -95,7 +86,7 @@ export function createPgToolStore(h: PgDatabase): ToolStore {
         const raw = (await remove<RawToolRow>(c, [id, userId])).rows[0];
         if (!raw) return undefined;
         const row = toRow(raw);
-        await audit(c, record(row));
+        await appendAudit(c, record(row));
         return row;
       }),
     recordCall: groupCommit(recordCalls),

@@ -1,6 +1,6 @@
 import type { PgDatabase } from '../../db/pg/database.ts';
 import { statement, withTx } from '../../db/pg/tx.ts';
-import { writeAuditPg } from '../store-pg.ts';
+import { appendAudit } from '../../audit/contract.ts';
 import { createSqliteConnectionStore, maybe, type ConnectionStore, type Raw } from './store.ts';
 import { onDialect, type Database } from '../../db/database.ts';
 
@@ -52,13 +52,13 @@ export function createPgConnectionStore(h: PgDatabase): ConnectionStore {
     finishConnected: (id, secretId, now, record) =>
       withTx(pool, async (c) => {
         if ((await connected(c, [secretId, now, id])).rowCount === 0) return false;
-        await writeAuditPg(c, record);
+        await appendAudit(c, record);
         return true;
       }),
     finishFailed: (id, status, code, now, record) =>
       withTx(pool, async (c) => {
         if ((await failed(c, [status, code, now, id])).rowCount === 0) return false;
-        await writeAuditPg(c, record);
+        await appendAudit(c, record);
         return true;
       }),
     sweep: (now, stuckMs, deleteBefore) =>
